@@ -118,11 +118,16 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
       case OpKind::kGemm: {
         const DType d = op.keep_bf16 ? DType::kBf16 : s.dtype;
         f = cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch);
-        b = 2 * f;  // data gradient and weight gradient, each as large as the forward GEMM
+        // Data gradient and weight gradient, each as large as the forward GEMM; a frozen
+        // weight needs only the data gradient.
+        const double wgrad = op.trainable ? f : 0.0;
+        b = f + wgrad;
         c.fwd_compute_s += f;
         c.bwd_compute_s += b;
-        c.wgrad_s += f;
+        c.wgrad_s += wgrad;
         c.fwd_flops += op.flops;
+        c.bwd_flops += op.trainable ? 2 * op.flops : op.flops;
+        c.wgrad_flops += op.trainable ? op.flops : 0.0;
         c.max_intermediate = std::max(c.max_intermediate, 2.0 * op.m * op.n * op.batch);
         break;
       }
@@ -137,6 +142,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
         c.fwd_compute_s += f;
         c.bwd_compute_s += b;
         c.fwd_flops += op.flops;
+        c.bwd_flops += op.flops * op.bwd_flops_factor;
         break;
       }
       case OpKind::kMemory: {
@@ -164,6 +170,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
           c.tp_comm_s += fe + be;
         } else {
           c.ep_comm_s += fe + be;
+          c.ep_fwd_s += fe;
         }
         fwd_rerun_comm += fe;  // full recompute reruns every forward collective
         break;

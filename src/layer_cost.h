@@ -16,6 +16,7 @@ struct Placements {
 };
 Placements PlaceGroups(const Strategy& s, int domain);
 
+// Per micro-batch on one rank; summed over a stage's layers by the step.
 struct LayerCost {
   double fwd_compute_s = 0;
   double bwd_compute_s = 0;
@@ -23,13 +24,16 @@ struct LayerCost {
   double tp_comm_s = 0;    // exposed, fwd + bwd
   double cp_comm_s = 0;    // exposed, fwd + bwd
   double ep_comm_s = 0;    // exposed, fwd + bwd
+  double ep_fwd_s = 0;     // of ep_comm_s: in forward
   double fwd_comm_s = 0;   // exposed in forward (all groups)
   double bwd_comm_s = 0;   // exposed in backward
   double recompute_s = 0;  // extra forward work in backward, per the recompute policy
   double saved_none = 0;   // activations saved with no recompute
   double saved_selective = 0;
-  double saved_full = 0;  // the layer input only
-  double fwd_flops = 0;   // forward FLOPs on this rank
+  double saved_full = 0;   // the layer input only
+  double fwd_flops = 0;    // forward FLOPs on this rank
+  double bwd_flops = 0;    // backward FLOPs (input and weight gradients, no recompute)
+  double wgrad_flops = 0;  // of bwd_flops: weight-gradient GEMMs
   double recompute_flops = 0;
   double max_intermediate = 0;  // largest single activation (for the transient peak)
 };

@@ -47,13 +47,25 @@ struct StageReport {
   double recompute_s = 0;      // of bwd_s: recomputation
   double p2p_s = 0;            // one activation (or gradient) transfer to the next stage
   double dp_grad_comm_s = 0;   // DP gradient all-reduce / reduce-scatter of this stage, per step
-  double dp_param_gather_s = 0;    // ZeRO parameter all-gather of this stage, per step (zero 1-2)
-  double fsdp_comm_per_mb_s = 0;   // ZeRO-3/FSDP gathers + reduce-scatter per micro-batch
-  double static_bytes = 0;         // weights + grads + optimizer states (resident all step)
-  double mirror_static_bytes = 0;  // DualPipe: the second model copy (stage p-1-k's states)
+  double dp_param_gather_s = 0;     // ZeRO parameter all-gather of this stage, per step (zero 1-2)
+  double fsdp_comm_per_mb_s = 0;    // ZeRO-3/FSDP gathers + reduce-scatter per micro-batch
+  double fsdp_gather_per_mb_s = 0;  // of which one parameter all-gather (run in F and in B)
+  double fsdp_reduce_per_mb_s = 0;  // of which the gradient reduce-scatter
+  double dp_grad_comm_bytes = 0;    // message bytes of the DP gradient collective, per step
+  double dp_gather_comm_bytes = 0;  // message bytes of the parameter all-gather, per step
+  double ep_fwd_s = 0;              // of fwd_s: exposed EP all-to-all, per micro-batch
+  double ep_bwd_s = 0;              // of bwd_s: exposed EP all-to-all, per micro-batch
+  double fwd_flops = 0;             // per micro-batch on one rank of this stage
+  double bwd_flops = 0;             // per micro-batch, incl. recompute and weight gradients
+  double wgrad_flops = 0;           // of bwd_flops: weight-gradient GEMMs
+  double static_bytes = 0;          // weights + grads + optimizer states (resident all step)
+  double mirror_static_bytes = 0;   // DualPipe: the second model copy (stage p-1-k's states)
   double activation_bytes_per_mb = 0;  // saved activations of one micro-batch (all chunks)
 };
 
+// Where the step time goes, along the critical pipeline rank (the slowest stage; under DualPipe
+// the slowest pair of mirrored stages). Every entry except recompute_s (a part of compute_s)
+// adds up to StepReport::step_time_s.
 struct TimeBreakdown {
   double compute_s = 0;    // GEMM, attention and memory-bound kernels on the critical path
   double recompute_s = 0;  // of which recomputation
@@ -64,7 +76,7 @@ struct TimeBreakdown {
   double bubble_s = 0;
   double exposed_dp_comm_s = 0;  // DP / ZeRO / FSDP collectives not hidden behind compute
   double optimizer_s = 0;
-  double overhead_s = 0;  // launch and framework overhead
+  double overhead_s = 0;  // launch and framework overhead (per layer and per step)
 };
 
 struct StepReport {
@@ -79,8 +91,9 @@ struct StepReport {
   double params_active = 0;
   int micro_batches = 0;  // per DP rank per step
   int dp = 0;
-  double peak_mem_bytes = 0;  // max over stages
-  bool fits = true;           // every stage's reserved_bytes <= HBM
+  double step_overhead_s = 0;  // of time.overhead_s: the fixed per-step framework overhead
+  double peak_mem_bytes = 0;   // max over stages
+  bool fits = true;            // every stage's reserved_bytes <= HBM
   TimeBreakdown time;
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail

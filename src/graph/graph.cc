@@ -145,9 +145,12 @@ void Attention(Ctx& c) {
     op.kind = OpKind::kAttention;
     op.rerun = kRecomputeCoreAttn;
     if (m.is_mla()) op.drop = kRecomputeMlaUpProj;  // q, k, v come back from the latents
-    const double b = c.s.mbs, sq = c.sh.tokens / b, sk = c.sh.seq_kv;
-    // QK^T and PV: 2*sq*sk*(dqk + dv) FLOPs per head; causal masking halves the work.
-    op.flops = 2.0 * b * sq * sk * heads * (dqk + dv) * 0.5;
+    const double b = c.sh.batch, sq = c.sh.tokens / b, sk = c.sh.seq_kv;
+    // QK^T and PV: 2*sq*sk*(dqk + dv) FLOPs per head. Causal masking: the queries are the last
+    // q_len of the sk positions, so a query sees sk - q_len/2 keys on average (sk/2 in training,
+    // where q_len = sk; context-parallel ranks hold load-balanced query chunks).
+    const double keys_seen = sk - c.sh.q_len / 2;
+    op.flops = 2.0 * b * sq * keys_seen * heads * (dqk + dv);
     op.bwd_flops_factor = 2.5;  // flash-attention backward: 5 GEMMs vs 2 in forward
     op.m = sq;
     op.n = sk;
@@ -163,6 +166,14 @@ void Attention(Ctx& c) {
       const double scores = b * heads * sq * sk;
       op.saved_extra_bytes = scores * (m.dropout ? 5.0 : 2.0);
       op.bytes = 3 * scores * kAct;  // materialized scores: write, softmax read/write
+    }
+    if (c.sh.phase != Phase::kTrain) {
+      // Inference reads the cached keys and values of every position (MLA: the latent and the
+      // rope key), which bounds decode at small batch.
+      const double per_pos = m.is_mla()
+                                 ? static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
+                                 : kv_heads * (dqk + dv);
+      op.bytes = b * sk * per_pos * kAct;
     }
     c.out.push_back(op);
   }
@@ -219,21 +230,43 @@ void MoeMlp(Ctx& c) {
 
 }  // namespace
 
-Shape MakeShape(const ModelSpec&, const Strategy& s) {
+namespace {
+
+Shape ShapeOf(const Strategy& s, Phase phase, double batch, double q_len, double tokens,
+              double kv_len) {
   Shape sh;
+  sh.phase = phase;
   sh.tp = s.tp;
-  sh.tokens = static_cast<double>(s.mbs) * s.seq / s.cp;
+  sh.batch = batch;
+  sh.q_len = q_len;
+  sh.tokens = tokens;
   sh.tokens_sp = (s.sp && s.tp > 1) ? sh.tokens / s.tp : sh.tokens;
-  sh.seq_kv = s.seq;
+  sh.seq_kv = kv_len;
   return sh;
+}
+
+}  // namespace
+
+Shape MakeShape(const ModelSpec&, const Strategy& s) {
+  const double b = s.mbs, seq = s.seq;
+  return ShapeOf(s, Phase::kTrain, b, seq, b * seq / s.cp, seq);
+}
+
+Shape MakePrefillShape(const Strategy& s, double batch, double prompt, double cached) {
+  return ShapeOf(s, Phase::kPrefill, batch, prompt, batch * prompt / s.cp, prompt + cached);
+}
+
+Shape MakeDecodeShape(const Strategy& s, double batch, double context) {
+  return ShapeOf(s, Phase::kDecode, batch, 1, batch, context);
 }
 
 namespace {
 
-Ctx MakeCtx(const ModelSpec& m, const Strategy& s, bool low_precision, std::vector<Op>& out) {
+Ctx MakeCtx(const ModelSpec& m, const Strategy& s, const Shape& shape, bool low_precision,
+            std::vector<Op>& out) {
   return Ctx{m,
              s,
-             MakeShape(m, s),
+             shape,
              static_cast<double>(m.hidden),
              static_cast<double>(s.tp),
              s.sp && s.tp > 1,
@@ -243,8 +276,20 @@ Ctx MakeCtx(const ModelSpec& m, const Strategy& s, bool low_precision, std::vect
 
 }  // namespace
 
-void BuildLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vector<Op>& out) {
-  Ctx c = MakeCtx(m, s, IsLowPrecision(s.dtype), out);
+// Applies the pass to the ops appended from `first` on: frozen weights, nothing saved when no
+// backward follows.
+void ApplyPass(const Pass& pass, std::vector<Op>& out, size_t first) {
+  for (size_t i = first; i < out.size(); ++i) {
+    Op& op = out[i];
+    if (op.kind == OpKind::kGemm) op.trainable = pass.trainable;
+    if (pass.shape.phase != Phase::kTrain) op.saved_bytes = op.saved_extra_bytes = 0;
+  }
+}
+
+void BuildLayer(const ModelSpec& m, const Strategy& s, const Pass& pass, bool moe,
+                std::vector<Op>& out) {
+  const size_t first = out.size();
+  Ctx c = MakeCtx(m, s, pass.shape, IsLowPrecision(s.dtype), out);
   Attention(c);
   Norm(c, "mlp_norm");
   if (moe) {
@@ -254,10 +299,15 @@ void BuildLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vector<Op>
     DenseMlp(c, "fc1", "mlp_act", "fc2", static_cast<double>(ffn), kRecomputeMlp);
   }
   ResidualAdd(c, "mlp_residual");
+  ApplyPass(pass, out, first);
+}
+
+void BuildLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vector<Op>& out) {
+  BuildLayer(m, s, Pass{MakeShape(m, s), true}, moe, out);
 }
 
 void BuildEmbedding(const ModelSpec& m, const Strategy& s, std::vector<Op>& out) {
-  Ctx c = MakeCtx(m, s, false, out);
+  Ctx c = MakeCtx(m, s, MakeShape(m, s), false, out);
   const double x = c.sh.tokens * c.h * kAct;
   Mem(c, "embedding", 2 * x, m.dropout ? c.sh.tokens_sp * c.h : 0);
   // Vocab-parallel embedding: partial rows are summed over TP (reduce-scatter with SP).
@@ -267,7 +317,7 @@ void BuildEmbedding(const ModelSpec& m, const Strategy& s, std::vector<Op>& out)
 }
 
 void BuildHead(const ModelSpec& m, const Strategy& s, std::vector<Op>& out) {
-  Ctx c = MakeCtx(m, s, IsLowPrecision(s.dtype), out);
+  Ctx c = MakeCtx(m, s, MakeShape(m, s), IsLowPrecision(s.dtype), out);
   const double T = c.sh.tokens, v = m.vocab / c.t;
   Norm(c, "final_norm");
   EnterTp(c, "head_tp_gather", T);

@@ -37,19 +37,42 @@ struct Op {
   int rerun = 0;           // RecomputeModule mask whose recomputation reruns this op's forward
   int drop = 0;            // RecomputeModule mask whose recomputation frees saved_bytes
   bool keep_bf16 = false;  // GEMM stays in BF16 under FP8 training (LM head)
+  bool trainable = true;  // GEMM weights receive gradients (false: frozen, no weight-gradient GEMM)
 };
+
+// What a pass over the model computes: a training step (forward, backward, weight gradients), a
+// prompt prefill or one decode step over a KV cache (forward only, nothing saved for backward).
+enum class Phase : uint8_t { kTrain, kPrefill, kDecode };
 
 // Per-rank shape facts for one micro-batch.
 struct Shape {
-  double tokens = 0;     // b*s/cp: tokens of this rank's sequence shard
+  Phase phase = Phase::kTrain;
+  double batch = 1;      // sequences per micro-batch
+  double q_len = 0;      // query positions per sequence (the whole sequence, before CP)
+  double tokens = 0;     // b*q_len/cp: query tokens of this rank's sequence shard
   double tokens_sp = 0;  // tokens after sequence-parallel sharding (tokens/tp with SP)
-  double seq_kv = 0;     // keys each query attends over (full sequence)
+  double seq_kv = 0;     // key/value positions per sequence: the queries are its last q_len
   int tp = 1;
 };
 
+// Training shape of a strategy: q_len = seq_kv = seq, batch = mbs.
 Shape MakeShape(const ModelSpec& m, const Strategy& s);
+// Inference shapes: a prefill of `prompt` tokens over `cached` earlier ones, and one decode step
+// (one new token per sequence) over a KV cache of `context` positions. REQUIRES: batch >= 1.
+Shape MakePrefillShape(const Strategy& s, double batch, double prompt, double cached = 0);
+Shape MakeDecodeShape(const Strategy& s, double batch, double context);
+
+// One pass over a layer: its shape and phase, and whether its weights are trained (false: a
+// frozen base, e.g. under LoRA, whose GEMMs compute only input gradients).
+struct Pass {
+  Shape shape;
+  bool trainable = true;
+};
 
 // Appends the ops of one transformer layer (moe = routed-expert MLP) to `out`.
+void BuildLayer(const ModelSpec& m, const Strategy& s, const Pass& pass, bool moe,
+                std::vector<Op>& out);
+// The training pass of the strategy's shape with trained weights.
 void BuildLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vector<Op>& out);
 // Ops of the input embedding (first stage) and of the output head + loss (last stage).
 void BuildEmbedding(const ModelSpec& m, const Strategy& s, std::vector<Op>& out);
@@ -62,5 +85,27 @@ struct LayerParams {
   double expert = 0;      // routed experts on this rank (split over ep*etp)
 };
 LayerParams RankLayerParams(const ModelSpec& m, const Strategy& s, bool moe);
+
+// Parameters one rank of a pipeline stage holds, by how they are stored and sharded. Memory,
+// data-parallel communication and the optimizer consume the groups: weights of every group,
+// gradients, optimizer states and gradient reduction only of trainable ones.
+struct ParamGroup {
+  const char* name = "";       // layers | experts | embedding | head | mtp
+  double count = 0;            // parameters held by one rank (before ZeRO/FSDP sharding)
+  bool expert = false;         // sharded over the expert-DP group (else DP x CP)
+  bool trainable = true;       // receives gradients and optimizer states
+  double bytes_per_param = 2;  // stored weight precision
+};
+
+// Transformer layers of a stage, by kind, and whether it holds the embedding / head (+ MTP).
+struct StageLayers {
+  int dense = 0, moe = 0;
+  bool first = false, last = false;
+};
+
+// The parameter groups of one rank of a stage under the strategy (weights in the training
+// dtype's storage precision: 4 bytes for fp32, else 2).
+std::vector<ParamGroup> StageParamGroups(const ModelSpec& m, const Strategy& s,
+                                         const StageLayers& layers);
 
 }  // namespace trainsim::graph

@@ -12,20 +12,26 @@ constexpr double kRuntimeOverhead = 1.5 * kGiB;
 }  // namespace
 
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
-  const double p = in.dense_params + in.expert_params;
   const double grad_b = s.main_grad_fp32 ? 4.0 : 2.0;
   const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
-  // Sharded fraction of each state under ZeRO stage z over the given group.
-  auto shard = [&](double bytes_per_param, int min_stage) {
-    if (s.zero >= min_stage)
-      return bytes_per_param *
-             (in.dense_params / in.dense_shard + in.expert_params / in.expert_shard);
-    return bytes_per_param * p;
+  // Bytes of a per-parameter state, sharded over each group's DP group from ZeRO stage
+  // `min_stage` on; `trainable_only` for gradients and optimizer states.
+  auto state = [&](double bytes_per_param, int min_stage, bool trainable_only) {
+    double dense = 0, expert = 0;
+    for (const graph::ParamGroup& g : in.params) {
+      if (trainable_only && !g.trainable) continue;
+      const double b = bytes_per_param > 0 ? bytes_per_param : g.bytes_per_param;
+      (g.expert ? expert : dense) += g.count * b;
+    }
+    if (s.zero >= min_stage) return dense / in.dense_shard + expert / in.expert_shard;
+    return dense + expert;
   };
-  out.params = p;
-  out.weight_bytes = shard(w_b, 3) + in.fsdp_unsharded * w_b + in.low_precision_weight_cache;
-  out.grad_bytes = shard(grad_b, 2);
-  out.optimizer_bytes = s.offload_optimizer ? 0.0 : shard(kAdamBytes, 1);
+  double params = 0;
+  for (const graph::ParamGroup& g : in.params) params += g.count;
+  out.params = params;
+  out.weight_bytes = state(0, 3, false) + in.fsdp_unsharded * w_b + in.low_precision_weight_cache;
+  out.grad_bytes = state(grad_b, 2, true);
+  out.optimizer_bytes = s.offload_optimizer ? 0.0 : state(kAdamBytes, 1, true);
   out.inflight_micro_batches = in.inflight;
   out.activation_bytes = in.act_per_mb * in.inflight;
   out.transient_bytes = in.transient;

@@ -2,6 +2,9 @@
 // "ZeRO", section 5), activations of the in-flight micro-batches, transient peaks, overheads.
 #pragma once
 
+#include <vector>
+
+#include "graph/graph.h"
 #include "trainsim/report.h"
 #include "trainsim/strategy.h"
 
@@ -11,10 +14,9 @@ namespace trainsim::memory {
 constexpr double kFragmentation = 0.05;
 
 struct StageInput {
-  double dense_params = 0;    // per rank, sharded by the DP x CP group under ZeRO
-  double expert_params = 0;   // per rank, sharded by the expert-DP group under ZeRO
-  double dense_shard = 1;     // DP x CP
-  double expert_shard = 1;    // expert DP
+  std::vector<graph::ParamGroup> params;  // the parameter groups one rank of the stage holds
+  double dense_shard = 1;                 // DP x CP: shards non-expert groups under ZeRO
+  double expert_shard = 1;                // expert DP: shards expert groups under ZeRO
   double act_per_mb = 0;      // saved activations of one micro-batch through the whole stage
   double inflight = 1;        // from schedule::InflightMicroBatches
   double transient = 0;       // largest short-lived buffer (recompute, loss, gradients)
@@ -22,7 +24,8 @@ struct StageInput {
   double low_precision_weight_cache = 0;  // params kept as FP8 copies (bytes per param = 1)
 };
 
-// Fills the memory fields of `out` (weights, grads, optimizer, activations, peak, reserved).
+// Fills the memory fields of `out` (weights, grads, optimizer, activations, peak, reserved):
+// weights of every group, gradients and optimizer states of the trainable ones.
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out);
 
 }  // namespace trainsim::memory

@@ -121,7 +121,10 @@ TEST(Bubble, DualPipeOverlapHidesExpertAllToAll) {
   // step; without overlap it is the plain sum.
   const int p = 4, m = 16;
   StepReport r = EqualStages(p, m, 1, 2, 0.5);
-  r.time.exposed_ep_comm_s = 0.2 * m * 3;  // 20% of every stage's time
+  for (StageReport& st : r.stages) {  // 20% of every stage's time
+    st.ep_fwd_s = 0.2 * st.fwd_s;
+    st.ep_bwd_s = 0.2 * st.bwd_s;
+  }
   const Strategy s = Pipeline(p, 1, PipelineSchedule::kDualPipe);
   TimelineOptions off;
   off.dualpipe_overlap_ep = false;

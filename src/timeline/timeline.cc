@@ -137,21 +137,6 @@ Result<Timeline> SimulateTimeline(const StepReport& r, const Strategy& s,
   // Per-chunk costs.
   std::vector<int> lbegin, lcount;
   ChunkLayerRanges(r, s, dual ? 1 : v, lbegin, lcount);
-  int slowest = 0;
-  double sum_t = 0;
-  for (int k = 0; k < p; ++k) {
-    const double tk = r.stages[k].fwd_s + r.stages[k].bwd_s;
-    sum_t += tk;
-    if (tk > r.stages[slowest].fwd_s + r.stages[slowest].bwd_s) slowest = k;
-  }
-  const double t_slowest = r.stages[slowest].fwd_s + r.stages[slowest].bwd_s;
-  // Share of EP all-to-all in a stage's time (the report gives it for the slowest stage).
-  const double ep_frac =
-      t_slowest > 0 ? std::clamp(r.time.exposed_ep_comm_s / (m * t_slowest), 0.0, 1.0) : 0.0;
-  // FLOPs per rank: the step's hardware FLOPs per GPU, split over stages by compute time.
-  const double flops_per_rank_step = s.world_size > 0 ? r.hardware_flops / s.world_size : 0;
-  const double grad_b = s.main_grad_fp32 ? 4.0 : 2.0;
-
   timeline::SimInput in;
   in.order = &order;
   in.cost.resize(static_cast<size_t>(p) * chunks);
@@ -170,24 +155,21 @@ Result<Timeline> SimulateTimeline(const StepReport& r, const Strategy& s,
       cc.f_s = st.fwd_s * per * slow;
       cc.b_s = st.bwd_s * per * slow;
       cc.w_s = std::min(st.bwd_weight_s, st.bwd_s) * per * slow;
-      cc.ep_f_s = cc.f_s * ep_frac;
-      cc.ep_b_s = cc.b_s * ep_frac;
+      // Exposed EP all-to-all of this stage (communication is not slowed by a straggler).
+      cc.ep_f_s = std::min(st.ep_fwd_s * per, cc.f_s);
+      cc.ep_b_s = std::min(st.ep_bwd_s * per, cc.b_s);
       cc.act_bytes = st.activation_bytes_per_mb * per;
-      const double tk = st.fwd_s + st.bwd_s;
-      const double stage_flops = sum_t > 0 ? flops_per_rank_step * p * tk / sum_t / m * per : 0;
-      cc.f_flops = tk > 0 ? stage_flops * st.fwd_s / tk : 0;
-      cc.b_flops = tk > 0 ? stage_flops * st.bwd_s / tk : 0;
-      cc.w_flops = tk > 0 ? stage_flops * st.bwd_weight_s / tk : 0;
+      cc.f_flops = st.fwd_flops * per;
+      cc.b_flops = st.bwd_flops * per;
+      cc.w_flops = st.wgrad_flops * per;
       cc.layer_begin = lbegin[vs];
       cc.layer_count = lcount[vs];
       cc.param_gather_s = st.dp_param_gather_s * per;
       cc.grad_reduce_s = st.dp_grad_comm_s * per;
-      // ZeRO-3: fsdp_comm_per_mb_s = 2 all-gathers (2 bytes/param) + 1 reduce-scatter.
-      const double ag = st.fsdp_comm_per_mb_s / (2.0 + grad_b / 2.0);
-      cc.fsdp_gather_s = ag * per;
-      cc.fsdp_reduce_s = (st.fsdp_comm_per_mb_s - 2 * ag) * per;
-      cc.gather_bytes = st.params * 2.0 * per;
-      cc.grad_bytes = st.params * grad_b * per;
+      cc.fsdp_gather_s = st.fsdp_gather_per_mb_s * per;
+      cc.fsdp_reduce_s = st.fsdp_reduce_per_mb_s * per;
+      cc.gather_bytes = st.dp_gather_comm_bytes * per;
+      cc.grad_bytes = st.dp_grad_comm_bytes * per;
       in.static_bytes[rank] += (dual || c == 0) ? st.static_bytes : 0.0;
     }
   }
@@ -213,18 +195,9 @@ Result<Timeline> SimulateTimeline(const StepReport& r, const Strategy& s,
   if (Status st = timeline::RunEventSim(in, t); !st.ok()) return st;
   timeline::ComputeStageStats(t);
 
-  // The terms Simulate adds after the pipeline: the optimizer and the per-step overhead (what
-  // is left of the closed-form step time after its pipeline and DP terms).
-  std::vector<double> stage_s(p);
-  for (int k = 0; k < p; ++k) stage_s[k] = r.stages[k].fwd_s + r.stages[k].bwd_s;
-  const PipelineSchedule cf_sched = (s.schedule == PipelineSchedule::kInterleaved && s.vpp == 1)
-                                        ? PipelineSchedule::k1F1B
-                                        : s.schedule;
-  const schedule::PipelineTime pt =
-      schedule::PipelineStepTime(stage_s, m, s.vpp, cf_sched, r.stages[0].p2p_s);
+  // The terms Simulate adds after the pipeline: the optimizer and the per-step overhead.
   t.optimizer_s = r.time.optimizer_s;
-  t.overhead_s =
-      std::max(0.0, r.step_time_s - pt.total_s - r.time.exposed_dp_comm_s - r.time.optimizer_s);
+  t.overhead_s = r.step_overhead_s;
   t.step_time_s = t.pipeline_s + t.optimizer_s + t.overhead_s;
   t.closed_form_step_time_s = r.step_time_s;
   return t;

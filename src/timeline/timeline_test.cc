@@ -88,6 +88,7 @@ TEST(ClosedForm, EqualStagesWithCommunicationAgree) {
   const std::vector<double> stage_s(p, 0.3);
   const double pipe =
       schedule::PipelineStepTime(stage_s, m, 1, PipelineSchedule::k1F1B, 0.001).total_s;
+  r.step_overhead_s = 0.05;
   r.step_time_s = pipe + 0.6 + 0.3 + 0.05;
   Strategy s = timeline_test::Pipeline(p, 1, PipelineSchedule::k1F1B);
   s.overlap_grad_reduce = s.overlap_param_gather = false;

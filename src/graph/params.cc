@@ -1,0 +1,41 @@
+// Parameter groups of one rank of a pipeline stage (weights by storage and sharding).
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace trainsim::graph {
+
+std::vector<ParamGroup> StageParamGroups(const ModelSpec& m, const Strategy& s,
+                                         const StageLayers& sl) {
+  bool has_moe = false;
+  for (int i = 0; i < m.layers && !has_moe; ++i) has_moe = m.layer_is_moe(i);
+  const LayerParams dense = RankLayerParams(m, s, false);
+  const LayerParams moe = has_moe ? RankLayerParams(m, s, true) : LayerParams{};
+  const double h = static_cast<double>(m.hidden);
+  const double vocab_rows = static_cast<double>(m.vocab) * h / s.tp;
+  const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
+  std::vector<ParamGroup> g;
+  auto add = [&](const char* name, double count, bool expert) {
+    if (count > 0) g.push_back(ParamGroup{name, count, expert, true, w_b});
+  };
+  add("layers",
+      sl.dense * (dense.tp_sharded + dense.replicated) + sl.moe * (moe.tp_sharded + moe.replicated),
+      false);
+  if (sl.first) add("embedding", vocab_rows + static_cast<double>(m.learned_pos_emb) * h, false);
+  if (sl.last) {
+    // A tied output layer shares the embedding's rows when both live on one stage.
+    const bool tied_here = m.tied_embeddings && sl.first;
+    add("head", (tied_here ? 0 : vocab_rows) + (m.layernorm ? 2 * h : h), false);
+  }
+  double expert = sl.moe * moe.expert;
+  if (sl.last && m.mtp_layers > 0) {
+    // DeepSeek-V3 multi-token prediction: one more block and a 2h -> h projection per module.
+    const LayerParams& blk = has_moe ? moe : dense;
+    add("mtp", m.mtp_layers * (blk.tp_sharded + blk.replicated + 2.0 * h * h / s.tp), false);
+    if (has_moe) expert += m.mtp_layers * moe.expert;
+  }
+  add("experts", expert, true);
+  return g;
+}
+
+}  // namespace trainsim::graph

@@ -1,0 +1,107 @@
+// Data-parallel communication (DP x CP and expert-DP groups) and the optimizer step.
+#include <algorithm>
+
+#include "sim/step.h"
+
+namespace trainsim::sim {
+namespace {
+
+// Parameters are gathered in 16 bits (Megatron's distributed optimizer and FSDP all-gather the
+// bf16/fp16 model weights).
+constexpr double kGatherBytesPerParam = 2.0;
+// Mixed-precision Adam per sharded parameter: reads fp32 master weight, momentum, variance and
+// gradient (16 bytes), writes the first three (12) and the 16-bit weight copy (2).
+constexpr double kAdamTrafficBytesPerParam = 30.0;
+// Host (CPU) Adam with the optimizer offloaded: about one parameter per nanosecond across the
+// cores of a node (DeepSpeed ZeRO-Offload's CPU-Adam, Ren et al. 2021, section 5).
+constexpr double kHostAdamSecondsPerParam = 1e-9;
+
+// One collective over the dense (DP x CP) and the expert-DP groups of a stage.
+double StageCollective(const StepContext& c, graph::Coll coll, double dense, double expert,
+                       double bytes_per_param) {
+  return cost::CollectiveTime(c.hw, coll, c.pl.dp_cp, dense * bytes_per_param) +
+         cost::CollectiveTime(c.hw, coll, c.pl.edp, expert * bytes_per_param);
+}
+
+// ZeRO-3 / FSDP: gather parameters in forward and again in backward, reduce-scatter gradients
+// every micro-batch; prefetching hides them behind the layers' compute, at best all but one
+// layer's share.
+void FsdpComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
+              StageDpComm& out) {
+  const double ovl = c.hw.eff.comm_overlap;
+  const double ag = StageCollective(c, graph::Coll::kAllGather, plan.Params(false, false),
+                                    plan.Params(true, false), kGatherBytesPerParam);
+  const double rs = StageCollective(c, graph::Coll::kReduceScatter, plan.Params(false, true),
+                                    plan.Params(true, true), c.grad_bytes_per_param);
+  const LayerCost& s = cost.sum;
+  const double f_hidden = s.fwd_compute_s * ovl, b_hidden = (s.bwd_compute_s + s.recompute_s) * ovl;
+  const int n = std::max(1, plan.num_layers());
+  const double per_mb =
+      std::max(ag - f_hidden, ag / n) + std::max(ag + rs - b_hidden, (ag + rs) / n);
+  out.fsdp_gather_s = ag;
+  out.fsdp_reduce_s = rs;
+  out.gather_bytes = (plan.Params(false, false) + plan.Params(true, false)) * kGatherBytesPerParam;
+  out.grad_bytes = (plan.Params(false, true) + plan.Params(true, true)) * c.grad_bytes_per_param;
+  out.exposed_s = per_mb * c.micro_batches;
+}
+
+// ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step,
+// overlapped with the backward (and the next forward) when the strategy says so.
+void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
+                  StageDpComm& out) {
+  const double ovl = c.hw.eff.comm_overlap;
+  const double dense = plan.Params(false, true), expert = plan.Params(true, true);
+  const bool sharded = c.s.zero >= 1;
+  out.grad_s = StageCollective(c, sharded ? graph::Coll::kReduceScatter : graph::Coll::kAllReduce,
+                               dense, expert, c.grad_bytes_per_param);
+  out.gather_s =
+      sharded ? StageCollective(c, graph::Coll::kAllGather, dense, expert, kGatherBytesPerParam)
+              : 0.0;
+  out.grad_bytes = (dense + expert) * c.grad_bytes_per_param;
+  out.gather_bytes = sharded ? (dense + expert) * kGatherBytesPerParam : 0.0;
+  const double g = c.s.overlap_grad_reduce
+                       ? std::max(out.grad_s * (1 - ovl), out.grad_s - cost.bwd_s * ovl)
+                       : out.grad_s;
+  const double a = c.s.overlap_param_gather
+                       ? std::max(out.gather_s * (1 - ovl), out.gather_s - cost.fwd_s * ovl)
+                       : out.gather_s;
+  out.exposed_s = g + a;
+}
+
+}  // namespace
+
+DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StagePlan>& plans,
+                                  const std::vector<StageCost>& costs) {
+  DataParallelTime t;
+  t.stages.resize(plans.size());
+  for (size_t k = 0; k < plans.size(); ++k) {
+    if (c.s.zero >= 3)
+      FsdpComm(c, plans[k], costs[k], t.stages[k]);
+    else
+      GradientComm(c, plans[k], costs[k], t.stages[k]);
+    // Every stage reduces at the end of its backward; the slowest one is on the critical path.
+    t.exposed_s = std::max(t.exposed_s, t.stages[k].exposed_s);
+  }
+  return t;
+}
+
+double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans) {
+  const Strategy& s = c.s;
+  const double shard_d = s.zero >= 1 ? s.dp() * s.cp : 1, shard_e = s.zero >= 1 ? s.expert_dp() : 1;
+  double opt_s = 0;
+  for (const StagePlan& plan : plans) {
+    const double dense = plan.Params(false, true), expert = plan.Params(true, true);
+    const double sharded = dense / shard_d + expert / shard_e;
+    double t = cost::MemoryTime(
+        c.hw, sharded * kAdamTrafficBytesPerParam + (dense + expert) * c.grad_bytes_per_param);
+    if (s.offload_optimizer) {
+      // Host Adam plus gradients down and weights up the host link.
+      t = sharded * kHostAdamSecondsPerParam +
+          sharded * (c.grad_bytes_per_param + 2.0) / c.hw.host_link_bw_bytes_per_s;
+    }
+    opt_s = std::max(opt_s, t);
+  }
+  return opt_s;
+}
+
+}  // namespace trainsim::sim

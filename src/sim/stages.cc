@@ -1,0 +1,141 @@
+// Layer kinds costed once, the layers and parameters of each stage, and each stage's
+// per-micro-batch cost.
+#include <algorithm>
+
+#include "sim/step.h"
+
+namespace trainsim::sim {
+namespace {
+
+// Costs one layer kind with and without full recompute; with `lr`, the per-op table.
+void CostKind(const StepContext& c, bool moe, LayerCost out[2], LayerReport* lr) {
+  thread_local std::vector<graph::Op> ops;
+  ops.clear();
+  graph::BuildLayer(c.m, c.s, moe, ops);
+  out[0] = CostOps(ops, c.hw, c.s, c.pl, false, lr);
+  out[1] = c.full_recompute ? CostOps(ops, c.hw, c.s, c.pl, true, nullptr) : out[0];
+  if (!lr) return;
+  const LayerCost& k = out[c.full_recompute ? 1 : 0];
+  lr->kind = moe ? "moe" : "dense";
+  lr->fwd_s = k.fwd_compute_s + k.fwd_comm_s;
+  lr->bwd_s = k.bwd_compute_s + k.bwd_comm_s;
+  lr->recompute_s = k.recompute_s;
+  lr->activation_bytes = c.full_recompute                         ? k.saved_full
+                         : c.s.recompute == Recompute::kSelective ? k.saved_selective
+                                                                  : k.saved_none;
+  for (int i = 0; i < c.m.layers; ++i) lr->count += c.m.layer_is_moe(i) == moe;
+}
+
+LayerCost CostExtra(const StepContext& c,
+                    void (*build)(const ModelSpec&, const Strategy&, std::vector<graph::Op>&)) {
+  thread_local std::vector<graph::Op> ops;
+  ops.clear();
+  build(c.m, c.s, ops);
+  return CostOps(ops, c.hw, c.s, c.pl, false, nullptr);
+}
+
+// Adds `count` layers of cost `k` to `sum`.
+void Accumulate(LayerCost& sum, const LayerCost& k, double count) {
+  sum.fwd_compute_s += k.fwd_compute_s * count;
+  sum.bwd_compute_s += k.bwd_compute_s * count;
+  sum.wgrad_s += k.wgrad_s * count;
+  sum.tp_comm_s += k.tp_comm_s * count;
+  sum.cp_comm_s += k.cp_comm_s * count;
+  sum.ep_comm_s += k.ep_comm_s * count;
+  sum.ep_fwd_s += k.ep_fwd_s * count;
+  sum.fwd_comm_s += k.fwd_comm_s * count;
+  sum.bwd_comm_s += k.bwd_comm_s * count;
+  sum.recompute_s += k.recompute_s * count;
+  sum.saved_none += k.saved_none * count;
+  sum.fwd_flops += k.fwd_flops * count;
+  sum.bwd_flops += k.bwd_flops * count;
+  sum.wgrad_flops += k.wgrad_flops * count;
+  sum.recompute_flops += k.recompute_flops * count;
+  sum.max_intermediate = std::max(sum.max_intermediate, k.max_intermediate);
+}
+
+// Adds `count` layers of one kind, `frac_full` of them fully recomputed; saved_none then holds
+// what the recompute policy keeps.
+void AccumulateKind(LayerCost& sum, const LayerCost k[2], int count, double frac_full,
+                    Recompute policy) {
+  if (count == 0) return;
+  const double nf = count * frac_full, nn = count - nf;
+  LayerCost full = k[1], kept = k[0];
+  full.saved_none = k[1].saved_full;
+  kept.saved_none = policy == Recompute::kSelective ? k[0].saved_selective : k[0].saved_none;
+  Accumulate(sum, full, nf);
+  Accumulate(sum, kept, nn);
+}
+
+}  // namespace
+
+double StagePlan::Params(bool expert, bool trainable_only) const {
+  double n = 0;
+  for (const graph::ParamGroup& g : params)
+    if (g.expert == expert && (g.trainable || !trainable_only)) n += g.count;
+  return n;
+}
+
+LayerKindCosts CostLayerKinds(const StepContext& c, std::vector<LayerReport>* detail) {
+  LayerKindCosts k;
+  auto report = [&]() -> LayerReport* {
+    if (!detail) return nullptr;
+    detail->emplace_back();
+    return &detail->back();
+  };
+  if (c.has_dense) CostKind(c, false, k.dense, report());
+  if (c.has_moe) CostKind(c, true, k.moe, report());
+  k.embedding = CostExtra(c, graph::BuildEmbedding);
+  k.head = CostExtra(c, graph::BuildHead);
+  return k;
+}
+
+std::vector<StagePlan> PlanStages(const StepContext& c) {
+  // Chunk j of stage k is virtual stage j*p + k (Megatron's interleaved order).
+  const std::vector<int> chunk =
+      schedule::ChunkLayers(c.m.layers, c.p, c.v, c.s.uneven_pipeline, c.m.mtp_layers);
+  std::vector<StagePlan> plans(c.p);
+  int layer = 0;
+  for (int vs = 0; vs < c.p * c.v; ++vs)
+    for (int j = 0; j < chunk[vs]; ++j, ++layer)
+      (c.m.layer_is_moe(layer) ? plans[vs % c.p].layers.moe : plans[vs % c.p].layers.dense)++;
+  for (int k = 0; k < c.p; ++k) {
+    StagePlan& sp = plans[k];
+    sp.index = k;
+    sp.layers.first = k == 0;
+    sp.layers.last = k == c.p - 1;
+    // Full recompute of the first `recompute_layers` layers of the stage (all when -1).
+    const int n = sp.num_layers();
+    sp.full_recompute_layers = !c.full_recompute          ? 0
+                               : c.s.recompute_layers < 0 ? n
+                                                          : std::min(n, c.s.recompute_layers);
+    sp.params = graph::StageParamGroups(c.m, c.s, sp.layers);
+  }
+  return plans;
+}
+
+StageCost CostStage(const StepContext& c, const StagePlan& plan, const LayerKindCosts& kinds) {
+  StageCost sc;
+  LayerCost& sum = sc.sum;
+  const int n = plan.num_layers();
+  const double frac_full = n > 0 ? static_cast<double>(plan.full_recompute_layers) / n : 0;
+  AccumulateKind(sum, kinds.dense, plan.layers.dense, frac_full, c.s.recompute);
+  AccumulateKind(sum, kinds.moe, plan.layers.moe, frac_full, c.s.recompute);
+  if (plan.layers.first) Accumulate(sum, kinds.embedding, 1);
+  if (plan.layers.last) Accumulate(sum, kinds.head, 1);
+  // DeepSeek-V3 multi-token prediction: each module is one more block and one more head + loss
+  // on the last stage (its 2h->h projection is small and folded in).
+  if (plan.layers.last && c.m.mtp_layers > 0) {
+    Accumulate(sum, c.has_moe ? kinds.moe[0] : kinds.dense[0], c.m.mtp_layers);
+    Accumulate(sum, kinds.head, c.m.mtp_layers);
+  }
+  sc.launch_overhead_s = c.layer_overhead_s * n;
+  sc.fwd_s = sum.fwd_compute_s + sum.fwd_comm_s + sc.launch_overhead_s * 0.5;
+  sc.bwd_s = sum.bwd_compute_s + sum.bwd_comm_s + sum.recompute_s + sc.launch_overhead_s * 0.5;
+  // DualPipe overlaps a forward chunk with a backward chunk of another micro-batch, which hides
+  // the EP all-to-all (DeepSeek-V3 report, section 3.2.1).
+  if (c.sched == PipelineSchedule::kDualPipe) sc.hidden_s = sum.ep_comm_s;
+  return sc;
+}
+
+}  // namespace trainsim::sim
