@@ -358,6 +358,7 @@ LayerParams RankLayerParams(const ModelSpec& m, const Strategy& s, bool moe) {
     attn = (h * (qo + 2 * kvo) + qo * h) / t;
     if (m.linear_bias || m.qkv_bias) attn += (qo + 2 * kvo) / t;
     if (m.linear_bias) p.replicated += h;
+    if (m.qk_norm) p.replicated += 2.0 * m.head_dim;  // per-head q and k RMSNorm (Qwen3)
   }
   p.tp_sharded = attn;
   const double gate = m.gated_mlp ? 3 : 2;
