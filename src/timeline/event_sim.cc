@@ -251,100 +251,113 @@ class Engine {
     RankState& rs = rank_[r];
     const int gi = o_.begin[r] + local;
     const SchedOp& s = o_.ops[gi];
-    const ChunkCost& c = Cost(r, s.chunk);
-    const ChunkCost& cb = Cost(r, BChunk(s));
     const double dur = Duration(r, s);
     double start = std::max(rs.compute_free, dep);
-
-    // ZeRO-1/2: the first forward of a chunk needs its gathered parameters. Overlapped, the
-    // gather runs layer by layer ahead of the forward (Megatron --overlap-param-gather), so the
-    // forward ends no earlier than one layer after the gather.
-    if (HasF(s.op)) {
-      const size_t k = static_cast<size_t>(r) * c_ + s.chunk;
-      if (!first_f_[k]) {
-        first_f_[k] = 1;
-        if (c.param_gather_s > 0 || rs.gather_all_end > 0) {
-          if (in_.overlap_param_gather) {
-            const double f = c.f_s, nb = Buckets(c);
-            start = std::max(start, gather_end_[k] + f / nb - f);
-          } else {
-            start = std::max(start, rs.gather_all_end);
-          }
-        }
-      }
-    }
-
-    // ZeRO-3 / FSDP: gather the chunk's parameters before F and B (prefetched during the
-    // previous op when overlapped, else after it).
-    double gather = 0;
-    if (HasF(s.op)) gather += c.fsdp_gather_s;
-    if (HasB(s.op)) gather += cb.fsdp_gather_s;
-    if (gather > 0) {
-      const double issue = in_.overlap_fsdp ? (rs.started ? rs.last_start : 0.0) : rs.compute_free;
-      const double gs = std::max(issue, rs.fsdp_free);
-      const double ge = gs + gather;
-      rs.fsdp_free = ge;
-      const ChunkCost& gc = HasF(s.op) ? c : cb;
-      Emit(r, TimelineStream::kFsdp, TimelineOp::kFsdpGather, gs, gather,
-           DisplayMb(HasF(s.op) ? s.chunk : BChunk(s), HasF(s.op) ? s.mb : BMb(s)),
-           HasF(s.op) ? s.chunk : BChunk(s), gc.layer_begin, gc.layer_count, 0, gc.gather_bytes);
-      if (in_.overlap_fsdp) {
-        const double nl = std::max(1, gc.layer_count);
-        start = std::max(start, ge + dur / nl - dur);
-      } else {
-        start = std::max(start, ge);
-      }
-    }
-
+    start = WaitForParamGather(r, s, start);
+    start = GatherFsdpParams(r, s, dur, start);
     const double end = start + dur;
     rs.compute_free = end;
     rs.last_start = start;
     rs.started = true;
+    EmitCompute(r, s, start, dur);
+    ApplyMemory(r, s, end);
+    SendOutputs(r, local, gi, s, end);
+    ReduceGradients(r, local, s, start, dur, end);
+  }
 
-    // The compute event.
-    {
-      double flops = 0, bytes = 0;
-      int mb = s.mb, chunk = s.chunk;
-      switch (s.op) {
-        case TimelineOp::kForward:
-          flops = c.f_flops;
-          bytes = c.act_bytes;
-          break;
-        case TimelineOp::kBackward:
-          flops = c.b_flops;
-          bytes = c.act_bytes;
-          break;
-        case TimelineOp::kBackwardInput:
-          flops = std::max(0.0, c.b_flops - c.w_flops);
-          break;
-        case TimelineOp::kWeightGrad:
-          flops = c.w_flops;
-          bytes = c.act_bytes;
-          break;
-        case TimelineOp::kForwardBackward:
-          flops = c.f_flops + cb.b_flops;
-          bytes = c.act_bytes;
-          break;
-        default:
-          break;
-      }
-      TimelineEvent& e = Emit(r, TimelineStream::kCompute, s.op, start, dur, DisplayMb(chunk, mb),
-                              chunk, c.layer_begin, c.layer_count, flops, bytes);
-      if (s.op == TimelineOp::kForwardBackward) {
-        e.micro_batch2 = DisplayMb(s.chunk2, s.mb2);
-        e.chunk2 = s.chunk2;
-      }
+  // ZeRO-1/2: the first forward of a chunk needs its gathered parameters. Overlapped, the
+  // gather runs layer by layer ahead of the forward (Megatron --overlap-param-gather), so the
+  // forward ends no earlier than one layer after the gather. Returns the op's earliest start.
+  double WaitForParamGather(int r, const SchedOp& s, double start) {
+    if (!HasF(s.op)) return start;
+    const RankState& rs = rank_[r];
+    const ChunkCost& c = Cost(r, s.chunk);
+    const size_t k = static_cast<size_t>(r) * c_ + s.chunk;
+    if (first_f_[k]) return start;
+    first_f_[k] = 1;
+    if (!(c.param_gather_s > 0 || rs.gather_all_end > 0)) return start;
+    if (in_.overlap_param_gather) {
+      const double f = c.f_s, nb = Buckets(c);
+      return std::max(start, gather_end_[k] + f / nb - f);
     }
+    return std::max(start, rs.gather_all_end);
+  }
 
-    // Memory: a forward saves its activations at its end; the backward (the W when split)
-    // frees them at its end; an F&B pair applies its net change at its end.
+  // ZeRO-3 / FSDP: gather the chunk's parameters before F and B (prefetched during the
+  // previous op when overlapped, else after it). Returns the op's earliest start.
+  double GatherFsdpParams(int r, const SchedOp& s, double dur, double start) {
+    RankState& rs = rank_[r];
+    const ChunkCost& c = Cost(r, s.chunk);
+    const ChunkCost& cb = Cost(r, BChunk(s));
+    double gather = 0;
+    if (HasF(s.op)) gather += c.fsdp_gather_s;
+    if (HasB(s.op)) gather += cb.fsdp_gather_s;
+    if (gather <= 0) return start;
+    const double issue = in_.overlap_fsdp ? (rs.started ? rs.last_start : 0.0) : rs.compute_free;
+    const double gs = std::max(issue, rs.fsdp_free);
+    const double ge = gs + gather;
+    rs.fsdp_free = ge;
+    const ChunkCost& gc = HasF(s.op) ? c : cb;
+    Emit(r, TimelineStream::kFsdp, TimelineOp::kFsdpGather, gs, gather,
+         DisplayMb(HasF(s.op) ? s.chunk : BChunk(s), HasF(s.op) ? s.mb : BMb(s)),
+         HasF(s.op) ? s.chunk : BChunk(s), gc.layer_begin, gc.layer_count, 0, gc.gather_bytes);
+    if (in_.overlap_fsdp) {
+      const double nl = std::max(1, gc.layer_count);
+      return std::max(start, ge + dur / nl - dur);
+    }
+    return std::max(start, ge);
+  }
+
+  // The compute event, with its FLOPs and activation bytes.
+  void EmitCompute(int r, const SchedOp& s, double start, double dur) {
+    const ChunkCost& c = Cost(r, s.chunk);
+    const ChunkCost& cb = Cost(r, BChunk(s));
+    double flops = 0, bytes = 0;
+    switch (s.op) {
+      case TimelineOp::kForward:
+        flops = c.f_flops;
+        bytes = c.act_bytes;
+        break;
+      case TimelineOp::kBackward:
+        flops = c.b_flops;
+        bytes = c.act_bytes;
+        break;
+      case TimelineOp::kBackwardInput:
+        flops = std::max(0.0, c.b_flops - c.w_flops);
+        break;
+      case TimelineOp::kWeightGrad:
+        flops = c.w_flops;
+        bytes = c.act_bytes;
+        break;
+      case TimelineOp::kForwardBackward:
+        flops = c.f_flops + cb.b_flops;
+        bytes = c.act_bytes;
+        break;
+      default:
+        break;
+    }
+    TimelineEvent& e = Emit(r, TimelineStream::kCompute, s.op, start, dur, DisplayMb(s.chunk, s.mb),
+                            s.chunk, c.layer_begin, c.layer_count, flops, bytes);
+    if (s.op == TimelineOp::kForwardBackward) {
+      e.micro_batch2 = DisplayMb(s.chunk2, s.mb2);
+      e.chunk2 = s.chunk2;
+    }
+  }
+
+  // Memory: a forward saves its activations at its end; the backward (the W when split)
+  // frees them at its end; an F&B pair applies its net change at its end.
+  void ApplyMemory(int r, const SchedOp& s, double end) {
+    const ChunkCost& c = Cost(r, s.chunk);
+    const ChunkCost& cb = Cost(r, BChunk(s));
     double delta = HasF(s.op) ? c.act_bytes : 0.0;
     if (s.op == TimelineOp::kBackward || s.op == TimelineOp::kForwardBackward)
       delta -= cb.act_bytes;
     if (s.op == TimelineOp::kWeightGrad) delta -= c.act_bytes;
     if (delta != 0) Mem(r, end, delta);
+  }
 
-    // Outputs to the neighbours: deferred forward sends first (DualPipe), then this op's.
+  // Outputs to the neighbours: deferred forward sends first (DualPipe), then this op's.
+  void SendOutputs(int r, int local, int gi, const SchedOp& s, double end) {
     for (int i = deferred_head_[gi]; i >= 0; i = deferred_next_[i])
       PostForward(r, o_.ops[i].chunk, o_.ops[i].mb, end);
     if (HasF(s.op) && !(s.send_after > local)) PostForward(r, s.chunk, s.mb, end);
@@ -356,36 +369,38 @@ class Engine {
       else
         Send(r, end, BChunk(s), BMb(s), false);
     }
+  }
 
-    // Gradients: FSDP reduce-scatter after every weight-gradient op; DP buckets during the last
-    // weight-gradient op of each chunk (Megatron --overlap-grad-reduce: buckets launch as the
-    // backward of the last micro-batch reaches them).
+  // Gradients: FSDP reduce-scatter after every weight-gradient op; DP buckets during the last
+  // weight-gradient op of each chunk (Megatron --overlap-grad-reduce: buckets launch as the
+  // backward of the last micro-batch reaches them).
+  void ReduceGradients(int r, int local, const SchedOp& s, double start, double dur, double end) {
     const int g = GradChunk(s);
-    if (g >= 0) {
-      const ChunkCost& gc = Cost(r, g);
-      if (gc.fsdp_reduce_s > 0) {
-        const double rs0 = std::max(end, rs.fsdp_free);
-        rs.fsdp_free = rs0 + gc.fsdp_reduce_s;
-        Emit(r, TimelineStream::kFsdp, TimelineOp::kFsdpReduce, rs0, gc.fsdp_reduce_s,
-             DisplayMb(g, s.op == TimelineOp::kForwardBackward ? s.mb2 : s.mb), g, gc.layer_begin,
-             gc.layer_count, 0, gc.grad_bytes);
-        if (!in_.overlap_fsdp) rs.compute_free = std::max(rs.compute_free, rs.fsdp_free);
-      }
-      if (in_.overlap_grad_reduce && gc.grad_reduce_s > 0 &&
-          last_wgrad_[static_cast<size_t>(r) * c_ + g] == local) {
-        const int nb = Buckets(gc);
-        const double each = gc.grad_reduce_s / nb;
-        for (int j = 0; j < nb; ++j) {
-          const double ready = start + dur * (j + 1) / nb;
-          const double bs = std::max(ready, rs.dp_free);
-          rs.dp_free = bs + each;
-          // Backward runs from the chunk's last layer to its first.
-          const int lb = gc.layer_begin + gc.layer_count * (nb - 1 - j) / nb;
-          const int le = gc.layer_begin + gc.layer_count * (nb - j) / nb;
-          Emit(r, TimelineStream::kDataParallel, TimelineOp::kGradReduce, bs, each, -1, g, lb,
-               le - lb, 0, gc.grad_bytes / nb);
-        }
-      }
+    if (g < 0) return;
+    RankState& rs = rank_[r];
+    const ChunkCost& gc = Cost(r, g);
+    if (gc.fsdp_reduce_s > 0) {
+      const double rs0 = std::max(end, rs.fsdp_free);
+      rs.fsdp_free = rs0 + gc.fsdp_reduce_s;
+      Emit(r, TimelineStream::kFsdp, TimelineOp::kFsdpReduce, rs0, gc.fsdp_reduce_s,
+           DisplayMb(g, s.op == TimelineOp::kForwardBackward ? s.mb2 : s.mb), g, gc.layer_begin,
+           gc.layer_count, 0, gc.grad_bytes);
+      if (!in_.overlap_fsdp) rs.compute_free = std::max(rs.compute_free, rs.fsdp_free);
+    }
+    if (!in_.overlap_grad_reduce || gc.grad_reduce_s <= 0 ||
+        last_wgrad_[static_cast<size_t>(r) * c_ + g] != local)
+      return;
+    const int nb = Buckets(gc);
+    const double each = gc.grad_reduce_s / nb;
+    for (int j = 0; j < nb; ++j) {
+      const double ready = start + dur * (j + 1) / nb;
+      const double bs = std::max(ready, rs.dp_free);
+      rs.dp_free = bs + each;
+      // Backward runs from the chunk's last layer to its first.
+      const int lb = gc.layer_begin + gc.layer_count * (nb - 1 - j) / nb;
+      const int le = gc.layer_begin + gc.layer_count * (nb - j) / nb;
+      Emit(r, TimelineStream::kDataParallel, TimelineOp::kGradReduce, bs, each, -1, g, lb, le - lb,
+           0, gc.grad_bytes / nb);
     }
   }
 
