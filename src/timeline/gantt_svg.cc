@@ -48,27 +48,32 @@ double NiceStep(double span, int n) {
   return 10 * mag;
 }
 
-}  // namespace
-
-std::string TimelineToSvg(const Timeline& t) {
+// Where things go on the page: one row per stage (compute bar, then a lane per used
+// communication stream) over a time axis.
+struct SvgLayout {
   bool used[kTimelineStreams] = {};
-  for (const TimelineEvent& e : t.events) used[static_cast<int>(e.stream)] = true;
-  int comm_lanes = 0, lane_of[kTimelineStreams] = {-1, -1, -1, -1};
-  for (int s = 1; s < kTimelineStreams; ++s)
-    if (used[s]) lane_of[s] = comm_lanes++;
-  const double row_h = kComputeH + (comm_lanes > 0 ? 2 + comm_lanes * (kCommH + 1) : 0) + kRowGap;
-  const double plot_h = row_h * t.stages;
-  const double width = kLeft + kPlotW + kRight, height = kTop + plot_h + 46;
-  const double span = t.pipeline_s > 0 ? t.pipeline_s : 1;
-  auto x = [&](double s) { return kLeft + s / span * kPlotW; };
+  int lane_of[kTimelineStreams] = {-1, -1, -1, -1};
+  double row_h = 0, plot_h = 0, width = 0, height = 0, span = 1;
+  double X(double s) const { return kLeft + s / span * kPlotW; }
+};
 
-  fmt::memory_buffer b;
-  auto out = std::back_inserter(b);
-  fmt::format_to(out,
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
-                 "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"Helvetica,Arial,sans-serif\">\n"
-                 "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                 width, height, width, height);
+SvgLayout MakeLayout(const Timeline& t) {
+  SvgLayout l;
+  for (const TimelineEvent& e : t.events) l.used[static_cast<int>(e.stream)] = true;
+  int comm_lanes = 0;
+  for (int s = 1; s < kTimelineStreams; ++s)
+    if (l.used[s]) l.lane_of[s] = comm_lanes++;
+  l.row_h = kComputeH + (comm_lanes > 0 ? 2 + comm_lanes * (kCommH + 1) : 0) + kRowGap;
+  l.plot_h = l.row_h * t.stages;
+  l.width = kLeft + kPlotW + kRight;
+  l.height = kTop + l.plot_h + 46;
+  l.span = t.pipeline_s > 0 ? t.pipeline_s : 1;
+  return l;
+}
+
+using Out = std::back_insert_iterator<fmt::memory_buffer>;
+
+void WriteTitle(const Timeline& t, Out out) {
   double bubble = 0, busy = 0;
   for (const StageTimeline& st : t.stage_stats) {
     bubble += st.bubble_s;
@@ -82,7 +87,10 @@ std::string TimelineToSvg(const Timeline& t) {
                  kLeft, PipelineScheduleName(t.schedule), t.stages, t.micro_batches, t.step_time_s,
                  t.pipeline_s, total > 0 ? 100 * bubble / total : 0,
                  total > 0 ? 100 * busy / total : 0);
-  // Legend.
+}
+
+void WriteLegend(const Timeline& t, const SvgLayout& l, Out out) {
+  const bool* used = l.used;
   struct Item {
     const char* label;
     TimelineOp op;
@@ -117,8 +125,11 @@ std::string TimelineToSvg(const Timeline& t) {
                    "<text x=\"{:.0f}\" y=\"41\" font-size=\"11\">(lighter: reverse direction)"
                    "</text>\n",
                    lx);
+}
 
-  // Rows: labels, background, per-stage summary.
+void WriteRows(const Timeline& t, const SvgLayout& l, Out out) {
+  const double row_h = l.row_h;
+  // Labels, background, per-stage summary.
   for (int k = 0; k < t.stages; ++k) {
     const double y = kTop + k * row_h;
     fmt::format_to(out,
@@ -136,9 +147,12 @@ std::string TimelineToSvg(const Timeline& t) {
           kLeft + kPlotW + 6, y + 13, 100 * st.bubble_s / tt, 100 * st.exposed_comm_s / tt);
     }
   }
-  // Events.
+}
+
+void WriteEvents(const Timeline& t, const SvgLayout& l, Out out) {
+  const double span = l.span, row_h = l.row_h;
   for (const TimelineEvent& e : t.events) {
-    const double x0 = x(e.start_s), w = std::max(0.3, e.dur_s / span * kPlotW);
+    const double x0 = l.X(e.start_s), w = std::max(0.3, e.dur_s / span * kPlotW);
     const double y_row = kTop + e.stage * row_h;
     const int colour_chunk = e.chunk < 0 ? 0 : e.chunk;
     if (e.stream == TimelineStream::kCompute) {
@@ -160,7 +174,7 @@ std::string TimelineToSvg(const Timeline& t) {
                        "text-anchor=\"middle\">{}/{}</text>\n",
                        x0 + w / 2, y_row + 13.5, mb, e.micro_batch2);
     } else {
-      const int lane = lane_of[static_cast<int>(e.stream)];
+      const int lane = l.lane_of[static_cast<int>(e.stream)];
       const double y = y_row + kComputeH + 2 + lane * (kCommH + 1);
       fmt::format_to(out,
                      "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.0f}\" "
@@ -168,7 +182,10 @@ std::string TimelineToSvg(const Timeline& t) {
                      x0, y, w, kCommH, Fill(e.op, 0));
     }
   }
-  // Time axis.
+}
+
+void WriteTimeAxis(const Timeline& t, const SvgLayout& l, Out out) {
+  const double span = l.span, plot_h = l.plot_h;
   const double ay = kTop + plot_h + 4;
   const bool ms = t.pipeline_s < 2;
   const double unit = ms ? 1e-3 : 1;
@@ -177,7 +194,7 @@ std::string TimelineToSvg(const Timeline& t) {
       out, "<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"black\"/>\n",
       kLeft, ay, kLeft + kPlotW, ay);
   for (int i = 0; i * step <= span * (1 + 1e-9); ++i) {
-    const double tx = x(i * step);
+    const double tx = l.X(i * step);
     fmt::format_to(out,
                    "<line x1=\"{0:.2f}\" y1=\"{1:.1f}\" x2=\"{0:.2f}\" y2=\"{2:.1f}\" "
                    "stroke=\"black\"/><text x=\"{0:.2f}\" y=\"{3:.1f}\" font-size=\"10\" "
@@ -188,6 +205,24 @@ std::string TimelineToSvg(const Timeline& t) {
                  "<text x=\"{:.0f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">time "
                  "({})</text>\n</svg>\n",
                  kLeft + kPlotW / 2, ay + 34, ms ? "ms" : "s");
+}
+
+}  // namespace
+
+std::string TimelineToSvg(const Timeline& t) {
+  const SvgLayout l = MakeLayout(t);
+  fmt::memory_buffer b;
+  auto out = std::back_inserter(b);
+  fmt::format_to(out,
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+                 "viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"Helvetica,Arial,sans-serif\">\n"
+                 "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                 l.width, l.height, l.width, l.height);
+  WriteTitle(t, out);
+  WriteLegend(t, l, out);
+  WriteRows(t, l, out);
+  WriteEvents(t, l, out);
+  WriteTimeAxis(t, l, out);
   return fmt::to_string(b);
 }
 
