@@ -3,10 +3,10 @@
 // driver, server, Python module) prints these, so that all of them return the same document.
 //
 // Convention: every function returns text (std::string). JSON functions take `indent` as
-// nlohmann::json::dump does (-1 = one line, n >= 0 = pretty-printed with n spaces); objects
-// list their keys in alphabetical order, except the efficiency block of a hardware preset,
-// which keeps the preset's key order. Numbers are written so that they parse back to the same
-// double.
+// nlohmann::json::dump does (-1 = one line, n >= 0 = pretty-printed with n spaces; default 2,
+// except the one-line efficiency block). Objects list their keys in alphabetical order, except
+// the calibration documents, which keep the key order of a hardware preset. Numbers are written
+// so that they parse back to the same double.
 #pragma once
 
 #include <string>

@@ -205,8 +205,8 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
   const std::string from = j["efficiency_from"].get<std::string>();
   const std::string_view* parent = detail::FindEmbeddedFile("hardware/" + from + ".json");
   if (!parent) return Status::Invalid(origin + ": efficiency_from: unknown preset '" + from + "'");
-  if (depth >= 4)
-    return Status::Invalid(origin + ": efficiency_from: a chain of more than 4 presets");
+  if (depth >= 5)
+    return Status::Invalid(origin + ": efficiency_from: a chain of more than 5 presets");
   auto base = ParseHardwareAt(*parent, from, depth + 1);
   if (!base.ok()) return base.status();
   hw.eff = base->eff;
