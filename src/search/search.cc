@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "layer_cost.h"
@@ -245,9 +246,16 @@ Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const Se
   std::vector<SearchResult> parts(threads);
   Shared shared;
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(Work, std::cref(c), t, threads, std::ref(parts[t]), std::ref(shared));
+  std::vector<int> here;  // workers the system would not start a thread for run on this one
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(Work, std::cref(c), t, threads, std::ref(parts[t]), std::ref(shared));
+    } catch (const std::system_error&) {
+      here.push_back(t);
+    }
+  }
   Work(c, 0, threads, parts[0], shared);
+  for (int t : here) Work(c, t, threads, parts[t], shared);
   for (std::thread& th : pool) th.join();
   SearchResult out = MergeSearchResults(parts, o.top_k, o.objective);
   out.space_size = c.shard_size;
