@@ -1,5 +1,3 @@
-#include <fmt/format.h>
-
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -8,6 +6,7 @@
 #include "commands.h"
 #include "trainsim/calibrate.h"
 #include "trainsim/presets.h"
+#include "trainsim/results_json.h"
 
 namespace trainsim::cli {
 
@@ -31,26 +30,16 @@ int RunCalibrate(const CalibrateArgs& a) {
     return 2;
   }
   // Fit from the nominal defaults, not from a previous fit, so the result is reproducible.
-  std::vector<ValidationCase> fresh = cases.value();
-  for (ValidationCase& c : fresh) c.hw.eff = Efficiency{};
+  const std::vector<ValidationCase> fresh = WithNominalEfficiency(cases.value());
   if (a.folds > 0) {
-    // Case i goes to fold i % k (cases are in file order, families interleave across folds).
-    std::vector<ValidationCase> scored;
-    for (int f = 0; f < a.folds; ++f) {
-      std::vector<ValidationCase> train, test;
-      for (size_t i = 0; i < fresh.size(); ++i)
-        (static_cast<int>(i % a.folds) == f ? test : train).push_back(fresh[i]);
-      const auto fits = Calibrate(train, a.hardware);
-      for (ValidationCase& c : test)
-        for (const CalibrationResult& r : fits)
-          if (r.hardware == c.hw.id) c.hw.eff = r.eff;
-      scored.insert(scored.end(), test.begin(), test.end());
+    auto cv = CrossValidate(fresh, a.folds, a.hardware);
+    if (!cv.ok()) {
+      std::fprintf(stderr, "trainsim: %s\n", cv.status().message().c_str());
+      return 2;
     }
-    const ValidationSummary held = ScoreCases(scored);
-    for (const FamilyStats& f : held.families)
+    for (const FamilyStats& f : cv->held_out.families)
       std::printf("%-16s %4d held-out cases  MAPE %5.1f%%\n", f.family.c_str(), f.n, 100 * f.mape);
-    std::printf("calibrate: %d-fold held-out time MAPE %.1f%% over %d cases (%d skipped)\n",
-                a.folds, 100 * held.mape, held.n, held.skipped);
+    std::printf("%s\n", CrossValidationSummaryLine(cv.value()).c_str());
     return 0;
   }
   const auto results = Calibrate(fresh, a.hardware);
@@ -58,32 +47,9 @@ int RunCalibrate(const CalibrateArgs& a) {
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   for (const CalibrationResult& r : results) {
-    const Efficiency& e = r.eff;
-    nlohmann::ordered_json eff = {{"gemm_max", e.gemm_max},
-                                  {"gemm_half_dim", e.gemm_half_dim},
-                                  {"grouped_gemm", e.grouped_gemm},
-                                  {"attn_fwd", e.attn_fwd},
-                                  {"attn_bwd", e.attn_bwd},
-                                  {"attn_fa2_fwd", e.attn_fa2_fwd},
-                                  {"attn_fa2_bwd", e.attn_fa2_bwd},
-                                  {"mem", e.mem},
-                                  {"scaleup_bus", e.scaleup_bus},
-                                  {"nic_bus", e.nic_bus},
-                                  {"a2a_scaleup", e.a2a_scaleup},
-                                  {"a2a_nic", e.a2a_nic},
-                                  {"fp8_gemm_speedup", e.fp8_gemm_speedup},
-                                  {"mxfp8_gemm_speedup", e.mxfp8_gemm_speedup},
-                                  {"fp4_gemm_speedup", e.fp4_gemm_speedup},
-                                  {"layer_overhead_us", e.layer_overhead_us},
-                                  {"step_overhead_s", e.step_overhead_s},
-                                  {"comm_overlap", e.comm_overlap}};
-    for (auto& [k, v] : eff.items())
-      if (v.is_number_float()) v = std::round(v.get<double>() * 1e4) / 1e4;
-    eff["fitted_on"] = fmt::format("{} public cases ({}...); free: {}", r.case_ids.size(),
-                                   r.case_ids.front(), fmt::join(r.fitted, ","));
-    eff["fitted_date"] = date;
+    const std::string eff = CalibrationEfficiencyJson(r, date);
     std::printf("%-16s %4zu cases  MAPE %5.1f%% -> %5.1f%%  %s\n", r.hardware.c_str(),
-                r.case_ids.size(), 100 * r.mape_before, 100 * r.mape_after, eff.dump().c_str());
+                r.case_ids.size(), 100 * r.mape_before, 100 * r.mape_after, eff.c_str());
     if (!a.write_dir.empty()) {
       const std::string path = a.write_dir + "/" + r.hardware + ".json";
       auto text = ReadTextFile(path);
@@ -96,7 +62,7 @@ int RunCalibrate(const CalibrateArgs& a) {
         std::fprintf(stderr, "trainsim: %s: malformed JSON\n", path.c_str());
         return 2;
       }
-      j["efficiency"] = eff;
+      j["efficiency"] = nlohmann::ordered_json::parse(eff);
       std::ofstream(path) << j.dump(2) << "\n";
     }
   }

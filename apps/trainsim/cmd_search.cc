@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "trainsim/results_json.h"
 #include "trainsim/search.h"
 #include "trainsim/sweep.h"
 #include "trainsim/trainsim.h"
@@ -60,27 +60,6 @@ void Progress(double f) {
   std::fflush(stderr);
 }
 
-nlohmann::json CandidateJson(const Candidate& c) {
-  const Strategy& s = c.strategy;
-  return {{"strategy", DescribeStrategy(s)},
-          {"tp", s.tp},
-          {"pp", s.pp},
-          {"vpp", s.vpp},
-          {"cp", s.cp},
-          {"ep", s.ep},
-          {"etp", s.expert_tp()},
-          {"dp", s.dp()},
-          {"mbs", s.mbs},
-          {"zero", s.zero},
-          {"sp", s.sp && s.tp > 1},
-          {"step_time_s", c.step_time_s},
-          {"mfu", c.mfu},
-          {"tokens_per_s_per_gpu", c.tokens_per_s_per_gpu},
-          {"peak_mem_bytes", c.peak_mem_bytes},
-          {"usd_per_million_tokens", c.usd_per_million_tokens},
-          {"megatron_args", MegatronArgs(s)}};
-}
-
 }  // namespace
 
 int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
@@ -107,47 +86,23 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
   const auto start = std::chrono::steady_clock::now();
   bool shown = false;
   if (tty)
-    o.progress = [&](double f) {
+    o.progress = [&](const SearchProgress& p) {
       if (!shown && std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) return;
       shown = true;
-      Progress(f);
+      Progress(p.fraction);
     };
   auto res = fn(model.value(), h, o);
   if (shown) std::fprintf(stderr, "\n");
   if (!res.ok()) return print ? Fail(res.status()) : 2;
   if (!print) return 0;
   const SearchResult& r = res.value();
-  const std::string stable =
-      fmt::format("search: evaluated {} strategies ({} feasible) in {:.3f} s", r.evaluated,
-                  r.feasible, r.seconds);
+  const std::string stable = SearchSummaryLine(r);
   if (a.json) {
-    nlohmann::json j;
-    j["evaluated"] = r.evaluated;
-    j["feasible"] = r.feasible;
-    j["seconds"] = r.seconds;
-    j["rejected"] = r.rejected;
-    for (const Candidate& c : r.top) j["top"].push_back(CandidateJson(c));
-    for (const Candidate& c : r.pareto) j["pareto"].push_back(CandidateJson(c));
-    j["summary"] = stable;
-    std::cout << j.dump(2) << "\n";
+    std::cout << SearchResultJson(r) << "\n";
     return 0;
   }
   if (a.csv) {
-    std::printf(
-        "rank,tp,pp,vpp,cp,ep,etp,dp,mbs,zero,sp,recompute,step_time_s,mfu,tokens_per_s_per_gpu,"
-        "peak_mem_gib,usd_per_million_tokens\n");
-    int rank = 1;
-    for (const Candidate& c : r.top) {
-      const Strategy& s = c.strategy;
-      std::printf("%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%.6f,%.4f,%.1f,%.3f,%.4f\n", rank++, s.tp,
-                  s.pp, s.vpp, s.cp, s.ep, s.expert_tp(), s.dp(), s.mbs, s.zero, s.sp && s.tp > 1,
-                  s.recompute == Recompute::kNone        ? "none"
-                  : s.recompute == Recompute::kSelective ? "selective"
-                                                         : "full",
-                  c.step_time_s, c.mfu, c.tokens_per_s_per_gpu, c.peak_mem_bytes / (1 << 30),
-                  c.usd_per_million_tokens);
-    }
-    std::printf("%s\n", stable.c_str());
+    std::cout << SearchResultCsv(r) << stable << "\n";
     return 0;
   }
   std::printf("trainsim search: %s on %d x %s, gbs %d, seq %d, %s, objective %s\n\n",

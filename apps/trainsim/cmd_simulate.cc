@@ -1,7 +1,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -105,17 +104,7 @@ Result<Strategy> BuildStrategy(const SimulateArgs& a) {
     if (f.v) f.field = *f.v;
   }
   if (a.gbs && !a.micro_batch_num) s.micro_batch_num = 0;
-  if (s.gbs == 0 && s.micro_batch_num == 0) {
-    // Default: 8 micro-batches per DP rank. In 64 bits: tp*pp*cp is not validated yet and may
-    // overflow int (s.dp() would divide by zero).
-    const long long par = 1LL * s.tp * s.pp * s.cp;
-    const long long dp = par >= 1 && par <= s.world_size ? s.world_size / par : 1;
-    const long long gbs = 8LL * s.mbs * dp;
-    if (gbs <= std::numeric_limits<int>::max())
-      s.gbs = static_cast<int>(gbs);
-    else
-      s.micro_batch_num = 8;
-  }
+  ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
   if (a.no_sp) s.sp = false;
   if (a.uneven_pipeline) s.uneven_pipeline = true;
   if (a.fsdp) {

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "trainsim/results_json.h"
 #include "trainsim/validate.h"
 
 namespace trainsim::cli {
@@ -35,9 +35,7 @@ int RunValidate(const ValidateArgs& a) {
       return 2;
     }
   }
-  const std::string last = fmt::format(
-      "validate: time MAPE {:.1f}% over {} cases ({} skipped); memory MAPE {:.1f}% over {} cases",
-      100 * s.mape, s.n, s.skipped, 100 * s.mem_mape, s.mem_n);
+  const std::string last = ValidationSummaryLine(s);
   if (a.markdown) {
     std::printf("| family | n | time MAPE | worst case | worst error | memory n | memory MAPE |\n");
     std::printf("|---|---|---|---|---|---|---|\n");
@@ -52,41 +50,7 @@ int RunValidate(const ValidateArgs& a) {
     return 0;
   }
   if (a.json) {
-    nlohmann::json j;
-    j["time_mape"] = s.mape;
-    j["cases_scored"] = s.n;
-    j["cases_skipped"] = s.skipped;
-    j["memory_mape"] = s.mem_mape;
-    j["memory_cases"] = s.mem_n;
-    for (const FamilyStats& f : s.families)
-      j["families"].push_back({{"family", f.family},
-                               {"n", f.n},
-                               {"skipped", f.skipped},
-                               {"mape", f.mape},
-                               {"worst", f.worst},
-                               {"worst_id", f.worst_id},
-                               {"memory_n", f.mem_n},
-                               {"memory_mape", f.mem_mape}});
-    for (const CaseResult& r : s.cases) {
-      nlohmann::json c = {{"id", r.id}, {"family", r.family}, {"skipped", r.skipped}};
-      if (r.skipped) {
-        c["reason"] = r.reason;
-      } else {
-        c["framework"] = r.framework;
-        c["strategy"] = r.strategy_used;
-        c["predicted_s"] = r.predicted_s;
-        c["target_s"] = r.target_s;
-        c["error"] = r.error;
-        c["predicted_mem_gib"] = r.predicted_mem_gib;
-        if (r.measured_mem_gib > 0) {
-          c["measured_mem_gib"] = r.measured_mem_gib;
-          c["mem_error"] = r.mem_error;
-        }
-      }
-      j["cases"].push_back(c);
-    }
-    j["summary"] = last;
-    std::cout << j.dump(2) << "\n";
+    std::cout << ValidationJson(s) << "\n";
     return 0;
   }
   std::printf("%-22s %-40s %10s %10s %8s %9s %9s %8s\n", "case", "strategy", "pred s", "target s",

@@ -68,12 +68,20 @@ struct HardwareSpec {
   double PeakFlops(DType d) const;
 };
 
-// Parses a hardware preset (data/hardware/*.json schema, docs/INPUTS.md).
+// Parses a hardware preset (data/hardware/*.json schema, docs/INPUTS.md). A spec without an
+// "efficiency" block that names "efficiency_from": "<preset id>" borrows that embedded preset's
+// efficiencies (never a file).
 Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view origin);
 // Applies overrides such as {"nic_gbps_per_gpu": 200, "hbm_gib": 96} (the preset's own keys).
 Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
                               std::string_view origin);
-// Embedded preset id or a file path.
+// An embedded preset by id (see ListHardwarePresets); never reads a file. NotFound lists the ids.
+Result<HardwareSpec> LoadHardwarePreset(std::string_view id);
+// Reads and parses a hardware file; NotFound names the path.
+Result<HardwareSpec> LoadHardwareFile(std::string_view path);
+// Convenience for command lines: the preset `id_or_path` if there is one, else, if the argument
+// looks like a path (contains '/' or ".json"), the file. Servers: LoadHardwarePreset or
+// ParseHardwareJson, so that a request cannot name a file.
 Result<HardwareSpec> LoadHardware(std::string_view id_or_path);
 
 }  // namespace trainsim

@@ -79,7 +79,14 @@ Status ValidateModel(const ModelSpec& m);
 // model JSON. Unknown HF keys are ignored (configs carry many runtime keys).
 Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin);
 
-// Loads an embedded preset by id (see ListModelPresets) or, if the argument names a file, the file.
+// An embedded preset by id (see ListModelPresets); never reads a file. NotFound lists the ids.
+// The model's name is the id.
+Result<ModelSpec> LoadModelPreset(std::string_view id);
+// Reads and parses a model file (any format ParseModelJson accepts); NotFound names the path.
+Result<ModelSpec> LoadModelFile(std::string_view path);
+// Convenience for command lines: the preset `id_or_path` if there is one, else, if the argument
+// looks like a path (contains '/' or ".json"), the file. A server taking requests from others
+// should call LoadModelPreset or ParseModelJson instead, so that a request cannot name a file.
 Result<ModelSpec> LoadModel(std::string_view id_or_path);
 
 }  // namespace trainsim

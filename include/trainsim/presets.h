@@ -1,4 +1,5 @@
-// Embedded presets: the ids that LoadModel / LoadHardware accept besides file paths.
+// Embedded presets: the ids that LoadModelPreset / LoadHardwarePreset (and LoadModel /
+// LoadHardware, which also take file paths) accept.
 #pragma once
 
 #include <string>

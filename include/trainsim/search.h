@@ -1,6 +1,8 @@
 // Strategy search: every legal parallel strategy of a model on a cluster, ranked.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,6 +19,16 @@ namespace trainsim {
 enum class Objective { kTime, kCost, kMemory };
 Result<Objective> ParseObjective(std::string_view s);  // "time" | "cost" | "memory"
 
+// A search's progress, as reported to SearchOptions::progress.
+struct SearchProgress {
+  double fraction = 0;     // of this shard's indices evaluated (0..1)
+  uint64_t evaluated = 0;  // indices evaluated so far (all threads; lags by up to 1024 each)
+  uint64_t feasible = 0;   // of which feasible (same lag)
+  double elapsed_s = 0;    // since Search was called
+};
+
+constexpr int kMaxSearchThreads = 1024;
+
 struct SearchOptions {
   int gpus = 8;
   int gbs = 0;  // global batch in sequences (required)
@@ -25,13 +37,23 @@ struct SearchOptions {
   int top_k = 10;
   Objective objective = Objective::kTime;
   double memory_margin = 0.05;  // fraction of HBM kept free for what the model does not see
-  int threads = 0;              // 0 = all hardware threads
+  int threads = 0;              // worker threads, 0..kMaxSearchThreads; 0 = all hardware threads
   int shard = 0, shards = 1;    // this process evaluates indices i with i % shards == shard (MPI)
   bool offload = true;          // include optimizer offload
   bool orders = true;           // include non-default rank orders
   int max_vpp = 8;
-  // Called from one worker with the fraction done (0..1), about every 50 ms of work.
-  std::function<void(double)> progress;
+  // Stopping early, for callers that bound a request. When *cancel becomes true (set from any
+  // thread; the flag must outlive the call) or the clock passes `deadline`, every worker stops
+  // within about 1024 indices (well under a millisecond) and Search returns what it has, with
+  // SearchResult::complete = false and `stopped` = "cancelled" or "deadline". A deadline already
+  // past evaluates nothing. The defaults never stop.
+  const std::atomic<bool>* cancel = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Called from one worker thread (never concurrently with itself) at most once every
+  // progress_interval_s while the search runs, and once from the calling thread at the end with
+  // the final counts (fraction 1 when complete). Keep it cheap: it runs on the search's time.
+  std::function<void(const SearchProgress&)> progress;
+  double progress_interval_s = 0.05;
 };
 
 struct Candidate {
@@ -44,12 +66,16 @@ struct Candidate {
 
 struct SearchResult {
   uint64_t space_size = 0;  // strategies enumerated (this shard's share when sharded)
-  uint64_t evaluated = 0;   // == space_size: every index is evaluated or rejected
+  uint64_t evaluated = 0;   // == space_size when complete: every index is evaluated or rejected
   uint64_t feasible = 0;
   std::map<std::string, uint64_t> rejected;  // reason -> count; sums with feasible to evaluated
   std::vector<Candidate> top;                // best first by the objective (ties: lower index)
   std::vector<Candidate> pareto;             // non-dominated in (step time, peak memory), by time
   double seconds = 0;
+  // False when the search was stopped by SearchOptions::cancel or deadline: the counts, the top
+  // and the front then cover only the `evaluated` indices (which ones depends on timing).
+  bool complete = true;
+  std::string stopped;  // why it is incomplete: "cancelled" or "deadline"; empty when complete
 };
 
 // The enumerated space: a mixed-radix index over the strategy dimensions.
@@ -69,10 +95,14 @@ class SearchSpace {
   uint64_t size_ = 1;
 };
 
+// Evaluates every index of the space (this shard's share) on `o.threads` threads. The result
+// does not depend on the thread count. Bad options are InvalidArgument naming the field; a
+// cancelled or timed-out search is not an error (see SearchResult::complete).
 Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o);
 
 // Merges shard results (e.g. from MPI ranks): sums the counts, keeps the best top_k and the
-// Pareto front. Equal to the single-process result.
+// Pareto front. Equal to the single-process result. Incomplete if any part is (the first
+// part's reason).
 SearchResult MergeSearchResults(const std::vector<SearchResult>& parts, int top_k, Objective obj);
 
 // The strategy as Megatron-LM command-line arguments.

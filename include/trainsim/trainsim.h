@@ -1,6 +1,7 @@
 // trainsim public API: one call predicts one training step.
 #pragma once
 
+#include "trainsim/batch_default.h"
 #include "trainsim/hardware.h"
 #include "trainsim/model.h"
 #include "trainsim/presets.h"

@@ -24,7 +24,8 @@ struct ValidationCase {
   double measured_mem_gib = 0;  // 0 = not measured
 };
 
-// Parses one JSONL line; an error names the case id and the field.
+// Parses one JSONL line; an error names the case id and the field. The case's "hardware" must
+// be an embedded preset id (a case never makes the library read a file).
 Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_view origin);
 
 struct CaseResult {
@@ -52,12 +53,23 @@ struct ValidationSummary {
 
 // Simulates every case of the JSONL files. Fails only when a file cannot be read or a line is
 // not JSON; a case that cannot be simulated is reported as skipped with its reason.
+// Equal to LoadValidationCases followed by ScoreCases(cases, unparsable).
 Result<ValidationSummary> RunValidation(const std::vector<std::string>& files);
 // Same on already-parsed cases (used by calibration).
 ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases);
+// Same, with the cases that could not be parsed reported as skipped (after the scored ones).
+ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases,
+                             std::vector<CaseResult> unparsable);
 // A predicted-vs-measured scatter plot (SVG text) of a validation run.
 std::string ValidationScatterSvg(const ValidationSummary& s);
 
+// The cases of JSONL text (one case per non-blank line); `origin` names the text in messages
+// ("origin:line"). A line that is not JSON fails the whole text (ParseError); a case that does
+// not parse is appended to `unparsable` (when non-null) as skipped with its reason.
+Result<std::vector<ValidationCase>> ParseValidationCases(std::string_view jsonl,
+                                                         std::string_view origin,
+                                                         std::vector<CaseResult>* unparsable);
+// ParseValidationCases on each file in turn; NotFound names an unreadable file.
 Result<std::vector<ValidationCase>> LoadValidationCases(const std::vector<std::string>& files,
                                                         std::vector<CaseResult>* unparsable);
 

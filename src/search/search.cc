@@ -7,7 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <sstream>
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "layer_cost.h"
@@ -78,9 +79,10 @@ double StatesLowerBound(const ParamCounts& pc, const ModelSpec& m, const Strateg
   return 0.5 * bytes;  // generous: MoE and embedding sharding make the exact figure uneven
 }
 
-}  // namespace
+// Checked before the first index and then every kCheckEvery indices per thread.
+constexpr uint64_t kCheckEvery = 1024;
 
-Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o) {
+Status CheckOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o) {
   if (o.gpus < 1) return Status::Invalid("gpus: must be >= 1");
   if (o.gbs < 1) return Status::Invalid("gbs: give a global batch size >= 1");
   if (o.seq < 1) return Status::Invalid("seq: must be >= 1");
@@ -89,101 +91,176 @@ Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const Se
     return Status::Invalid("shard: must be in [0, shards)");
   if (o.memory_margin < 0 || o.memory_margin >= 1)
     return Status::Invalid("memory_margin: must be in [0, 1)");
+  if (o.threads < 0 || o.threads > kMaxSearchThreads)
+    return Status::Invalid("threads: must be in [0, " + std::to_string(kMaxSearchThreads) +
+                           "] (0 = all hardware threads)");
+  if (!(o.progress_interval_s >= 0)) return Status::Invalid("progress_interval_s: must be >= 0");
   if (Status st = ValidateModel(m); !st.ok()) return st;
   if (hw.PeakFlops(o.dtype) <= 0)
     return Status::Invalid("dtype: " + hw.id + " has no " + std::string(DTypeName(o.dtype)) +
                            " tensor-core throughput");
-  const auto t0 = std::chrono::steady_clock::now();
-  const SearchSpace space(m, hw, o);
-  const ParamCounts pc = CountParams(m);
-  const double capacity = hw.hbm_bytes * (1 - o.memory_margin);
-  const int threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const double tokens = static_cast<double>(o.gbs) * o.seq;
+  return Status::Ok();
+}
 
-  struct Local {
-    SearchResult r;
-  };
-  std::vector<Local> locals(threads);
-  std::atomic<uint64_t> done{0};
-  const uint64_t n = space.size();
-  auto work = [&](int t) {
-    SearchResult& r = locals[t].r;
-    uint64_t count = 0;
-    auto last_report = std::chrono::steady_clock::now();
-    // Index i belongs to shard i % shards, and within it to thread (i / shards) % threads.
-    for (uint64_t i = static_cast<uint64_t>(o.shard) + static_cast<uint64_t>(t) * o.shards; i < n;
-         i += static_cast<uint64_t>(o.shards) * threads) {
-      ++r.evaluated;
-      if (++count % 4096 == 0) {
-        done.fetch_add(4096, std::memory_order_relaxed);
-        if (t == 0 && o.progress) {
-          const auto now = std::chrono::steady_clock::now();
-          if (now - last_report > std::chrono::milliseconds(50)) {
-            last_report = now;
-            o.progress(static_cast<double>(done.load()) * o.shards / n);
-          }
-        }
-      }
-      const char* dup = nullptr;
-      const Strategy s = space.At(i, &dup);
-      if (dup) {
-        ++r.rejected[dup];
-        continue;
-      }
-      if (Status st = ValidateStrategy(s, m); !st.ok()) {
-        const std::string msg = st.message();
-        ++r.rejected["does not divide: " + msg.substr(0, msg.find(':'))];
-        continue;
-      }
-      if (s.order != RankOrder::kTpCpDpPp) {
-        Strategy def = s;
-        def.order = RankOrder::kTpCpDpPp;
-        if (SamePlacement(PlaceGroups(s, hw.scaleup_domain), PlaceGroups(def, hw.scaleup_domain))) {
-          ++r.rejected["duplicate"];
-          continue;
-        }
-      }
-      if (StatesLowerBound(pc, m, s) > capacity) {
-        ++r.rejected["out of memory"];
-        continue;
-      }
-      auto rep = Simulate(m, hw, s);
-      if (!rep.ok()) {
-        const std::string msg = rep.status().message();
-        ++r.rejected["invalid: " + msg.substr(0, msg.find(':'))];
-        continue;
-      }
-      double reserved = 0;
-      for (const StageReport& st : rep->stages) reserved = std::max(reserved, st.reserved_bytes);
-      if (reserved > capacity) {
-        ++r.rejected["out of memory"];
-        continue;
-      }
-      ++r.feasible;
-      Candidate c;
-      c.index = i;
-      c.strategy = s;
-      c.step_time_s = rep->step_time_s;
-      c.mfu = rep->mfu;
-      c.tokens_per_s_per_gpu = rep->tokens_per_s_per_gpu;
-      c.peak_mem_bytes = rep->peak_mem_bytes;
-      c.reserved_bytes = reserved;
-      c.usd_per_million_tokens =
-          rep->step_time_s * o.gpus * hw.price_usd_per_gpu_hour / 3600.0 / (tokens / 1e6);
-      TopInsert(r.top, c, o.top_k, o.objective);
-      ParetoInsert(r.pareto, c);
+// What every worker reads.
+struct Ctx {
+  const ModelSpec& m;
+  const HardwareSpec& hw;
+  const SearchOptions& o;
+  SearchSpace space;
+  ParamCounts pc;
+  double capacity, tokens;
+  std::chrono::steady_clock::time_point t0;
+  uint64_t shard_size;  // indices of this shard
+};
+
+// What the workers update for progress reports.
+struct Shared {
+  std::atomic<uint64_t> done{0}, feasible{0};
+};
+
+// Evaluates index i into r: rejected with a reason, or feasible and offered to top and front.
+void Evaluate(const Ctx& c, uint64_t i, SearchResult& r) {
+  const ModelSpec& m = c.m;
+  const HardwareSpec& hw = c.hw;
+  ++r.evaluated;
+  const char* dup = nullptr;
+  const Strategy s = c.space.At(i, &dup);
+  if (dup) {
+    ++r.rejected[dup];
+    return;
+  }
+  if (Status st = ValidateStrategy(s, m); !st.ok()) {
+    const std::string msg = st.message();
+    ++r.rejected["does not divide: " + msg.substr(0, msg.find(':'))];
+    return;
+  }
+  if (s.order != RankOrder::kTpCpDpPp) {
+    Strategy def = s;
+    def.order = RankOrder::kTpCpDpPp;
+    if (SamePlacement(PlaceGroups(s, hw.scaleup_domain), PlaceGroups(def, hw.scaleup_domain))) {
+      ++r.rejected["duplicate"];
+      return;
     }
-  };
+  }
+  if (StatesLowerBound(c.pc, m, s) > c.capacity) {
+    ++r.rejected["out of memory"];
+    return;
+  }
+  auto rep = Simulate(m, hw, s);
+  if (!rep.ok()) {
+    const std::string msg = rep.status().message();
+    ++r.rejected["invalid: " + msg.substr(0, msg.find(':'))];
+    return;
+  }
+  double reserved = 0;
+  for (const StageReport& st : rep->stages) reserved = std::max(reserved, st.reserved_bytes);
+  if (reserved > c.capacity) {
+    ++r.rejected["out of memory"];
+    return;
+  }
+  ++r.feasible;
+  Candidate cand;
+  cand.index = i;
+  cand.strategy = s;
+  cand.step_time_s = rep->step_time_s;
+  cand.mfu = rep->mfu;
+  cand.tokens_per_s_per_gpu = rep->tokens_per_s_per_gpu;
+  cand.peak_mem_bytes = rep->peak_mem_bytes;
+  cand.reserved_bytes = reserved;
+  cand.usd_per_million_tokens =
+      rep->step_time_s * c.o.gpus * hw.price_usd_per_gpu_hour / 3600.0 / (c.tokens / 1e6);
+  TopInsert(r.top, cand, c.o.top_k, c.o.objective);
+  ParetoInsert(r.pareto, cand);
+}
+
+// Why the search must stop now, or nullptr.
+const char* StopReason(const SearchOptions& o) {
+  if (o.cancel && o.cancel->load(std::memory_order_relaxed)) return "cancelled";
+  if (o.deadline != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= o.deadline)
+    return "deadline";
+  return nullptr;
+}
+
+SearchProgress MakeProgress(const Ctx& c, uint64_t evaluated, uint64_t feasible) {
+  SearchProgress p;
+  p.evaluated = evaluated;
+  p.feasible = feasible;
+  p.fraction = c.shard_size ? std::min(1.0, static_cast<double>(evaluated) / c.shard_size) : 1.0;
+  p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.t0).count();
+  return p;
+}
+
+// Thread t of `threads`: index i belongs to shard i % shards, and within it to thread
+// (i / shards) % threads. Thread 0 reports progress.
+void Work(const Ctx& c, int t, int threads, SearchResult& r, Shared& sh) {
+  const SearchOptions& o = c.o;
+  const uint64_t step = static_cast<uint64_t>(o.shards) * threads;
+  uint64_t feasible_told = 0;
+  auto last_report = c.t0;
+  const auto interval = std::chrono::duration<double>(o.progress_interval_s);
+  for (uint64_t i = static_cast<uint64_t>(o.shard) + static_cast<uint64_t>(t) * o.shards;
+       i < c.space.size(); i += step) {
+    if (r.evaluated % kCheckEvery == 0) {
+      if (r.evaluated > 0) {
+        sh.done.fetch_add(kCheckEvery, std::memory_order_relaxed);
+        sh.feasible.fetch_add(r.feasible - feasible_told, std::memory_order_relaxed);
+        feasible_told = r.feasible;
+      }
+      if (const char* why = StopReason(o)) {
+        r.complete = false;
+        r.stopped = why;
+        return;
+      }
+      if (t == 0 && o.progress) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_report >= interval) {
+          last_report = now;
+          o.progress(MakeProgress(c, sh.done.load(), sh.feasible.load()));
+        }
+      }
+    }
+    Evaluate(c, i, r);
+  }
+}
+
+}  // namespace
+
+Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o) {
+  if (Status st = CheckOptions(m, hw, o); !st.ok()) return st;
+  Ctx c{m,
+        hw,
+        o,
+        SearchSpace(m, hw, o),
+        CountParams(m),
+        hw.hbm_bytes * (1 - o.memory_margin),
+        static_cast<double>(o.gbs) * o.seq,
+        std::chrono::steady_clock::now(),
+        0};
+  const uint64_t n = c.space.size(), shard = static_cast<uint64_t>(o.shard);
+  c.shard_size = n > shard ? (n - 1 - shard) / o.shards + 1 : 0;
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<SearchResult> parts(threads);
+  Shared shared;
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
+  std::vector<int> here;  // workers the system would not start a thread for run on this one
+  for (int t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(Work, std::cref(c), t, threads, std::ref(parts[t]), std::ref(shared));
+    } catch (const std::system_error&) {
+      here.push_back(t);
+    }
+  }
+  Work(c, 0, threads, parts[0], shared);
+  for (int t : here) Work(c, t, threads, parts[t], shared);
   for (std::thread& th : pool) th.join();
-  std::vector<SearchResult> parts;
-  for (Local& l : locals) parts.push_back(std::move(l.r));
   SearchResult out = MergeSearchResults(parts, o.top_k, o.objective);
-  out.space_size = out.evaluated;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (o.progress) o.progress(1.0);
+  out.space_size = c.shard_size;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.t0).count();
+  if (o.progress) o.progress(MakeProgress(c, out.evaluated, out.feasible));
   return out;
 }
 
@@ -194,6 +271,10 @@ SearchResult MergeSearchResults(const std::vector<SearchResult>& parts, int top_
     out.evaluated += p.evaluated;
     out.feasible += p.feasible;
     out.seconds = std::max(out.seconds, p.seconds);
+    if (!p.complete) {
+      if (out.complete) out.stopped = p.stopped;
+      out.complete = false;
+    }
     for (const auto& [k, v] : p.rejected) out.rejected[k] += v;
     for (const Candidate& c : p.top) TopInsert(out.top, c, top_k, obj);
   }
@@ -206,81 +287,6 @@ SearchResult MergeSearchResults(const std::vector<SearchResult>& parts, int top_
     return a.step_time_s != b.step_time_s ? a.step_time_s < b.step_time_s : a.index < b.index;
   });
   return out;
-}
-
-std::string MegatronArgs(const Strategy& s) {
-  std::ostringstream o;
-  o << "--tensor-model-parallel-size " << s.tp << " --pipeline-model-parallel-size " << s.pp;
-  if (s.vpp > 1) o << " --virtual-pipeline-model-parallel-size " << s.vpp;
-  if (s.cp > 1) o << " --context-parallel-size " << s.cp;
-  if (s.ep > 1) o << " --expert-model-parallel-size " << s.ep;
-  if (s.ep > 1) o << " --expert-tensor-parallel-size " << s.expert_tp();
-  if (s.sp && s.tp > 1) o << " --sequence-parallel";
-  if (s.zero >= 1 && s.zero <= 2) o << " --use-distributed-optimizer";
-  if (s.zero >= 3) o << " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params";
-  if (s.overlap_grad_reduce) o << " --overlap-grad-reduce";
-  if (s.overlap_param_gather && s.zero >= 1) o << " --overlap-param-gather";
-  if (s.tp_comm_overlap) o << " --tp-comm-overlap";
-  o << " --micro-batch-size " << s.mbs << " --global-batch-size " << s.gbs << " --seq-length "
-    << s.seq;
-  if (s.recompute == Recompute::kFull) {
-    if (s.recompute_layers > 0)
-      o << " --recompute-granularity full --recompute-method block --recompute-num-layers "
-        << s.recompute_layers;
-    else
-      o << " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
-  } else if (s.recompute == Recompute::kSelective) {
-    o << " --recompute-granularity selective --recompute-modules";
-    const std::pair<int, const char*> names[] = {{kRecomputeCoreAttn, "core_attn"},
-                                                 {kRecomputeLayerNorm, "layernorm"},
-                                                 {kRecomputeMlaUpProj, "mla_up_proj"},
-                                                 {kRecomputeMlp, "mlp"},
-                                                 {kRecomputeMoeAct, "moe_act"},
-                                                 {kRecomputeMoe, "moe"},
-                                                 {kRecomputeSharedExperts, "shared_experts"}};
-    for (const auto& [bit, name] : names)
-      if (s.recompute_modules & bit) o << " " << name;
-  }
-  if (s.uneven_pipeline)
-    o << " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split";
-  if (s.offload_optimizer) o << " --optimizer-cpu-offload";
-  // ZB-H1 and DualPipe have no Megatron-LM flag; DescribeStrategy names them.
-  switch (s.dtype) {
-    case DType::kFp16:
-      o << " --fp16";
-      break;
-    case DType::kFp8:
-      o << " --bf16 --fp8-format hybrid";
-      break;
-    case DType::kMxfp8:
-      o << " --bf16 --fp8-format e4m3 --fp8-recipe mxfp8";
-      break;
-    case DType::kFp4:
-      o << " --bf16 --fp4-format e2m1";
-      break;
-    default:
-      o << " --bf16";
-      break;
-  }
-  return o.str();
-}
-
-std::string DescribeStrategy(const Strategy& s) {
-  std::ostringstream o;
-  o << "tp " << s.tp << " pp " << s.pp << " vpp " << s.vpp << " cp " << s.cp;
-  if (s.ep > 1) o << " ep " << s.ep << " etp " << s.expert_tp();
-  o << " dp " << s.dp() << " mbs " << s.mbs << " zero " << s.zero << (s.sp && s.tp > 1 ? " sp" : "")
-    << (s.recompute == Recompute::kNone ? ""
-        : s.recompute == Recompute::kSelective
-            ? (s.recompute_modules == kRecomputeCoreAttn ? " rc=selective" : " rc=selective+")
-        : s.recompute_layers > 0 ? " rc=full/" + std::to_string(s.recompute_layers)
-                                 : std::string(" rc=full"))
-    << (s.offload_optimizer ? " offload" : "")
-    << (s.schedule == PipelineSchedule::kZeroBubbleH1 ? " zb-h1"
-        : s.schedule == PipelineSchedule::kDualPipe   ? " dualpipe"
-                                                      : "")
-    << (s.order != RankOrder::kTpCpDpPp ? " order=" + std::string(RankOrderName(s.order)) : "");
-  return o.str();
 }
 
 }  // namespace trainsim

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -116,6 +120,95 @@ TEST(Search, BadOptionsAreErrors) {
   EXPECT_NE(r.status().message().find("gbs"), std::string::npos);
 }
 
+TEST(Search, DeadlineInThePastStopsAtOnce) {
+  Fixture f;
+  f.o.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  f.o.threads = 2;
+  auto r = Search(f.m, f.hw, f.o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->complete);
+  EXPECT_EQ(r->stopped, "deadline");
+  EXPECT_EQ(r->evaluated, 0u);
+  EXPECT_TRUE(r->top.empty());
+  EXPECT_EQ(r->space_size, SearchSpace(f.m, f.hw, f.o).size());
+}
+
+TEST(Search, CompleteByDefault) {
+  Fixture f;
+  auto r = Search(f.m, f.hw, f.o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->complete);
+  EXPECT_TRUE(r->stopped.empty());
+  EXPECT_EQ(r->evaluated, r->space_size);
+}
+
+// A space far larger than what runs before the cancel: Llama-3.1-405B on 16,384 GPUs.
+struct BigFixture : Fixture {
+  BigFixture() {
+    m = LoadModel("llama3.1-405b").value();
+    o.gpus = 16384;
+    o.gbs = 2048;
+    o.seq = 8192;
+  }
+};
+
+TEST(Search, CancelFromAnotherThreadStopsIt) {
+  BigFixture f;
+  f.o.threads = 2;
+  std::atomic<bool> cancel{false}, started{false};
+  f.o.cancel = &cancel;
+  f.o.progress_interval_s = 0;
+  f.o.progress = [&](const SearchProgress&) { started = true; };
+  std::thread canceller([&] {
+    while (!started) std::this_thread::yield();
+    cancel = true;
+  });
+  auto r = Search(f.m, f.hw, f.o);
+  canceller.join();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->complete);
+  EXPECT_EQ(r->stopped, "cancelled");
+  EXPECT_LT(r->evaluated, r->space_size);
+  uint64_t sum = r->feasible;
+  for (const auto& [reason, n] : r->rejected) sum += n;
+  EXPECT_EQ(sum, r->evaluated);  // the counts of a partial search still add up
+}
+
+TEST(Search, CancelledBeforeItStartsEvaluatesNothing) {
+  Fixture f;
+  std::atomic<bool> cancel{true};
+  f.o.cancel = &cancel;
+  auto r = Search(f.m, f.hw, f.o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->complete);
+  EXPECT_EQ(r->stopped, "cancelled");
+  EXPECT_EQ(r->evaluated, 0u);
+}
+
+TEST(Search, ProgressEndsWithTheFinalCounts) {
+  Fixture f;
+  std::vector<SearchProgress> seen;
+  f.o.progress_interval_s = 0;
+  f.o.progress = [&](const SearchProgress& p) { seen.push_back(p); };
+  auto r = Search(f.m, f.hw, f.o);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GE(seen.size(), 2u);
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].fraction, seen[i - 1].fraction);
+  EXPECT_DOUBLE_EQ(seen.back().fraction, 1.0);
+  EXPECT_EQ(seen.back().evaluated, r->evaluated);
+  EXPECT_EQ(seen.back().feasible, r->feasible);
+}
+
+TEST(Search, ThreadCountIsChecked) {
+  Fixture f;
+  f.o.threads = -1;
+  auto r = Search(f.m, f.hw, f.o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("threads"), std::string::npos);
+  f.o.threads = kMaxSearchThreads + 1;
+  EXPECT_FALSE(Search(f.m, f.hw, f.o).ok());
+}
+
 TEST(MegatronArgs, RoundTrip) {
   Strategy s;
   s.world_size = 512;
@@ -187,6 +280,28 @@ TEST(Sweep, GridOfSystemsAndGpuCounts) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
   EXPECT_NE(SweepScalingSvg(pts.value(), "t").find("<polyline"), std::string::npos);
   EXPECT_NE(SweepBreakdownSvg(pts.value(), "t").find("<rect"), std::string::npos);
+}
+
+TEST(Sweep, StopsAtThePointWhoseSearchWasStopped) {
+  auto systems = ExpandSystems({"h100_sxm_80gb"}, {});
+  ASSERT_TRUE(systems.ok());
+  SearchOptions o;
+  o.gbs = 32;
+  o.seq = 2048;
+  o.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto pts = Sweep(LoadModel("llama3-8b").value(), systems.value(), {8, 16}, o);
+  ASSERT_TRUE(pts.ok());
+  ASSERT_EQ(pts->size(), 1u);
+  EXPECT_FALSE(pts->front().complete);
+}
+
+TEST(Sweep, ExpandsGivenSystemsWithoutLoadingAnything) {
+  SweepSystem base{"mine", LoadHardwarePreset("h100_sxm_80gb").value()};
+  auto systems = ExpandSystems(std::vector<SweepSystem>{base}, {"hbm_gib=40,80"});
+  ASSERT_TRUE(systems.ok()) << systems.status().message();
+  ASSERT_EQ(systems->size(), 2u);
+  EXPECT_EQ(systems->at(0).label, "mine hbm_gib=40");
+  EXPECT_DOUBLE_EQ(systems->at(1).hw.hbm_bytes, 80.0 * (1 << 30));
 }
 
 TEST(Sweep, BadVariationNamesTheField) {

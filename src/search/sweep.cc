@@ -14,11 +14,20 @@ namespace trainsim {
 
 Result<std::vector<SweepSystem>> ExpandSystems(const std::vector<std::string>& hardware,
                                                const std::vector<std::string>& vary) {
-  std::vector<SweepSystem> out;
+  std::vector<SweepSystem> bases;
   for (const std::string& id : hardware) {
     auto hw = LoadHardware(id);
     if (!hw.ok()) return hw.status();
-    std::vector<SweepSystem> cur{{id, hw.value()}};
+    bases.push_back({id, hw.value()});
+  }
+  return ExpandSystems(bases, vary);
+}
+
+Result<std::vector<SweepSystem>> ExpandSystems(const std::vector<SweepSystem>& bases,
+                                               const std::vector<std::string>& vary) {
+  std::vector<SweepSystem> out;
+  for (const SweepSystem& base : bases) {
+    std::vector<SweepSystem> cur{base};
     for (const std::string& v : vary) {
       const auto eq = v.find('=');
       if (eq == std::string::npos || eq == 0)
@@ -71,12 +80,14 @@ Result<std::vector<SweepPoint>> Sweep(const ModelSpec& m, const std::vector<Swee
       p.gpus = g;
       p.evaluated = r->evaluated;
       p.feasible = !r->top.empty();
+      p.complete = r->complete;
       if (p.feasible) {
         p.best = r->top.front();
         auto rep = Simulate(m, sys.hw, p.best.strategy);
         if (rep.ok()) p.time = rep->time;
       }
       out.push_back(p);
+      if (!p.complete) return out;
     }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "spec/embedded.h"
 #include "spec/json_fields.h"
 
 namespace trainsim {
@@ -25,7 +26,7 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Ignore("price_date");
   r.Ignore("price_source");
   r.Ignore("notes");
-  r.Ignore("efficiency_from");  // resolved by LoadHardware
+  r.Ignore("efficiency_from");  // resolved by ParseHardwareJson
   if (r.Has("peak_tflops")) {
     FieldReader p(j["peak_tflops"], origin + ": peak_tflops");
     double bf16 = hw.peak_bf16_flops / kTera, fp16 = hw.peak_fp16_flops / kTera;
@@ -189,8 +190,30 @@ double HardwareSpec::PeakFlops(DType d) const {
   return 0;
 }
 
-Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view origin_sv) {
-  const std::string origin(origin_sv);
+namespace {
+
+Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& origin, int depth);
+
+// A preset without its own efficiency block may name a calibrated embedded preset of the same
+// silicon ("efficiency_from": "h100_sxm_80gb") whose efficiencies it borrows.
+Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& origin, int depth) {
+  if (!j.is_object() || j.contains("efficiency") || !j.contains("efficiency_from") ||
+      j["efficiency_from"].is_null())
+    return Status::Ok();
+  if (!j["efficiency_from"].is_string())
+    return Status::Invalid(origin + ": efficiency_from: must be a hardware preset id (string)");
+  const std::string from = j["efficiency_from"].get<std::string>();
+  const std::string_view* parent = detail::FindEmbeddedFile("hardware/" + from + ".json");
+  if (!parent) return Status::Invalid(origin + ": efficiency_from: unknown preset '" + from + "'");
+  if (depth >= 5)
+    return Status::Invalid(origin + ": efficiency_from: a chain of more than 5 presets");
+  auto base = ParseHardwareAt(*parent, from, depth + 1);
+  if (!base.ok()) return base.status();
+  hw.eff = base->eff;
+  return Status::Ok();
+}
+
+Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& origin, int depth) {
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
   HardwareSpec hw;
@@ -205,7 +228,14 @@ Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view o
   if (hw.nic_bw_bytes_per_s <= 0)
     return Status::Invalid(origin + ": nic_gbps_per_gpu: must be > 0");
   if (hw.sm_count <= 0) hw.sm_count = 132;
+  if (Status s = InheritEfficiency(parsed.value(), hw, origin, depth); !s.ok()) return s;
   return hw;
+}
+
+}  // namespace
+
+Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view origin) {
+  return ParseHardwareAt(text, std::string(origin), 0);
 }
 
 Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "spec/embedded.h"
@@ -67,47 +66,52 @@ Result<std::string> ReadTextFile(std::string_view path) {
   return ss.str();
 }
 
+Result<ModelSpec> LoadModelPreset(std::string_view id) {
+  const auto* text = FindEmbedded("models/" + std::string(id) + ".json");
+  if (!text)
+    return Status::NotFound("model: unknown preset '" + std::string(id) +
+                            "' (presets: " + Join(ListModelPresets()) + ")");
+  auto m = ParseModelJson(*text, id);
+  if (m.ok()) m.value().name = std::string(id);
+  return m;
+}
+
+Result<ModelSpec> LoadModelFile(std::string_view path) {
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return Status::NotFound("model: " + text.status().message());
+  return ParseModelJson(text.value(), path);
+}
+
 Result<ModelSpec> LoadModel(std::string_view id_or_path) {
-  if (const auto* text = FindEmbedded("models/" + std::string(id_or_path) + ".json")) {
-    auto m = ParseModelJson(*text, id_or_path);
-    if (m.ok()) m.value().name = std::string(id_or_path);
-    return m;
-  }
+  if (FindEmbedded("models/" + std::string(id_or_path) + ".json"))
+    return LoadModelPreset(id_or_path);
   if (!LooksLikePath(id_or_path))
     return Status::NotFound("model: unknown preset '" + std::string(id_or_path) +
                             "' (presets: " + Join(ListModelPresets()) + "; or give a file path)");
-  auto text = ReadTextFile(id_or_path);
-  if (!text.ok()) return Status::NotFound("model: " + text.status().message());
-  return ParseModelJson(text.value(), id_or_path);
+  return LoadModelFile(id_or_path);
 }
 
-// A preset without a fitted efficiency block may name a calibrated preset of the same silicon
-// ("efficiency_from": "h100_sxm_80gb") whose efficiencies it borrows.
-Result<HardwareSpec> InheritEfficiency(Result<HardwareSpec> hw, std::string_view text, int depth) {
-  if (!hw.ok() || depth > 4) return hw;
-  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (!j.is_object() || j.contains("efficiency") || !j.contains("efficiency_from") ||
-      !j["efficiency_from"].is_string())
-    return hw;
-  const std::string from = j["efficiency_from"].get<std::string>();
-  const auto* parent = FindEmbedded("hardware/" + from + ".json");
-  if (!parent) return Status::Invalid(hw->id + ": efficiency_from: unknown preset '" + from + "'");
-  auto base = InheritEfficiency(ParseHardwareJson(*parent, from), *parent, depth + 1);
-  if (!base.ok()) return base.status();
-  HardwareSpec out = hw.value();
-  out.eff = base->eff;
-  return out;
+Result<HardwareSpec> LoadHardwarePreset(std::string_view id) {
+  const auto* text = FindEmbedded("hardware/" + std::string(id) + ".json");
+  if (!text)
+    return Status::NotFound("hardware: unknown preset '" + std::string(id) +
+                            "' (presets: " + Join(ListHardwarePresets()) + ")");
+  return ParseHardwareJson(*text, id);
+}
+
+Result<HardwareSpec> LoadHardwareFile(std::string_view path) {
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return Status::NotFound("hardware: " + text.status().message());
+  return ParseHardwareJson(text.value(), path);
 }
 
 Result<HardwareSpec> LoadHardware(std::string_view id_or_path) {
-  if (const auto* text = FindEmbedded("hardware/" + std::string(id_or_path) + ".json"))
-    return InheritEfficiency(ParseHardwareJson(*text, id_or_path), *text, 0);
+  if (FindEmbedded("hardware/" + std::string(id_or_path) + ".json"))
+    return LoadHardwarePreset(id_or_path);
   if (!LooksLikePath(id_or_path))
     return Status::NotFound("hardware: unknown preset '" + std::string(id_or_path) +
                             "' (presets: " + Join(ListHardwarePresets()) + "; or a file path)");
-  auto text = ReadTextFile(id_or_path);
-  if (!text.ok()) return Status::NotFound("hardware: " + text.status().message());
-  return InheritEfficiency(ParseHardwareJson(text.value(), id_or_path), text.value(), 0);
+  return LoadHardwareFile(id_or_path);
 }
 
 }  // namespace trainsim

@@ -108,7 +108,7 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   c.model = model.value();
   if (!j.contains("hardware") || !j["hardware"].is_string())
     return Status::Invalid(where + ": hardware: must be a preset id");
-  auto hw = LoadHardware(j["hardware"].get<std::string>());
+  auto hw = LoadHardwarePreset(j["hardware"].get<std::string>());
   if (!hw.ok()) return Status::Invalid(where + ": " + hw.status().message());
   c.hw = hw.value();
   if (j.contains("hardware_overrides") && !j["hardware_overrides"].is_null())
@@ -198,37 +198,47 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   return c;
 }
 
+Result<std::vector<ValidationCase>> ParseValidationCases(std::string_view jsonl,
+                                                         std::string_view origin,
+                                                         std::vector<CaseResult>* unparsable) {
+  std::vector<ValidationCase> cases;
+  std::istringstream in{std::string(jsonl)};
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = std::string(origin) + ":" + std::to_string(lineno);
+    json probe = json::parse(line, nullptr, false);
+    if (probe.is_discarded()) return Status::Parse(where + ": malformed JSON");
+    auto c = ParseValidationCase(line, where);
+    if (!c.ok()) {
+      if (unparsable) {
+        CaseResult r;
+        r.id = probe.is_object() && probe.contains("id") && probe["id"].is_string()
+                   ? probe["id"].get<std::string>()
+                   : where;
+        r.family = Family(r.id);
+        r.skipped = true;
+        r.reason = c.status().message();
+        unparsable->push_back(r);
+      }
+      continue;
+    }
+    cases.push_back(std::move(c).value());
+  }
+  return cases;
+}
+
 Result<std::vector<ValidationCase>> LoadValidationCases(const std::vector<std::string>& files,
                                                         std::vector<CaseResult>* unparsable) {
   std::vector<ValidationCase> cases;
   for (const std::string& f : files) {
     auto text = ReadTextFile(f);
     if (!text.ok()) return text.status();
-    std::istringstream in(text.value());
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      const std::string origin = f + ":" + std::to_string(lineno);
-      json probe = json::parse(line, nullptr, false);
-      if (probe.is_discarded()) return Status::Parse(origin + ": malformed JSON");
-      auto c = ParseValidationCase(line, origin);
-      if (!c.ok()) {
-        if (unparsable) {
-          CaseResult r;
-          r.id = probe.is_object() && probe.contains("id") && probe["id"].is_string()
-                     ? probe["id"].get<std::string>()
-                     : origin;
-          r.family = Family(r.id);
-          r.skipped = true;
-          r.reason = c.status().message();
-          unparsable->push_back(r);
-        }
-        continue;
-      }
-      cases.push_back(std::move(c).value());
-    }
+    auto parsed = ParseValidationCases(text.value(), f, unparsable);
+    if (!parsed.ok()) return parsed.status();
+    for (ValidationCase& c : parsed.value()) cases.push_back(std::move(c));
   }
   return cases;
 }
@@ -346,14 +356,19 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
   return sum;
 }
 
+ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases,
+                             std::vector<CaseResult> unparsable) {
+  ValidationSummary sum = ScoreCases(cases);
+  for (CaseResult& r : unparsable) sum.cases.push_back(std::move(r));
+  Aggregate(sum);
+  return sum;
+}
+
 Result<ValidationSummary> RunValidation(const std::vector<std::string>& files) {
   std::vector<CaseResult> bad;
   auto cases = LoadValidationCases(files, &bad);
   if (!cases.ok()) return cases.status();
-  ValidationSummary sum = ScoreCases(cases.value());
-  for (CaseResult& r : bad) sum.cases.push_back(std::move(r));
-  Aggregate(sum);
-  return sum;
+  return ScoreCases(cases.value(), std::move(bad));
 }
 
 }  // namespace trainsim

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "validate/validate_test_cases.h"
+
 namespace trainsim {
 namespace {
 
@@ -61,6 +63,42 @@ TEST(Validate, BadCaseIsSkippedWithItsReason) {
   EXPECT_TRUE(res->cases[0].skipped);
   EXPECT_FALSE(res->cases[0].reason.empty());
   EXPECT_EQ(res->skipped, 1);
+}
+
+TEST(ParseValidationCases, ParsesJsonlTextAndReportsBadCases) {
+  std::vector<CaseResult> bad;
+  const std::string text = testing::BuiltinCaseVariant(1) + "\n\n" +
+                           R"({"id": "odd-001", "model": null})" + "\n" +
+                           testing::BuiltinCaseVariant(2) + "\n";
+  auto cases = ParseValidationCases(text, "request", &bad);
+  ASSERT_TRUE(cases.ok()) << cases.status().message();
+  ASSERT_EQ(cases->size(), 2u);
+  EXPECT_EQ(cases->at(1).id, "builtin-102");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].id, "odd-001");
+  EXPECT_TRUE(bad[0].skipped);
+  const ValidationSummary s = ScoreCases(cases.value(), bad);
+  EXPECT_EQ(s.n, 2);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.cases.back().id, "odd-001");
+}
+
+TEST(ParseValidationCases, AMalformedLineNamesItsLine) {
+  auto r = ParseValidationCases(testing::BuiltinCaseLine() + "\n{\"id\": \n", "request", nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kParseError);
+  EXPECT_NE(r.status().message().find("request:2"), std::string::npos);
+}
+
+TEST(ParseValidationCase, HardwareIsAPresetIdNeverAFile) {
+  const std::string path = ::testing::TempDir() + "/case_hw.json";
+  std::ofstream(path) << R"({"id": "x", "peak_tflops": {"bf16": 100}, "hbm_gib": 10,
+      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100})";
+  nlohmann::json j = nlohmann::json::parse(testing::BuiltinCaseLine());
+  j["hardware"] = path;
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("unknown preset"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+// Validation and cross-validation results as JSON and summary lines.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "trainsim/results_json.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+json CaseJson(const CaseResult& r) {
+  json c = {{"id", r.id}, {"family", r.family}, {"skipped", r.skipped}};
+  if (r.skipped) {
+    c["reason"] = r.reason;
+    return c;
+  }
+  c["framework"] = r.framework;
+  c["strategy"] = r.strategy_used;
+  c["predicted_s"] = r.predicted_s;
+  c["target_s"] = r.target_s;
+  c["error"] = r.error;
+  c["predicted_mem_gib"] = r.predicted_mem_gib;
+  if (r.measured_mem_gib > 0) {
+    c["measured_mem_gib"] = r.measured_mem_gib;
+    c["mem_error"] = r.mem_error;
+  }
+  return c;
+}
+
+json SummaryJson(const ValidationSummary& s) {
+  json j;
+  j["time_mape"] = s.mape;
+  j["cases_scored"] = s.n;
+  j["cases_skipped"] = s.skipped;
+  j["memory_mape"] = s.mem_mape;
+  j["memory_cases"] = s.mem_n;
+  for (const FamilyStats& f : s.families)
+    j["families"].push_back({{"family", f.family},
+                             {"n", f.n},
+                             {"skipped", f.skipped},
+                             {"mape", f.mape},
+                             {"worst", f.worst},
+                             {"worst_id", f.worst_id},
+                             {"memory_n", f.mem_n},
+                             {"memory_mape", f.mem_mape}});
+  for (const CaseResult& r : s.cases) j["cases"].push_back(CaseJson(r));
+  return j;
+}
+
+}  // namespace
+
+std::string ValidationSummaryLine(const ValidationSummary& s) {
+  return fmt::format(
+      "validate: time MAPE {:.1f}% over {} cases ({} skipped); memory MAPE {:.1f}% over {} cases",
+      100 * s.mape, s.n, s.skipped, 100 * s.mem_mape, s.mem_n);
+}
+
+std::string ValidationJson(const ValidationSummary& s, int indent) {
+  json j = SummaryJson(s);
+  j["summary"] = ValidationSummaryLine(s);
+  return j.dump(indent);
+}
+
+std::string CrossValidationSummaryLine(const CrossValidation& cv) {
+  return fmt::format("calibrate: {}-fold held-out time MAPE {:.1f}% over {} cases ({} skipped)",
+                     cv.folds, 100 * cv.held_out.mape, cv.held_out.n, cv.held_out.skipped);
+}
+
+std::string CrossValidationJson(const CrossValidation& cv, int indent) {
+  json j = SummaryJson(cv.held_out);
+  j["folds"] = cv.folds;
+  j["summary"] = CrossValidationSummaryLine(cv);
+  return j.dump(indent);
+}
+
+}  // namespace trainsim
