@@ -91,7 +91,8 @@ Result<HardwareSpec> InheritEfficiency(Result<HardwareSpec> hw, std::string_view
     return hw;
   const std::string from = j["efficiency_from"].get<std::string>();
   const auto* parent = FindEmbedded("hardware/" + from + ".json");
-  if (!parent) return Status::Invalid(hw->id + ": efficiency_from: unknown preset '" + from + "'");
+  if (!parent)
+    return Status::Invalid("efficiency_from", "unknown preset '" + from + "'").WithContext(hw->id);
   auto base = InheritEfficiency(ParseHardwareJson(*parent, from), *parent, depth + 1);
   if (!base.ok()) return base.status();
   HardwareSpec out = hw.value();
