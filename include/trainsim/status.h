@@ -49,23 +49,13 @@ class [[nodiscard]] Status {
 
   // The same error with "context: " in front of the message (an origin such as a file name);
   // code and field are kept. No-op on an ok Status.
-  Status WithContext(std::string_view context) const {
-    if (ok() || context.empty()) return *this;
-    Status s = *this;
-    s.message_ = std::string(context) + ": " + message_;
-    return s;
-  }
+  Status WithContext(std::string_view context) const;
 
  private:
-  Status(StatusCode c, std::string m) : code_(c), message_(std::move(m)) {
-    const size_t colon = message_.find(": ");
-    if (colon != std::string::npos) field_ = message_.substr(0, colon);
-  }
-  Status(StatusCode c, std::string field, std::string_view rule)
-      : code_(c), message_(field), field_(std::move(field)) {
-    if (!message_.empty()) message_ += ": ";
-    message_ += rule;
-  }
+  // Defined out of line (src/util/status.cc): errors are the cold path, and inlining the message
+  // handling into every caller bloats hot functions such as Simulate.
+  Status(StatusCode c, std::string m);
+  Status(StatusCode c, std::string field, std::string_view rule);
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
   std::string field_;
