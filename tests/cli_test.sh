@@ -168,6 +168,12 @@ expect_field_error "hw-override zero" hbm_gib simulate --hw-override '{"hbm_gib"
 expect_field_error "bad recompute" recompute simulate --recompute sometimes
 expect_field_error "bad dtype" dtype simulate --dtype int3
 expect_field_error "megatron args bad value" --tensor-model-parallel-size simulate --from-megatron-args "--tensor-model-parallel-size eight"
+# Integers are decimal: CLI11 alone reads 010 as octal 8 and 0x10 as 16.
+expect_field_error "gpus 010 is not octal 8" --gpus simulate --gpus 010
+expect_field_error "gpus 0x10 is not hex" --gpus simulate --gpus 0x10
+expect_field_error "search gpus 010" --gpus search --model llama3-8b --gpus 010 --gbs 64
+expect_field_error "sweep gpus 8,010" --gpus sweep --model llama3-8b --gpus 8,010 --gbs 32
+expect_ok "gpus 16 decimal" simulate --gpus 16 --tp 2
 
 # --- list ------------------------------------------------------------------------------------------
 if expect_ok "list models" list models; then

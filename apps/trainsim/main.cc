@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cli_numbers.h"
 #include "cmd_search.h"
 #include "commands.h"
 
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
   trainsim::cli::AddSweep(app, sweep);
   trainsim::cli::CalibrateArgs cal;
   trainsim::cli::AddCalibrate(app, cal);
+  // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
+  trainsim::cli::RequireDecimalIntegers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -3,9 +3,49 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/units.h"
+
 namespace trainsim::cost {
 
 using graph::Coll;
+
+namespace {
+
+// Model constants (docs/MODEL.md, "Cost model"). Hardware-specific, fitted quantities live in
+// the preset's `efficiency` block (data/hardware/*.json); these are structural constants of the
+// kernels being modelled and are the same for every GPU.
+
+// Output tile of a tensor-core GEMM: 128x128 is the common CTA tile of the cuBLAS / CUTLASS
+// BF16 and FP8 kernels on Ampere, Hopper and Blackwell; one tile per SM per wave.
+// (docs/MODEL.md, GEMM.)
+constexpr double kGemmTile = 128.0;
+// SMs assumed when a spec gives none (H100 SXM5: 132; parsed presets always set sm_count).
+constexpr double kDefaultSmCount = 132.0;
+// Fused attention (FlashAttention-2/3, cuDNN) runs one thread block per tile of 128 queries of
+// one (batch, head) pair, the usual query-block size for head_dim 128. (docs/MODEL.md, Attention.)
+constexpr double kAttnQueryTile = 128.0;
+// Short key ranges leave the softmax / PV pipeline underused: efficiency scales by
+// sk / (sk + kAttnHalfKeys), halving at 256 keys. Provenance: a modelling choice made with the
+// first cost model (commit 671a62e, documented in docs/MODEL.md, Attention); no measurement is
+// recorded for it, and it is not calibrated per GPU. Candidate for the efficiency block.
+constexpr double kAttnHalfKeys = 256.0;
+// Upper bound on attention efficiency, so calibrated attn_fwd / attn_bwd times the shape factors
+// never exceed peak (FlashAttention-3 reports about 75 % of H100 BF16 peak forward, so real
+// kernels stay well below it). Provenance: docs/MODEL.md, Attention.
+constexpr double kAttnMaxEfficiency = 0.95;
+// FP32 without tensor cores when a preset lists no fp32 peak: 1/16 of the BF16 tensor peak
+// (A100: 19.5 vs 312 TFLOP/s; H100 SXM: 67 vs 989).
+constexpr double kFp32PeakFraction = 1.0 / 16.0;
+// Quantizing the activation input of a low-precision GEMM is memory-bound: read it in BF16,
+// write it in FP8 (3 bytes per element) or FP4 (2.5 bytes per element; scales ignored).
+constexpr double kFp8CastBytes = units::kBf16Bytes + units::kFp8Bytes;
+constexpr double kFp4CastBytes = units::kBf16Bytes + units::kFp4Bytes;
+
+double SmCount(const HardwareSpec& hw) {
+  return hw.sm_count > 0 ? hw.sm_count : kDefaultSmCount;
+}
+
+}  // namespace
 
 Placement Place(int size, int stride, int domain) {
   Placement p;
@@ -24,8 +64,8 @@ double GemmEfficiency(const HardwareSpec& hw, double m, double n, double k, doub
   // x / (x + half_dim).
   auto dim = [&](double x) { return x / (x + e.gemm_half_dim); };
   // Wave quantization over the SMs with 128x128 output tiles.
-  const double tiles = std::ceil(m / 128.0) * std::ceil(n / 128.0) * batch;
-  const double sms = hw.sm_count > 0 ? hw.sm_count : 132;
+  const double tiles = std::ceil(m / kGemmTile) * std::ceil(n / kGemmTile) * batch;
+  const double sms = SmCount(hw);
   const double waves = std::ceil(tiles / sms);
   const double util = tiles / (waves * sms);
   // Grouped GEMMs (one problem per local expert) lose to scheduling and uneven tiles:
@@ -44,11 +84,11 @@ double GemmTime(const HardwareSpec& hw, DType d, double m, double n, double k, d
   if ((d == DType::kFp8 || d == DType::kMxfp8) && hw.peak_fp8_flops > 0) {
     const double mx = hw.eff.mxfp8_gemm_speedup;
     const double speedup = d == DType::kMxfp8 && mx > 0 ? mx : hw.eff.fp8_gemm_speedup;
-    t = t / speedup + MemoryTime(hw, 3.0 * m * k * batch);
+    t = t / speedup + MemoryTime(hw, kFp8CastBytes * m * k * batch);
   } else if (d == DType::kFp4 && hw.peak_fp4_flops > 0) {
-    t = t / hw.eff.fp4_gemm_speedup + MemoryTime(hw, 2.5 * m * k * batch);
+    t = t / hw.eff.fp4_gemm_speedup + MemoryTime(hw, kFp4CastBytes * m * k * batch);
   } else if (d == DType::kFp32) {
-    t = flops / (hw.peak_fp32_flops > 0 ? hw.peak_fp32_flops : base_peak / 16);
+    t = flops / (hw.peak_fp32_flops > 0 ? hw.peak_fp32_flops : base_peak * kFp32PeakFraction);
   }
   return t;
 }
@@ -56,13 +96,13 @@ double GemmTime(const HardwareSpec& hw, DType d, double m, double n, double k, d
 double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk, double batch_heads,
                      bool backward, bool fa2) {
   const double base_peak = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
-  // Short key ranges leave the softmax pipeline underused: sk / (sk + 256).
-  const double shape = sk / (sk + 256.0);
+  // Short key ranges leave the softmax pipeline underused.
+  const double shape = sk / (sk + kAttnHalfKeys);
   // (A head-dimension factor d/(d+32) was tried and did not improve the held-out error.)
   // One thread block per 128 queries of one (batch, head): wave quantization over the SMs
   // (SimuMax's B200 measurements: 16 heads reach 0.67x the efficiency of 64 heads at s 4096).
-  const double blocks = std::ceil(sq / 128.0) * batch_heads;
-  const double sms = hw.sm_count > 0 ? hw.sm_count : 132;
+  const double blocks = std::ceil(sq / kAttnQueryTile) * batch_heads;
+  const double sms = SmCount(hw);
   const double util = blocks / (std::ceil(blocks / sms) * sms);
   const Efficiency& e = hw.eff;
   double base = backward ? e.attn_bwd : e.attn_fwd;
@@ -70,7 +110,7 @@ double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk,
     const double f = backward ? e.attn_fa2_bwd : e.attn_fa2_fwd;
     if (f > 0) base = f;
   }
-  const double eff = std::min(0.95, base * shape * util);
+  const double eff = std::min(kAttnMaxEfficiency, base * shape * util);
   return flops / (base_peak * eff);
 }
 
@@ -90,6 +130,8 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
   const double alpha = intra ? hw.scaleup_latency_s : hw.nic_latency_s;
   const double steps = std::ceil(std::log2(static_cast<double>(n)));
   const double frac = static_cast<double>(n - 1) / n;
+  // Ring algorithms (NCCL): all-reduce = reduce-scatter + all-gather, each moving (n-1)/n of
+  // the buffer; latency from a log2(n)-deep tree/ring start-up per phase.
   switch (c) {
     case Coll::kAllReduce:
       return 2 * frac * bytes / bus + 2 * steps * alpha;

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 
+#include "util/units.h"
+
 namespace trainsim::graph {
 namespace {
 
-constexpr double kAct = 2.0;  // bytes per activation element (bf16/fp16)
+constexpr double kAct = units::kBf16Bytes;  // bytes per activation element (bf16/fp16)
 
 struct Ctx {
   const ModelSpec& m;
@@ -23,7 +25,7 @@ struct Ctx {
 };
 
 double GemmInputBytes(const Ctx& c) {
-  return c.low ? 1.0 : kAct;
+  return c.low ? units::kFp8Bytes : kAct;
 }
 
 void Gemm(Ctx& c, const char* name, double m, double k, double n, double batch, double saved_elems,
@@ -159,7 +161,7 @@ void Attention(Ctx& c) {
     // Q, K, V are saved in 16 bits (attention runs in bf16 even with FP8 GEMMs).
     op.saved_bytes = T * (heads * dqk + kv_heads * (dqk + dv)) * kAct;
     if (c.s.flash_attention) {
-      op.saved_extra_bytes = b * heads * sq * 4;  // softmax log-sum-exp, fp32
+      op.saved_extra_bytes = b * heads * sq * units::kFp32Bytes;  // softmax log-sum-exp
     } else {
       // Scores (2 bytes), softmax dropout mask (1 byte) and dropout output (2 bytes):
       // the 5*a*s^2*b term of Korthikanti et al.
@@ -329,9 +331,10 @@ void BuildHead(const ModelSpec& m, const Strategy& s, std::vector<Op>& out) {
   if (s.fused_cross_entropy)  // TE fused kernel: one pass, gradient written over the logits
     Mem(c, "cross_entropy", T * v * 2 * kAct, T * v * kAct);
   else
-    Mem(c, "cross_entropy", T * v * (kAct + 3 * 4), T * v * 4);
+    Mem(c, "cross_entropy", T * v * (kAct + 3 * units::kFp32Bytes), T * v * units::kFp32Bytes);
   if (c.t > 1)
-    Comm(c, "loss_tp_allreduce", Group::kTp, Coll::kAllReduce, Coll::kNone, 3 * T * 4, false);
+    Comm(c, "loss_tp_allreduce", Group::kTp, Coll::kAllReduce, Coll::kNone,
+         3 * T * units::kFp32Bytes, false);
 }
 
 LayerParams RankLayerParams(const ModelSpec& m, const Strategy& s, bool moe) {

@@ -1,18 +1,23 @@
 // The report for people: totals, the time breakdown, memory per stage, optional per-op table.
+// One unit system: every byte count is GiB (binary, like torch.cuda memory stats); step-level
+// times (step time, breakdown) are seconds, per-layer and per-op times are milliseconds, and
+// every number's unit is printed next to it or in its column header.
 #include <fmt/format.h>
 
 #include "trainsim/trainsim.h"
+#include "util/units.h"
 
 namespace trainsim {
 
 std::string FormatReportText(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                              const Strategy& s) {
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  using units::BytesToGiB;
+  using units::SToMs;
   std::string o;
   auto line = [&](const std::string& x) { o += x + "\n"; };
   line(fmt::format("trainsim: {} on {} x {}", m.name, s.world_size, hw.id));
-  line(fmt::format("  params {:.2f} B total, {:.2f} B active", r.params_total / 1e9,
-                   r.params_active / 1e9));
+  line(fmt::format("  params {:.2f} B total, {:.2f} B active", r.params_total / units::kGiga,
+                   r.params_active / units::kGiga));
   const std::string experts =
       m.is_moe() ? fmt::format(" ep {} etp {} edp {}", s.ep, s.expert_tp(), s.expert_dp()) : "";
   line(
@@ -29,8 +34,8 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   line(fmt::format("  MFU / HFU        {:9.1f} % / {:.1f} %", 100 * r.mfu, 100 * r.hfu));
   line(fmt::format("  TFLOP/s per GPU  {:10.1f}", r.tflops_per_gpu));
   line(fmt::format("  tokens/s per GPU {:10.0f}", r.tokens_per_s_per_gpu));
-  line(fmt::format("  peak memory      {:10.2f} GiB (max over stages){}", r.peak_mem_bytes / kGiB,
-                   r.fits ? "" : "  ** does not fit in HBM **"));
+  line(fmt::format("  peak memory      {:10.2f} GiB (max over stages){}",
+                   BytesToGiB(r.peak_mem_bytes), r.fits ? "" : "  ** does not fit in HBM **"));
   line("");
   line("  time breakdown (slowest stage)                 s      share");
   const TimeBreakdown& t = r.time;
@@ -49,28 +54,30 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   row("launch / framework overhead", t.overhead_s);
   line("");
   line(
-      "  memory per stage (GiB)  layers  weights   grads  optimizer  activations (mb)  "
+      "  memory per stage (GiB)  layers  weights   grads  optimizer  activations (in-flight mbs)  "
       "transient    peak  reserved");
   for (const StageReport& st : r.stages) {
     line(fmt::format(
-        "    stage {:<3}           {:6}  {:7.2f} {:7.2f}  {:9.2f}  {:8.2f} ({:4.1f})  "
+        "    stage {:<3}           {:6}  {:7.2f} {:7.2f}  {:9.2f}  {:8.2f} ({:4.1f})              "
         "{:9.2f} {:7.2f}  {:8.2f}",
-        st.index, st.layers, st.weight_bytes / kGiB, st.grad_bytes / kGiB,
-        st.optimizer_bytes / kGiB, st.activation_bytes / kGiB, st.inflight_micro_batches,
-        st.transient_bytes / kGiB, st.peak_mem_bytes / kGiB, st.reserved_bytes / kGiB));
+        st.index, st.layers, BytesToGiB(st.weight_bytes), BytesToGiB(st.grad_bytes),
+        BytesToGiB(st.optimizer_bytes), BytesToGiB(st.activation_bytes), st.inflight_micro_batches,
+        BytesToGiB(st.transient_bytes), BytesToGiB(st.peak_mem_bytes),
+        BytesToGiB(st.reserved_bytes)));
   }
   for (const LayerReport& l : r.layers) {
     line("");
     line(
         fmt::format("  {} layer x{} per micro-batch: fwd {:.3f} ms, bwd {:.3f} ms, recompute "
-                    "{:.3f} ms, saved activations {:.1f} MiB",
-                    l.kind, l.count, 1e3 * l.fwd_s, 1e3 * l.bwd_s, 1e3 * l.recompute_s,
-                    l.activation_bytes / (1024.0 * 1024.0)));
+                    "{:.3f} ms, saved activations {:.3f} GiB",
+                    l.kind, l.count, SToMs(l.fwd_s), SToMs(l.bwd_s), SToMs(l.recompute_s),
+                    BytesToGiB(l.activation_bytes)));
     line(fmt::format("    {:<22} {:<10} {:>10} {:>10} {:>12} {:>12}", "op", "kind", "fwd ms",
-                     "bwd ms", "GFLOP", "MB"));
+                     "bwd ms", "GFLOP", "GiB"));
     for (const OpReport& op : l.ops)
-      line(fmt::format("    {:<22} {:<10} {:10.3f} {:10.3f} {:12.2f} {:12.2f}", op.name, op.kind,
-                       1e3 * op.fwd_s, 1e3 * op.bwd_s, op.fwd_flops / 1e9, op.bytes / 1e6));
+      line(fmt::format("    {:<22} {:<10} {:10.3f} {:10.3f} {:12.2f} {:12.4f}", op.name, op.kind,
+                       SToMs(op.fwd_s), SToMs(op.bwd_s), op.fwd_flops / units::kGiga,
+                       BytesToGiB(op.bytes)));
   }
   return o;
 }

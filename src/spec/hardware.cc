@@ -7,50 +7,131 @@
 
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
+#include "util/units.h"
 
 namespace trainsim {
 namespace {
 
 using detail::FieldReader;
 using nlohmann::json;
+using namespace units;
 
-constexpr double kTera = 1e12;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// SM count assumed when a preset gives none (H100 SXM5: 132 SMs); the GEMM and attention wave
+// quantization in src/cost/cost.cc divide by it.
+constexpr int kDefaultSmCount = 132;
+
+// peak_tflops: {"bf16": ..., "fp8": ...} in TFLOP/s.
+Status ReadPeaks(const json& j, HardwareSpec& hw, const std::string& origin) {
+  FieldReader p(j, origin);
+  double bf16 = FlopsToTflops(hw.peak_bf16_flops), fp16 = FlopsToTflops(hw.peak_fp16_flops);
+  double fp8 = FlopsToTflops(hw.peak_fp8_flops), fp4 = FlopsToTflops(hw.peak_fp4_flops);
+  double fp32 = FlopsToTflops(hw.peak_fp32_flops);
+  p.Double("bf16", bf16);
+  p.Double("fp16", fp16);
+  p.Double("fp8", fp8);
+  p.Double("fp4", fp4);
+  p.Double("fp32", fp32);
+  p.Ignore("fp64");
+  p.Ignore("tf32");
+  if (Status s = p.Finish(true); !s.ok()) return s;
+  hw.peak_bf16_flops = TflopsToFlops(bf16);
+  hw.peak_fp16_flops = TflopsToFlops(fp16);
+  hw.peak_fp8_flops = TflopsToFlops(fp8);
+  hw.peak_fp4_flops = TflopsToFlops(fp4);
+  hw.peak_fp32_flops = TflopsToFlops(fp32);
+  return Status::Ok();
+}
+
+// The rules on the efficiency fields once read (all fractions of a peak, or speed-up ratios).
+Status CheckEfficiency(const Efficiency& f) {
+  struct Frac {
+    const char* name;
+    double v;
+  };
+  for (Frac x :
+       {Frac{"gemm_max", f.gemm_max}, Frac{"attn_fwd", f.attn_fwd}, Frac{"attn_bwd", f.attn_bwd},
+        Frac{"mem", f.mem}, Frac{"scaleup_bus", f.scaleup_bus}, Frac{"nic_bus", f.nic_bus},
+        Frac{"a2a_scaleup", f.a2a_scaleup}, Frac{"a2a_nic", f.a2a_nic},
+        Frac{"comm_overlap", f.comm_overlap}, Frac{"grouped_gemm", f.grouped_gemm}})
+    if (x.v <= 0 || x.v > 1)
+      return Status::Invalid(x.name, "must be a fraction in (0, 1], got " + std::to_string(x.v));
+  for (Frac x : {Frac{"attn_fa2_fwd", f.attn_fa2_fwd}, Frac{"attn_fa2_bwd", f.attn_fa2_bwd}})
+    if (x.v == 0 || x.v > 1)  // negative = same as the fused-attention efficiency
+      return Status::Invalid(x.name,
+                             "must be in (0, 1] or negative (unset), got " + std::to_string(x.v));
+  if (f.mxfp8_gemm_speedup == 0)
+    return Status::Invalid("mxfp8_gemm_speedup", "must be > 0 or negative (unset)");
+  if (f.gemm_half_dim < 0) return Status::Invalid("gemm_half_dim", "must be >= 0");
+  for (Frac x :
+       {Frac{"fp8_gemm_speedup", f.fp8_gemm_speedup}, Frac{"fp4_gemm_speedup", f.fp4_gemm_speedup}})
+    if (x.v <= 0)  // GEMM time is divided by it
+      return Status::Invalid(x.name, "must be > 0");
+  return Status::Ok();
+}
+
+// efficiency: {...}, the calibrated fractions (data/hardware/README.md).
+Status ReadEfficiency(const json& j, Efficiency& f, const std::string& origin) {
+  FieldReader e(j, origin);
+  e.Double("gemm_max", f.gemm_max);
+  e.Double("gemm_half_dim", f.gemm_half_dim);
+  e.Double("grouped_gemm", f.grouped_gemm);
+  e.Double("attn_fwd", f.attn_fwd);
+  e.Double("attn_bwd", f.attn_bwd);
+  e.Double("attn_fa2_fwd", f.attn_fa2_fwd, -1);
+  e.Double("attn_fa2_bwd", f.attn_fa2_bwd, -1);
+  e.Double("mem", f.mem);
+  e.Double("scaleup_bus", f.scaleup_bus);
+  e.Double("nic_bus", f.nic_bus);
+  e.Double("a2a_scaleup", f.a2a_scaleup);
+  e.Double("a2a_nic", f.a2a_nic);
+  e.Double("fp8_gemm_speedup", f.fp8_gemm_speedup);
+  e.Double("mxfp8_gemm_speedup", f.mxfp8_gemm_speedup, -1);
+  e.Double("fp4_gemm_speedup", f.fp4_gemm_speedup);
+  e.Double("layer_overhead_us", f.layer_overhead_us);
+  e.Double("step_overhead_s", f.step_overhead_s);
+  e.Double("comm_overlap", f.comm_overlap);
+  e.Ignore("fitted_on");
+  e.Ignore("fitted_date");
+  if (Status s = e.Finish(true); !s.ok()) return s;
+  return CheckEfficiency(f).WithContext(origin);
+}
+
+// Unit conversions that overflow: finite in the file's units, not in bytes (hbm_gib 1e300).
+Status CheckFinite(const HardwareSpec& hw, const std::string& origin) {
+  struct Conv {
+    const char* name;
+    double v;
+    bool peak;  // under peak_tflops
+  };
+  for (Conv c : {Conv{"bf16", hw.peak_bf16_flops, true}, Conv{"fp16", hw.peak_fp16_flops, true},
+                 Conv{"fp8", hw.peak_fp8_flops, true}, Conv{"fp4", hw.peak_fp4_flops, true},
+                 Conv{"fp32", hw.peak_fp32_flops, true}, Conv{"hbm_gib", hw.hbm_bytes, false},
+                 Conv{"hbm_tbps", hw.hbm_bw_bytes_per_s, false},
+                 Conv{"scaleup_gbps_per_dir", hw.scaleup_bw_bytes_per_s, false},
+                 Conv{"nic_gbps_per_gpu", hw.nic_bw_bytes_per_s, false},
+                 Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s, false}})
+    if (!std::isfinite(c.v))
+      return Status::Invalid(c.name, "value too large")
+          .WithContext(c.peak ? origin + ": peak_tflops" : origin);
+  return Status::Ok();
+}
 
 // Reads every preset key present in `j` into `hw`; absent keys keep their value.
 Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& origin, bool strict) {
   FieldReader r(j, origin);
   r.String("id", hw.id);
   r.String("name", hw.name);
-  r.Ignore("source");
-  r.Ignore("price_date");
-  r.Ignore("price_source");
-  r.Ignore("notes");
+  for (const char* k : {"source", "price_date", "price_source", "notes"}) r.Ignore(k);
   r.Ignore("efficiency_from");  // resolved by ParseHardwareJson
   if (r.Has("peak_tflops")) {
-    FieldReader p(j["peak_tflops"], origin + ": peak_tflops");
-    double bf16 = hw.peak_bf16_flops / kTera, fp16 = hw.peak_fp16_flops / kTera;
-    double fp8 = hw.peak_fp8_flops / kTera, fp4 = hw.peak_fp4_flops / kTera;
-    double fp32 = hw.peak_fp32_flops / kTera;
-    p.Double("bf16", bf16);
-    p.Double("fp16", fp16);
-    p.Double("fp8", fp8);
-    p.Double("fp4", fp4);
-    p.Double("fp32", fp32);
-    p.Ignore("fp64");
-    p.Ignore("tf32");
-    if (Status s = p.Finish(true); !s.ok()) return s;
-    hw.peak_bf16_flops = bf16 * kTera;
-    hw.peak_fp16_flops = fp16 * kTera;
-    hw.peak_fp8_flops = fp8 * kTera;
-    hw.peak_fp4_flops = fp4 * kTera;
-    hw.peak_fp32_flops = fp32 * kTera;
+    if (Status s = ReadPeaks(j["peak_tflops"], hw, origin + ": peak_tflops"); !s.ok()) return s;
   }
   r.Ignore("peak_tflops");
-  double hbm_gib = hw.hbm_bytes / kGiB, hbm_tbps = hw.hbm_bw_bytes_per_s / kTera;
-  double su_gbps = hw.scaleup_bw_bytes_per_s / 1e9, su_lat = hw.scaleup_latency_s * 1e6;
-  double nic_gbps = hw.nic_bw_bytes_per_s * 8 / 1e9, nic_lat = hw.nic_latency_s * 1e6;
-  double host = hw.host_link_bw_bytes_per_s / 1e9;
+  // The file's units (GiB, TB/s, GB/s, Gb/s, us); absent keys keep the current value.
+  double hbm_gib = BytesToGiB(hw.hbm_bytes), hbm_tbps = BytesPerSToTBps(hw.hbm_bw_bytes_per_s);
+  double su_gbps = BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), su_lat = SToUs(hw.scaleup_latency_s);
+  double nic_gbps = BytesPerSToGbps(hw.nic_bw_bytes_per_s), nic_lat = SToUs(hw.nic_latency_s);
+  double host = BytesPerSToGBps(hw.host_link_bw_bytes_per_s);
   r.Double("hbm_gib", hbm_gib);
   r.Double("hbm_tbps", hbm_tbps);
   r.Int("sm_count", hw.sm_count);
@@ -63,79 +144,28 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("tdp_w", hw.tdp_w);
   r.Double("price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour);
   if (r.Has("efficiency")) {
-    FieldReader e(j["efficiency"], origin + ": efficiency");
-    Efficiency& f = hw.eff;
-    e.Double("gemm_max", f.gemm_max);
-    e.Double("gemm_half_dim", f.gemm_half_dim);
-    e.Double("grouped_gemm", f.grouped_gemm);
-    e.Double("attn_fwd", f.attn_fwd);
-    e.Double("attn_bwd", f.attn_bwd);
-    e.Double("attn_fa2_fwd", f.attn_fa2_fwd, -1);
-    e.Double("attn_fa2_bwd", f.attn_fa2_bwd, -1);
-    e.Double("mem", f.mem);
-    e.Double("scaleup_bus", f.scaleup_bus);
-    e.Double("nic_bus", f.nic_bus);
-    e.Double("a2a_scaleup", f.a2a_scaleup);
-    e.Double("a2a_nic", f.a2a_nic);
-    e.Double("fp8_gemm_speedup", f.fp8_gemm_speedup);
-    e.Double("mxfp8_gemm_speedup", f.mxfp8_gemm_speedup, -1);
-    e.Double("fp4_gemm_speedup", f.fp4_gemm_speedup);
-    e.Double("layer_overhead_us", f.layer_overhead_us);
-    e.Double("step_overhead_s", f.step_overhead_s);
-    e.Double("comm_overlap", f.comm_overlap);
-    e.Ignore("fitted_on");
-    e.Ignore("fitted_date");
-    if (Status s = e.Finish(true); !s.ok()) return s;
-    struct Frac {
-      const char* name;
-      double v;
-    };
-    for (Frac x :
-         {Frac{"gemm_max", f.gemm_max}, Frac{"attn_fwd", f.attn_fwd}, Frac{"attn_bwd", f.attn_bwd},
-          Frac{"mem", f.mem}, Frac{"scaleup_bus", f.scaleup_bus}, Frac{"nic_bus", f.nic_bus},
-          Frac{"a2a_scaleup", f.a2a_scaleup}, Frac{"a2a_nic", f.a2a_nic},
-          Frac{"comm_overlap", f.comm_overlap}, Frac{"grouped_gemm", f.grouped_gemm}})
-      if (x.v <= 0 || x.v > 1)
-        return Status::Invalid(origin + ": efficiency: " + x.name +
-                               ": must be a fraction in (0, 1], got " + std::to_string(x.v));
-    for (Frac x : {Frac{"attn_fa2_fwd", f.attn_fa2_fwd}, Frac{"attn_fa2_bwd", f.attn_fa2_bwd}})
-      if (x.v == 0 || x.v > 1)  // negative = same as the fused-attention efficiency
-        return Status::Invalid(origin + ": efficiency: " + x.name +
-                               ": must be in (0, 1] or negative (unset), got " +
-                               std::to_string(x.v));
-    if (f.mxfp8_gemm_speedup == 0)
-      return Status::Invalid(origin +
-                             ": efficiency: mxfp8_gemm_speedup: must be > 0 or negative (unset)");
-    if (f.gemm_half_dim < 0)
-      return Status::Invalid(origin + ": efficiency: gemm_half_dim: must be >= 0");
-    for (Frac x : {Frac{"fp8_gemm_speedup", f.fp8_gemm_speedup},
-                   Frac{"fp4_gemm_speedup", f.fp4_gemm_speedup}})
-      if (x.v <= 0)  // GEMM time is divided by it
-        return Status::Invalid(origin + ": efficiency: " + x.name + ": must be > 0");
+    if (Status s = ReadEfficiency(j["efficiency"], hw.eff, origin + ": efficiency"); !s.ok())
+      return s;
   }
   r.Ignore("efficiency");
   if (Status s = r.Finish(strict); !s.ok()) return s;
-  hw.hbm_bytes = hbm_gib * kGiB;
-  hw.hbm_bw_bytes_per_s = hbm_tbps * kTera;
-  hw.scaleup_bw_bytes_per_s = su_gbps * 1e9;
-  hw.scaleup_latency_s = su_lat * 1e-6;
-  hw.nic_bw_bytes_per_s = nic_gbps * 1e9 / 8;
-  hw.nic_latency_s = nic_lat * 1e-6;
-  hw.host_link_bw_bytes_per_s = host * 1e9;
-  // Finite in the file's units can still overflow once converted (hbm_gib 1e300).
-  struct Conv {
-    const char* name;
-    double v;
-  };
-  for (Conv c :
-       {Conv{"peak_tflops: bf16", hw.peak_bf16_flops},
-        Conv{"peak_tflops: fp16", hw.peak_fp16_flops}, Conv{"peak_tflops: fp8", hw.peak_fp8_flops},
-        Conv{"peak_tflops: fp4", hw.peak_fp4_flops}, Conv{"peak_tflops: fp32", hw.peak_fp32_flops},
-        Conv{"hbm_gib", hw.hbm_bytes}, Conv{"hbm_tbps", hw.hbm_bw_bytes_per_s},
-        Conv{"scaleup_gbps_per_dir", hw.scaleup_bw_bytes_per_s},
-        Conv{"nic_gbps_per_gpu", hw.nic_bw_bytes_per_s},
-        Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s}})
-    if (!std::isfinite(c.v)) return Status::Invalid(origin + ": " + c.name + ": value too large");
+  hw.hbm_bytes = GiBToBytes(hbm_gib);
+  hw.hbm_bw_bytes_per_s = TBpsToBytesPerS(hbm_tbps);
+  hw.scaleup_bw_bytes_per_s = GBpsToBytesPerS(su_gbps);
+  hw.scaleup_latency_s = UsToS(su_lat);
+  hw.nic_bw_bytes_per_s = GbpsToBytesPerS(nic_gbps);
+  hw.nic_latency_s = UsToS(nic_lat);
+  hw.host_link_bw_bytes_per_s = GBpsToBytesPerS(host);
+  return CheckFinite(hw, origin);
+}
+
+// The fields every usable spec needs, after presets and overrides are applied.
+Status CheckRequired(const HardwareSpec& hw) {
+  if (hw.hbm_bytes <= 0) return Status::Invalid("hbm_gib", "must be > 0");
+  if (hw.hbm_bw_bytes_per_s <= 0) return Status::Invalid("hbm_tbps", "must be > 0");
+  if (hw.scaleup_domain < 1) return Status::Invalid("scaleup_domain", "must be >= 1");
+  if (hw.scaleup_bw_bytes_per_s <= 0) return Status::Invalid("scaleup_gbps_per_dir", "must be > 0");
+  if (hw.nic_bw_bytes_per_s <= 0) return Status::Invalid("nic_gbps_per_gpu", "must be > 0");
   return Status::Ok();
 }
 
@@ -201,12 +231,14 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
       j["efficiency_from"].is_null())
     return Status::Ok();
   if (!j["efficiency_from"].is_string())
-    return Status::Invalid(origin + ": efficiency_from: must be a hardware preset id (string)");
+    return Status::Invalid("efficiency_from", "must be a hardware preset id (string)")
+        .WithContext(origin);
   const std::string from = j["efficiency_from"].get<std::string>();
   const std::string_view* parent = detail::FindEmbeddedFile("hardware/" + from + ".json");
-  if (!parent) return Status::Invalid(origin + ": efficiency_from: unknown preset '" + from + "'");
+  if (!parent)
+    return Status::Invalid("efficiency_from", "unknown preset '" + from + "'").WithContext(origin);
   if (depth >= 5)
-    return Status::Invalid(origin + ": efficiency_from: a chain of more than 5 presets");
+    return Status::Invalid("efficiency_from", "a chain of more than 5 presets").WithContext(origin);
   auto base = ParseHardwareAt(*parent, from, depth + 1);
   if (!base.ok()) return base.status();
   hw.eff = base->eff;
@@ -219,15 +251,9 @@ Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& o
   HardwareSpec hw;
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
   if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)
-    return Status::Invalid(origin + ": peak_tflops: bf16 or fp16 must be > 0");
-  if (hw.hbm_bytes <= 0) return Status::Invalid(origin + ": hbm_gib: must be > 0");
-  if (hw.hbm_bw_bytes_per_s <= 0) return Status::Invalid(origin + ": hbm_tbps: must be > 0");
-  if (hw.scaleup_domain < 1) return Status::Invalid(origin + ": scaleup_domain: must be >= 1");
-  if (hw.scaleup_bw_bytes_per_s <= 0)
-    return Status::Invalid(origin + ": scaleup_gbps_per_dir: must be > 0");
-  if (hw.nic_bw_bytes_per_s <= 0)
-    return Status::Invalid(origin + ": nic_gbps_per_gpu: must be > 0");
-  if (hw.sm_count <= 0) hw.sm_count = 132;
+    return Status::Invalid("peak_tflops", "bf16 or fp16 must be > 0").WithContext(origin);
+  if (Status s = CheckRequired(hw); !s.ok()) return s.WithContext(origin);
+  if (hw.sm_count <= 0) hw.sm_count = kDefaultSmCount;
   if (Status s = InheritEfficiency(parsed.value(), hw, origin, depth); !s.ok()) return s;
   return hw;
 }
@@ -246,13 +272,7 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().is_null()) return Status::Ok();
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
-  if (copy.hbm_bytes <= 0) return Status::Invalid(origin + ": hbm_gib: must be > 0");
-  if (copy.hbm_bw_bytes_per_s <= 0) return Status::Invalid(origin + ": hbm_tbps: must be > 0");
-  if (copy.scaleup_domain < 1) return Status::Invalid(origin + ": scaleup_domain: must be >= 1");
-  if (copy.scaleup_bw_bytes_per_s <= 0)
-    return Status::Invalid(origin + ": scaleup_gbps_per_dir: must be > 0");
-  if (copy.nic_bw_bytes_per_s <= 0)
-    return Status::Invalid(origin + ": nic_gbps_per_gpu: must be > 0");
+  if (Status s = CheckRequired(copy); !s.ok()) return s.WithContext(origin);
   hw = copy;
   return Status::Ok();
 }

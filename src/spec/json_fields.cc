@@ -18,11 +18,18 @@ Result<nlohmann::json> ParseJsonText(std::string_view text, std::string_view ori
 
 FieldReader::FieldReader(const nlohmann::json& obj, std::string origin)
     : obj_(obj), origin_(std::move(origin)) {
-  if (!obj_.is_object()) status_ = Status::Invalid(origin_ + ": must be a JSON object");
+  if (obj_.is_object()) return;
+  // A nested reader's origin ends in its key ("x.json: moe"): that key is the offending field.
+  const size_t last = origin_.rfind(": ");
+  if (last == std::string::npos)
+    status_ = Status::Invalid("", "must be a JSON object").WithContext(origin_);
+  else
+    status_ = Status::Invalid(origin_.substr(last + 2), "must be a JSON object")
+                  .WithContext(origin_.substr(0, last));
 }
 
 void FieldReader::Fail(const std::string& key, const std::string& rule) {
-  if (status_.ok()) status_ = Status::Invalid(origin_ + ": " + key + ": " + rule);
+  if (status_.ok()) status_ = Status::Invalid(key, rule).WithContext(origin_);
 }
 
 bool FieldReader::Has(const char* key) const {

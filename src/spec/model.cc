@@ -87,7 +87,7 @@ ParamCounts CountParams(const ModelSpec& m) {
 
 Status ValidateModel(const ModelSpec& m) {
   auto bad = [&](const std::string& field, const std::string& rule) {
-    return Status::Invalid("model " + m.name + ": " + field + ": " + rule);
+    return Status::Invalid(field, rule).WithContext("model " + m.name);
   };
   if (m.hidden <= 0) return bad("hidden_size", "must be > 0");
   if (m.layers <= 0) return bad("num_hidden_layers", "must be > 0");

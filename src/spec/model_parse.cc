@@ -190,7 +190,8 @@ Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
   const json& j = parsed.value();
-  if (!j.is_object()) return Status::Invalid(origin + ": a model must be a JSON object");
+  if (!j.is_object())
+    return Status::Invalid("", "a model must be a JSON object").WithContext(origin);
   ModelSpec m;
   Status s;
   if (j.contains("n_embd")) {
@@ -202,15 +203,16 @@ Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_
   } else if (j.contains("hidden_size")) {
     s = ReadHf(j, m, origin);
   } else {
-    return Status::Invalid(origin +
-                           ": not a model description (expected an HF config.json with "
-                           "hidden_size, a SimuMax model JSON or a GPT-2 config)");
+    return Status::Invalid("",
+                           "not a model description (expected an HF config.json with "
+                           "hidden_size, a SimuMax model JSON or a GPT-2 config)")
+        .WithContext(origin);
   }
   if (!s.ok()) return s;
   if (m.moe.num_experts > 0 && m.moe.dense_ffn == 0 && m.moe.first_k_dense > 0)
     m.moe.dense_ffn = m.ffn;
   if (m.moe.num_experts > 0 && m.ffn == 0) m.ffn = m.moe.expert_ffn;
-  if (Status v = ValidateModel(m); !v.ok()) return Status::Invalid(origin + ": " + v.message());
+  if (Status v = ValidateModel(m); !v.ok()) return v.WithContext(origin);
   return m;
 }
 

@@ -1,11 +1,12 @@
 // Parser tests: model (HF config.json by model_type, the validation `model` object, SimuMax model
 // JSON, GPT-2), hardware presets and overrides, SimuMax strategy JSON, Megatron-LM command lines,
 // strategy validation and preset loading. Every error must name the field it is about.
+// Pure input -> "the error names field X" checks are data: src/spec/testdata/parse_errors.jsonl,
+// run by parse_errors_test.cc. This file keeps the behavioural tests.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -16,8 +17,6 @@
 
 namespace trainsim {
 namespace {
-
-using nlohmann::json;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -145,16 +144,6 @@ TEST(ParseModelJsonTest, Qwen3MoeIsMoeWithQkNorm) {
   EXPECT_NEAR(pc.active / 1e9, 3.3, 0.1);  // 3.3 B activated
 }
 
-TEST(ParseModelJsonTest, Qwen3MoeRejectsMlpOnlyLayers) {
-  auto m = ParseModelJson(R"({"model_type": "qwen3_moe", "head_dim": 128, "hidden_size": 2048,
-      "intermediate_size": 6144, "mlp_only_layers": [0, 1], "moe_intermediate_size": 768,
-      "num_attention_heads": 32, "num_experts": 128, "num_experts_per_tok": 8,
-      "num_hidden_layers": 48, "num_key_value_heads": 4, "vocab_size": 151936})",
-                          "qwen3_moe.json");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "mlp_only_layers"));
-}
-
 TEST(ParseModelJsonTest, DeepSeekV3HasMlaMoeAndMtp) {
   auto m = ParseModelJson(ReadSource("data/models/deepseek-v3.json"), "deepseek-v3.json");
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -236,39 +225,6 @@ TEST(ParseModelJsonTest, HfIgnoresUnknownRuntimeKeys) {
   EXPECT_EQ(m->kv_heads, 32);  // MHA when num_key_value_heads is absent
 }
 
-TEST(ParseModelJsonTest, HfWrongTypeNamesField) {
-  auto m =
-      ParseModelJson(R"({"model_type": "llama", "hidden_size": "4096", "intermediate_size": 11008,
-      "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})",
-                     "bad.json");
-  ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(HasSubstr(m.status().message(), "hidden_size"));
-  EXPECT_TRUE(HasSubstr(m.status().message(), "integer"));
-  EXPECT_TRUE(HasSubstr(m.status().message(), "bad.json"));
-}
-
-TEST(ParseModelJsonTest, HfNegativeAndZeroNameField) {
-  auto neg =
-      ParseModelJson(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-      "num_attention_heads": 32, "num_hidden_layers": -2, "vocab_size": 32000})",
-                     "neg.json");
-  ASSERT_FALSE(neg.ok());
-  EXPECT_TRUE(HasSubstr(neg.status().message(), "num_hidden_layers"));
-  auto zero =
-      ParseModelJson(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-      "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 0})",
-                     "zero.json");
-  ASSERT_FALSE(zero.ok());
-  EXPECT_TRUE(HasSubstr(zero.status().message(), "vocab_size"));
-  auto frac =
-      ParseModelJson(R"({"model_type": "llama", "hidden_size": 4096.5, "intermediate_size": 11008,
-      "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32000})",
-                     "frac.json");
-  ASSERT_FALSE(frac.ok());
-  EXPECT_TRUE(HasSubstr(frac.status().message(), "hidden_size"));
-}
-
 TEST(ParseModelJsonTest, IntegralFloatIsAccepted) {
   auto m =
       ParseModelJson(R"({"model_type": "llama", "hidden_size": 4096.0, "intermediate_size": 11008,
@@ -276,37 +232,6 @@ TEST(ParseModelJsonTest, IntegralFloatIsAccepted) {
                      "float.json");
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m->hidden, 4096);
-}
-
-TEST(ParseModelJsonTest, HeadsNotDivisibleByKvHeads) {
-  auto m =
-      ParseModelJson(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
-      "num_attention_heads": 32, "num_key_value_heads": 6, "num_hidden_layers": 32,
-      "vocab_size": 32000})",
-                     "gqa.json");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "num_key_value_heads"));
-}
-
-TEST(ParseModelJsonTest, MoeTopKAboveExperts) {
-  auto m =
-      ParseModelJson(R"({"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
-      "num_attention_heads": 32, "num_experts_per_tok": 9, "num_hidden_layers": 32,
-      "num_key_value_heads": 8, "num_local_experts": 8, "vocab_size": 32000})",
-                     "mixtral.json");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "num_experts_per_tok"));
-}
-
-TEST(ParseModelJsonTest, UnsupportedActivationNamesField) {
-  auto m =
-      ParseModelJson(R"({"model_type": "llama", "hidden_act": "tanhshrink", "hidden_size": 4096,
-      "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
-      "vocab_size": 32000})",
-                     "act.json");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "hidden_act"));
-  EXPECT_TRUE(HasSubstr(m.status().message(), "tanhshrink"));
 }
 
 TEST(ParseModelJsonTest, MalformedJsonIsParseError) {
@@ -344,46 +269,6 @@ TEST(ParseModelJsonTest, NumberOverflowIsAnErrorNotAnException) {
   auto hw = ParseHardwareJson(R"({"hbm_gib": 1E999})", "hw.json");
   ASSERT_FALSE(hw.ok());
   EXPECT_TRUE(HasSubstr(hw.status().message(), "hw.json"));
-}
-
-TEST(ParseModelJsonTest, HugeSizesAreRejectedNamingTheField) {
-  // Sizes whose parameter count would overflow int64, or whose layer loops would not finish.
-  struct Case {
-    const char* key;
-    const char* value;
-  } cases[] = {{"hidden_size", "2147483648"},
-               {"intermediate_size", "9007199254740993"},
-               {"vocab_size", "4294967296"},
-               {"num_hidden_layers", "2147483647"}};
-  for (const Case& c : cases) {
-    json j = json::parse(kLlama3_8b);
-    j[c.key] = json::parse(c.value);
-    auto m = ParseModelJson(j.dump(), "big.json");
-    ASSERT_FALSE(m.ok()) << c.key;
-    EXPECT_TRUE(HasSubstr(m.status().message(), c.key)) << c.key;
-  }
-  auto mla = ParseModelJson(
-      R"({"model_type": "deepseek_v3", "hidden_size": 2048, "intermediate_size": 10944,
-      "kv_lora_rank": 512, "moe_intermediate_size": 1408, "n_routed_experts": 64,
-      "num_attention_heads": 16, "num_experts_per_tok": 6, "num_hidden_layers": 8,
-      "q_lora_rank": 9223372036854775807, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
-      "v_head_dim": 128, "vocab_size": 102400})",
-      "mla.json");
-  ASSERT_FALSE(mla.ok());
-  EXPECT_TRUE(HasSubstr(mla.status().message(), "q_lora_rank"));
-  // Each size within its bound, the product far beyond any model: rejected, not overflowed.
-  auto product = ParseModelJson(R"({"model_type": "mixtral", "hidden_size": 1048576,
-      "intermediate_size": 1048576, "num_attention_heads": 32, "num_hidden_layers": 1000,
-      "num_local_experts": 1024, "num_experts_per_tok": 2, "vocab_size": 32000})",
-                                "product.json");
-  ASSERT_FALSE(product.ok());
-  EXPECT_TRUE(HasSubstr(product.status().message(), "parameters"));
-  auto mtp = ParseModelJson(R"({"name": "x", "hidden_size": 4096, "num_hidden_layers": 32,
-      "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
-      "moe": null, "mla": null, "mtp_layers": 2147483647})",
-                            "case");
-  ASSERT_FALSE(mtp.ok());
-  EXPECT_TRUE(HasSubstr(mtp.status().message(), "mtp_layers"));
 }
 
 TEST(ParseModelJsonTest, EmptyTextIsAnError) {
@@ -439,33 +324,6 @@ TEST(ParseModelJsonTest, ValidationModelObjectNullsMeanDefaults) {
   EXPECT_NEAR(CountParams(m.value()).total / 1e9, 671, 3);
 }
 
-TEST(ParseModelJsonTest, ValidationModelObjectRejectsUnknownKeys) {
-  auto m = ParseModelJson(R"({"name": "x", "hidden_size": 4096, "num_hidden_layers": 32,
-      "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
-      "moe": null, "mla": null, "mtp_layers": 0, "num_layerz": 3})",
-                          "case");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "num_layerz"));
-  EXPECT_TRUE(HasSubstr(m.status().message(), "unknown key"));
-  auto moe = ParseModelJson(R"({"name": "x", "hidden_size": 4096, "num_hidden_layers": 32,
-      "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
-      "moe": {"num_experts": 8, "top_k": 2, "moe_intermediate_size": 14336, "capacity": 1.0},
-      "mla": null, "mtp_layers": 0})",
-                            "case");
-  ASSERT_FALSE(moe.ok());
-  EXPECT_TRUE(HasSubstr(moe.status().message(), "moe"));
-  EXPECT_TRUE(HasSubstr(moe.status().message(), "capacity"));
-}
-
-TEST(ParseModelJsonTest, ValidationModelObjectMoeMustBeObject) {
-  auto m = ParseModelJson(R"({"name": "x", "hidden_size": 4096, "num_hidden_layers": 32,
-      "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
-      "moe": 8, "mla": null, "mtp_layers": 0})",
-                          "case");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "moe"));
-}
-
 // ---------------------------------------------------------------------------------------------
 // ParseModelJson: SimuMax model JSON
 
@@ -503,23 +361,6 @@ TEST(ParseModelJsonTest, SimuMaxMoeModel) {
   EXPECT_EQ(CountParams(m.value()).total, 46702792704LL);
 }
 
-TEST(ParseModelJsonTest, SimuMaxWrongTypeNamesField) {
-  auto m =
-      ParseModelJson(R"({"model_type":"dense","model_name":"x","hidden_size":4096,"head_num":32,
-      "kv_head_num":8,"head_size":128,"intermediate_size":14336,"layer_num":"32",
-      "vocab_size":128256,"use_swiglu":true})",
-                     "simumax.json");
-  ASSERT_FALSE(m.ok());
-  EXPECT_TRUE(HasSubstr(m.status().message(), "layer_num"));
-  auto b =
-      ParseModelJson(R"({"model_type":"dense","model_name":"x","hidden_size":4096,"head_num":32,
-      "kv_head_num":8,"head_size":128,"intermediate_size":14336,"layer_num":32,
-      "vocab_size":128256,"use_swiglu":"yes"})",
-                     "simumax.json");
-  ASSERT_FALSE(b.ok());
-  EXPECT_TRUE(HasSubstr(b.status().message(), "use_swiglu"));
-}
-
 // ---------------------------------------------------------------------------------------------
 // ParseHardwareJson / ApplyHardwareOverrides
 
@@ -551,56 +392,6 @@ TEST(ParseHardwareJsonTest, EveryPresetLoads) {
   }
 }
 
-TEST(ParseHardwareJsonTest, UnknownKeyNamesKey) {
-  auto hw = ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": 100}, "hbm_gib": 10,
-      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100, "hbm_size": 3})",
-                              "x.json");
-  ASSERT_FALSE(hw.ok());
-  EXPECT_TRUE(HasSubstr(hw.status().message(), "hbm_size"));
-  EXPECT_TRUE(HasSubstr(hw.status().message(), "unknown key"));
-  auto peak =
-      ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": 100, "int8": 200}, "hbm_gib": 10,
-      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100})",
-                        "x.json");
-  ASSERT_FALSE(peak.ok());
-  EXPECT_TRUE(HasSubstr(peak.status().message(), "peak_tflops"));
-  EXPECT_TRUE(HasSubstr(peak.status().message(), "int8"));
-}
-
-TEST(ParseHardwareJsonTest, MissingOrBadFieldsNameField) {
-  auto nopeak = ParseHardwareJson(R"({"id": "x", "hbm_gib": 10, "hbm_tbps": 1,
-      "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100})",
-                                  "x.json");
-  ASSERT_FALSE(nopeak.ok());
-  EXPECT_TRUE(HasSubstr(nopeak.status().message(), "peak_tflops"));
-  auto nohbm = ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": 100}, "hbm_tbps": 1,
-      "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100})",
-                                 "x.json");
-  ASSERT_FALSE(nohbm.ok());
-  EXPECT_TRUE(HasSubstr(nohbm.status().message(), "hbm_gib"));
-  auto neg = ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": 100}, "hbm_gib": -10,
-      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100})",
-                               "x.json");
-  ASSERT_FALSE(neg.ok());
-  EXPECT_TRUE(HasSubstr(neg.status().message(), "hbm_gib"));
-  auto str = ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": "100"}, "hbm_gib": 10,
-      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100})",
-                               "x.json");
-  ASSERT_FALSE(str.ok());
-  EXPECT_TRUE(HasSubstr(str.status().message(), "bf16"));
-  auto eff = ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": 100}, "hbm_gib": 10,
-      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100,
-      "efficiency": {"gemm_max": 3.0}})",
-                               "x.json");
-  ASSERT_FALSE(eff.ok());
-  EXPECT_TRUE(HasSubstr(eff.status().message(), "gemm_max"));
-  auto dom = ParseHardwareJson(R"({"id": "x", "peak_tflops": {"bf16": 100}, "hbm_gib": 10,
-      "hbm_tbps": 1, "scaleup_gbps_per_dir": 100, "nic_gbps_per_gpu": 100, "scaleup_domain": 0})",
-                               "x.json");
-  ASSERT_FALSE(dom.ok());
-  EXPECT_TRUE(HasSubstr(dom.status().message(), "scaleup_domain"));
-}
-
 TEST(ParseHardwareJsonTest, OverrideNicBandwidth) {
   auto hw = LoadHardware("h100_sxm_80gb");
   ASSERT_TRUE(hw.ok()) << hw.status().message();
@@ -626,32 +417,9 @@ TEST(ParseHardwareJsonTest, OverrideSeveralFieldsAndNull) {
   EXPECT_DOUBLE_EQ(h.eff.gemm_max, 0.7);
 }
 
-TEST(ParseHardwareJsonTest, OverrideUnknownKeyIsRejectedAndLeavesSpecUnchanged) {
+TEST(ParseHardwareJsonTest, OverrideThatIsNotAnObjectIsRejected) {
+  // Bad values of single fields are rows of testdata/parse_errors.jsonl (kind "override").
   HardwareSpec h = LoadHardware("h100_sxm_80gb").value();
-  Status st =
-      ApplyHardwareOverrides(h, R"({"nic_gbps_per_gpu": 200, "nic_gbps": 200})", "overrides");
-  ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(HasSubstr(st.message(), "nic_gbps"));
-  EXPECT_TRUE(HasSubstr(st.message(), "unknown key"));
-  EXPECT_TRUE(HasSubstr(st.message(), "overrides"));
-  EXPECT_DOUBLE_EQ(h.nic_bw_bytes_per_s, 50e9);  // all-or-nothing
-}
-
-TEST(ParseHardwareJsonTest, OverrideBadValuesNameField) {
-  HardwareSpec h = LoadHardware("h100_sxm_80gb").value();
-  Status zero = ApplyHardwareOverrides(h, R"({"hbm_gib": 0})", "o");
-  ASSERT_FALSE(zero.ok());
-  EXPECT_TRUE(HasSubstr(zero.message(), "hbm_gib"));
-  Status nic = ApplyHardwareOverrides(h, R"({"nic_gbps_per_gpu": 0})", "o");
-  ASSERT_FALSE(nic.ok());
-  EXPECT_TRUE(HasSubstr(nic.message(), "nic_gbps_per_gpu"));
-  Status neg = ApplyHardwareOverrides(h, R"({"tdp_w": -1})", "o");
-  ASSERT_FALSE(neg.ok());
-  EXPECT_TRUE(HasSubstr(neg.message(), "tdp_w"));
-  Status type = ApplyHardwareOverrides(h, R"({"hbm_gib": "96"})", "o");
-  ASSERT_FALSE(type.ok());
-  EXPECT_TRUE(HasSubstr(type.message(), "hbm_gib"));
   Status arr = ApplyHardwareOverrides(h, "[1]", "o");
   ASSERT_FALSE(arr.ok());
   EXPECT_FALSE(arr.message().empty());
@@ -660,25 +428,6 @@ TEST(ParseHardwareJsonTest, OverrideBadValuesNameField) {
   EXPECT_EQ(bad.code(), StatusCode::kParseError);
   EXPECT_DOUBLE_EQ(h.hbm_bytes, 80 * kGiB);
   EXPECT_DOUBLE_EQ(h.nic_bw_bytes_per_s, 50e9);
-}
-
-TEST(ParseHardwareJsonTest, OverflowingUnitConversionIsRejected) {
-  // 1e300 GiB is a finite number in the file but not in bytes.
-  HardwareSpec h = LoadHardware("h100_sxm_80gb").value();
-  Status st = ApplyHardwareOverrides(h, R"({"hbm_gib": 1e300})", "o");
-  ASSERT_FALSE(st.ok());
-  EXPECT_TRUE(HasSubstr(st.message(), "hbm_gib"));
-  EXPECT_DOUBLE_EQ(h.hbm_bytes, 80 * kGiB);
-  Status nic = ApplyHardwareOverrides(h, R"({"nic_gbps_per_gpu": 1e308})", "o");
-  ASSERT_FALSE(nic.ok());
-  EXPECT_TRUE(HasSubstr(nic.message(), "nic_gbps_per_gpu"));
-  Status peak = ApplyHardwareOverrides(h, R"({"peak_tflops": {"bf16": 1e300}})", "o");
-  ASSERT_FALSE(peak.ok());
-  EXPECT_TRUE(HasSubstr(peak.message(), "bf16"));
-  Status speedup = ApplyHardwareOverrides(h, R"({"efficiency": {"fp8_gemm_speedup": 0}})", "o");
-  ASSERT_FALSE(speedup.ok());
-  EXPECT_TRUE(HasSubstr(speedup.message(), "fp8_gemm_speedup"));
-  EXPECT_DOUBLE_EQ(h.eff.fp8_gemm_speedup, LoadHardware("h100_sxm_80gb")->eff.fp8_gemm_speedup);
 }
 
 TEST(ParseHardwareJsonTest, LoadHardwareUnknownPresetListsPresets) {
@@ -697,10 +446,6 @@ TEST(ParseHardwareJsonTest, DTypeNames) {
   EXPECT_EQ(ParseDType("fp8").value(), DType::kFp8);
   EXPECT_EQ(ParseDType("mxfp8").value(), DType::kMxfp8);
   EXPECT_EQ(ParseDType("nvfp4").value(), DType::kFp4);
-  auto bad = ParseDType("int4");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(HasSubstr(bad.status().message(), "dtype"));
-  EXPECT_TRUE(HasSubstr(bad.status().message(), "int4"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -811,60 +556,8 @@ TEST(ParseStrategyJsonTest, TrainsimExtensions) {
   EXPECT_EQ(s->recompute, Recompute::kSelective);
 }
 
-TEST(ParseStrategyJsonTest, UnknownKeyNamesKey) {
-  auto s = ParseStrategyJson(R"({"seq_len": 4096, "tp_szie": 2})", "strategy.json");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(HasSubstr(s.status().message(), "tp_szie"));
-  EXPECT_TRUE(HasSubstr(s.status().message(), "unknown key"));
-  EXPECT_TRUE(HasSubstr(s.status().message(), "strategy.json"));
-}
-
-TEST(ParseStrategyJsonTest, WrongTypeNamesField) {
-  struct Case {
-    const char* text;
-    const char* field;
-  } cases[] = {
-      {R"({"tp_size": "2"})", "tp_size"},
-      {R"({"seq_len": 4096.5})", "seq_len"},
-      {R"({"enable_sequence_parallel": "true"})", "enable_sequence_parallel"},
-      {R"({"enable_recompute": 2})", "enable_recompute"},
-      {R"({"dtype": 16})", "dtype"},
-      {R"({"dtype": "int8"})", "dtype"},
-      {R"({"recompute_granularity": 1, "enable_recompute": true})", "recompute_granularity"},
-      {R"({"recompute_granularity": "block", "enable_recompute": true})", "recompute_granularity"},
-      {R"({"world_size": [8]})", "world_size"},
-      {R"({"pp_size": {"n": 2}})", "pp_size"},
-      {R"({"pipeline_schedule": "zb"})", "pipeline_schedule"},
-      {R"({"cp_comm_type": "ring"})", "cp_comm_type"},
-      {R"({"recompute": "some"})", "recompute"},
-      {R"({"micro_batch_size": 1e300})", "micro_batch_size"},
-      {R"({"tp_size": 4294967296})", "tp_size"},
-  };
-  for (const Case& c : cases) {
-    auto s = ParseStrategyJson(c.text, "s.json");
-    ASSERT_FALSE(s.ok()) << c.text;
-    EXPECT_TRUE(HasSubstr(s.status().message(), c.field)) << c.text;
-  }
-}
-
-TEST(ParseStrategyJsonTest, NegativeOrZeroSizeNamesField) {
-  for (const char* key :
-       {"seq_len", "micro_batch_size", "micro_batch_num", "world_size", "tp_size", "pp_size",
-        "ep_size", "etp_size", "cp_size", "interleaving_size", "global_batch_size"}) {
-    for (int v : {0, -1, -64}) {
-      const std::string text = "{\"" + std::string(key) + "\": " + std::to_string(v) + "}";
-      auto s = ParseStrategyJson(text, "s.json");
-      ASSERT_FALSE(s.ok()) << text;
-      EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << text;
-      EXPECT_TRUE(HasSubstr(s.status().message(), key)) << text;
-      EXPECT_TRUE(HasSubstr(s.status().message(), ">= 1")) << text;
-    }
-  }
-  auto z = ParseStrategyJson(R"({"zero_state": -1})", "s.json");
-  ASSERT_FALSE(z.ok());
-  EXPECT_TRUE(HasSubstr(z.status().message(), "zero_state"));
-  // zero_state 0 is legal.
+TEST(ParseStrategyJsonTest, ZeroStateZeroIsLegal) {
+  // Negative and zero sizes are rows of testdata/parse_errors.jsonl; zero_state 0 is not one.
   EXPECT_TRUE(ParseStrategyJson(R"({"zero_state": 0})", "s.json").ok());
 }
 
@@ -931,29 +624,6 @@ TEST(ParseMegatronArgsTest, EqualsFormVppFsdpAndSkippedFlags) {
   EXPECT_EQ(s->dtype, DType::kFp8);
   EXPECT_EQ(s->recompute, Recompute::kSelective);
   EXPECT_EQ(s->recompute_layers, -1);  // Megatron reads --recompute-num-layers for full only
-}
-
-TEST(ParseMegatronArgsTest, BadValuesNameFlag) {
-  struct Case {
-    const char* args;
-    const char* flag;
-  } cases[] = {
-      {"--tensor-model-parallel-size", "--tensor-model-parallel-size"},
-      {"--tensor-model-parallel-size eight", "--tensor-model-parallel-size"},
-      {"--tensor-model-parallel-size -2", "--tensor-model-parallel-size"},
-      {"--micro-batch-size 1.5", "--micro-batch-size"},
-      {"--seq-length 99999999999999999999", "--seq-length"},
-      {"--global-batch-size 4096x", "--global-batch-size"},
-      {"--recompute-granularity partial", "--recompute-granularity"},
-      {"--recompute-granularity", "--recompute-granularity"},
-      {"8 --tensor-model-parallel-size 8", "8"},
-  };
-  for (const Case& c : cases) {
-    auto s = ParseMegatronArgs(c.args, Strategy{});
-    ASSERT_FALSE(s.ok()) << c.args;
-    EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << c.args;
-    EXPECT_TRUE(HasSubstr(s.status().message(), c.flag)) << c.args;
-  }
 }
 
 TEST(ParseMegatronArgsTest, EmptyArgsKeepBase) {
