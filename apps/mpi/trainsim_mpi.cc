@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../trainsim/cli_numbers.h"
 #include "../trainsim/cmd_search.h"
 #include "trainsim/results_json.h"
 #include "trainsim/search.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   trainsim::cli::SearchArgs args;
   trainsim::cli::AddSearch(app, args);
+  trainsim::cli::RequireDecimalIntegers(app);  // --gpus 010 is an error, not octal 8
   int rc = 0;
   try {
     app.parse(argc, argv);

@@ -131,8 +131,7 @@ void Evaluate(const Ctx& c, uint64_t i, SearchResult& r) {
     return;
   }
   if (Status st = ValidateStrategy(s, m); !st.ok()) {
-    const std::string msg = st.message();
-    ++r.rejected["does not divide: " + msg.substr(0, msg.find(':'))];
+    ++r.rejected["does not divide: " + st.field()];
     return;
   }
   if (s.order != RankOrder::kTpCpDpPp) {
@@ -149,8 +148,7 @@ void Evaluate(const Ctx& c, uint64_t i, SearchResult& r) {
   }
   auto rep = Simulate(m, hw, s);
   if (!rep.ok()) {
-    const std::string msg = rep.status().message();
-    ++r.rejected["invalid: " + msg.substr(0, msg.find(':'))];
+    ++r.rejected["invalid: " + rep.status().field()];
     return;
   }
   double reserved = 0;

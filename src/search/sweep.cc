@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "trainsim/trainsim.h"
+#include "util/parse_number.h"
 
 namespace trainsim {
 
@@ -43,9 +44,9 @@ Result<std::vector<SweepSystem>> ExpandSystems(const std::vector<SweepSystem>& b
         for (const std::string& x : values) {
           SweepSystem n = s;
           if (field == "peak_scale") {  // scales the peak of every dtype
-            char* end = nullptr;
-            const double f = std::strtod(x.c_str(), &end);
-            if (end == x.c_str() || *end != '\0' || !(f > 0) || f > 1e6)
+            const std::optional<double> parsed = util::ParseDouble(x);  // decimal only, no hex
+            const double f = parsed.value_or(0);
+            if (!(f > 0) || f > 1e6)
               return Status::Invalid("vary: peak_scale: must be a positive number, got '" + x +
                                      "'");
             for (double* p : {&n.hw.peak_bf16_flops, &n.hw.peak_fp16_flops, &n.hw.peak_fp8_flops,
