@@ -5,9 +5,9 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "trainsim/hardware.h"
 #include "trainsim/status.h"
@@ -55,8 +55,8 @@ struct StrategyAlias {
 
 // Every Strategy setting, in application order (a field that implies a default for another
 // comes first, e.g. dtype fp16 before use_fp32_accum_grad).
-const std::vector<StrategyField>& StrategySchema();
-const std::vector<StrategyAlias>& StrategyAliases();
+std::span<const StrategyField> StrategySchema();
+std::span<const StrategyAlias> StrategyAliases();
 const StrategyField* FindStrategyField(std::string_view key);  // by canonical key
 
 // Applies (canonical key -> text) settings in schema order, with the batch rule of
@@ -83,7 +83,7 @@ struct EfficiencyField {
   double fit_lo, fit_hi;  // `trainsim calibrate` bounds; fit_lo > fit_hi: not fitted
   std::string_view doc;
 };
-const std::vector<EfficiencyField>& EfficiencySchema();
+std::span<const EfficiencyField> EfficiencySchema();
 std::string_view EfficiencyRuleText(EfficiencyRule r);
 // The efficiency block in schema order, with fitted_date when set.
 nlohmann::ordered_json EfficiencyToJson(const Efficiency& e);

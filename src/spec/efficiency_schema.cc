@@ -11,52 +11,53 @@ namespace trainsim {
 namespace {
 
 constexpr double kNotFitted = -1;  // fit_lo > fit_hi
+using R = EfficiencyRule;
+
+constexpr EfficiencyField kFields[] = {
+    // Fitted by `trainsim calibrate`, in this order.
+    {"gemm_max", &Efficiency::gemm_max, R::kFraction, 0.30, 0.85,
+     "GEMM efficiency of large, well-shaped matmuls"},
+    {"grouped_gemm", &Efficiency::grouped_gemm, R::kFraction, 0.30, 1.00,
+     "grouped (expert) GEMM efficiency relative to dense"},
+    {"gemm_half_dim", &Efficiency::gemm_half_dim, R::kNonNegative, 16, 512,
+     "a GEMM dimension of this size halves its factor x/(x+half)"},
+    {"attn_fwd", &Efficiency::attn_fwd, R::kFraction, 0.15, 0.90,
+     "fused flash-attention forward, fraction of the BF16 peak"},
+    {"attn_bwd", &Efficiency::attn_bwd, R::kFraction, 0.15, 0.90,
+     "fused flash-attention backward, fraction of the BF16 peak"},
+    {"attn_fa2_fwd", &Efficiency::attn_fa2_fwd, R::kFractionOrUnset, 0.10, 0.90,
+     "FlashAttention-2 forward (attention_kernel fa2); unset: attn_fwd"},
+    {"attn_fa2_bwd", &Efficiency::attn_fa2_bwd, R::kFractionOrUnset, 0.10, 0.90,
+     "FlashAttention-2 backward; unset: attn_bwd"},
+    {"mem", &Efficiency::mem, R::kFraction, 0.30, 0.95,
+     "memory-bound kernels, fraction of HBM bandwidth"},
+    {"nic_bus", &Efficiency::nic_bus, R::kFraction, 0.30, 1.00,
+     "NCCL bus bandwidth / nominal, across NICs"},
+    {"a2a_scaleup", &Efficiency::a2a_scaleup, R::kFraction, 0.15, 0.95,
+     "all-to-all bandwidth / nominal, scale-up domain"},
+    {"a2a_nic", &Efficiency::a2a_nic, R::kFraction, 0.10, 0.95,
+     "all-to-all bandwidth / nominal, across NICs"},
+    {"fp8_gemm_speedup", &Efficiency::fp8_gemm_speedup, R::kPositive, 1, 2,
+     "achieved FP8 / BF16 GEMM speed ratio"},
+    {"mxfp8_gemm_speedup", &Efficiency::mxfp8_gemm_speedup, R::kPositiveOrUnset, 1, 2,
+     "same for MXFP8; unset: fp8_gemm_speedup"},
+    {"fp4_gemm_speedup", &Efficiency::fp4_gemm_speedup, R::kPositive, 1, 4,
+     "achieved FP4 / BF16 GEMM speed ratio"},
+    {"layer_overhead_us", &Efficiency::layer_overhead_us, R::kNonNegative, 0, 400,
+     "host/launch overhead per layer per micro-batch (fwd+bwd), µs"},
+    // Not fitted.
+    {"scaleup_bus", &Efficiency::scaleup_bus, R::kFraction, 0, kNotFitted,
+     "NCCL bus bandwidth / nominal, scale-up domain"},
+    {"step_overhead_s", &Efficiency::step_overhead_s, R::kNonNegative, 0, kNotFitted,
+     "fixed per-step overhead, s"},
+    {"comm_overlap", &Efficiency::comm_overlap, R::kFraction, 0, kNotFitted,
+     "fraction of overlappable communication hidden"},
+};
 
 }  // namespace
 
-const std::vector<EfficiencyField>& EfficiencySchema() {
-  using R = EfficiencyRule;
-  static const std::vector<EfficiencyField> fields = {
-      // Fitted by `trainsim calibrate`, in this order.
-      {"gemm_max", &Efficiency::gemm_max, R::kFraction, 0.30, 0.85,
-       "GEMM efficiency of large, well-shaped matmuls"},
-      {"grouped_gemm", &Efficiency::grouped_gemm, R::kFraction, 0.30, 1.00,
-       "grouped (expert) GEMM efficiency relative to dense"},
-      {"gemm_half_dim", &Efficiency::gemm_half_dim, R::kNonNegative, 16, 512,
-       "a GEMM dimension of this size halves its factor x/(x+half)"},
-      {"attn_fwd", &Efficiency::attn_fwd, R::kFraction, 0.15, 0.90,
-       "fused flash-attention forward, fraction of the BF16 peak"},
-      {"attn_bwd", &Efficiency::attn_bwd, R::kFraction, 0.15, 0.90,
-       "fused flash-attention backward, fraction of the BF16 peak"},
-      {"attn_fa2_fwd", &Efficiency::attn_fa2_fwd, R::kFractionOrUnset, 0.10, 0.90,
-       "FlashAttention-2 forward (attention_kernel fa2); unset: attn_fwd"},
-      {"attn_fa2_bwd", &Efficiency::attn_fa2_bwd, R::kFractionOrUnset, 0.10, 0.90,
-       "FlashAttention-2 backward; unset: attn_bwd"},
-      {"mem", &Efficiency::mem, R::kFraction, 0.30, 0.95,
-       "memory-bound kernels, fraction of HBM bandwidth"},
-      {"nic_bus", &Efficiency::nic_bus, R::kFraction, 0.30, 1.00,
-       "NCCL bus bandwidth / nominal, across NICs"},
-      {"a2a_scaleup", &Efficiency::a2a_scaleup, R::kFraction, 0.15, 0.95,
-       "all-to-all bandwidth / nominal, scale-up domain"},
-      {"a2a_nic", &Efficiency::a2a_nic, R::kFraction, 0.10, 0.95,
-       "all-to-all bandwidth / nominal, across NICs"},
-      {"fp8_gemm_speedup", &Efficiency::fp8_gemm_speedup, R::kPositive, 1, 2,
-       "achieved FP8 / BF16 GEMM speed ratio"},
-      {"mxfp8_gemm_speedup", &Efficiency::mxfp8_gemm_speedup, R::kPositiveOrUnset, 1, 2,
-       "same for MXFP8; unset: fp8_gemm_speedup"},
-      {"fp4_gemm_speedup", &Efficiency::fp4_gemm_speedup, R::kPositive, 1, 4,
-       "achieved FP4 / BF16 GEMM speed ratio"},
-      {"layer_overhead_us", &Efficiency::layer_overhead_us, R::kNonNegative, 0, 400,
-       "host/launch overhead per layer per micro-batch (fwd+bwd), µs"},
-      // Not fitted.
-      {"scaleup_bus", &Efficiency::scaleup_bus, R::kFraction, 0, kNotFitted,
-       "NCCL bus bandwidth / nominal, scale-up domain"},
-      {"step_overhead_s", &Efficiency::step_overhead_s, R::kNonNegative, 0, kNotFitted,
-       "fixed per-step overhead, s"},
-      {"comm_overlap", &Efficiency::comm_overlap, R::kFraction, 0, kNotFitted,
-       "fraction of overlappable communication hidden"},
-  };
-  return fields;
+std::span<const EfficiencyField> EfficiencySchema() {
+  return kFields;
 }
 
 std::string_view EfficiencyRuleText(EfficiencyRule r) {
