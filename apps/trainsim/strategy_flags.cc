@@ -5,9 +5,23 @@
 namespace trainsim::cli {
 namespace {
 
+// "doc (rule; strategy key K)"; a switch does not repeat "true, false".
 std::string Help(const StrategyField& f) {
-  return std::string(f.doc) + " (" + std::string(f.rule) + "; strategy key " + std::string(f.key) +
-         ")";
+  std::string_view rule = f.rule;
+  if (f.kind == FieldKind::kBool && rule.rfind("true, false", 0) == 0) {
+    rule.remove_prefix(std::string_view("true, false").size());
+    if (rule.rfind("; ", 0) == 0) rule.remove_prefix(2);
+  }
+  std::string help(f.doc);
+  help += " (";
+  if (!rule.empty()) {
+    help += rule;
+    help += "; ";
+  }
+  help += "strategy key ";
+  help += f.key;
+  help += ')';
+  return help;
 }
 
 const char* TypeName(FieldKind k) {
