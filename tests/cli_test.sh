@@ -225,8 +225,9 @@ if expect_ok "simulate --strategy SimuMax file" simulate --json --strategy "$TMP
 import json, sys
 d = json.load(sys.stdin)
 s = d["strategy"]
-want = {"world_size": 32, "tp": 2, "pp": 2, "dp": 8, "seq": 4096, "mbs": 1, "gbs": 128, "zero": 1,
-        "recompute": "full", "sp": True}
+want = {"world_size": 32, "tp_size": 2, "pp_size": 2, "dp": 8, "seq_len": 4096,
+        "micro_batch_size": 1, "global_batch_size": 128, "micro_batch_num": 16, "zero_state": 1,
+        "recompute": "full", "recompute_layer_num": 4, "enable_sequence_parallel": True}
 bad = {k: (s.get(k), v) for k, v in want.items() if s.get(k) != v}
 assert not bad, "strategy fields (got, want): %r" % bad
 assert len(d["stages"]) == 2
@@ -239,7 +240,7 @@ assert d["step_time_s"] > 0
 fi
 # Flags override the file.
 if expect_ok "simulate --strategy + --tp 4" simulate --json --strategy "$TMP/simumax_strategy.json" --tp 4; then
-  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["strategy"]["tp"] == 4 and d["strategy"]["dp"] == 4' <"$OUT" 2>/dev/null; then
+  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["strategy"]["tp_size"] == 4 and d["strategy"]["dp"] == 4' <"$OUT" 2>/dev/null; then
     ok "simulate --strategy + --tp 4: the flag overrides the file"
   else
     bad "simulate --strategy + --tp 4: the flag overrides the file" "$(head -c 300 "$OUT")"
@@ -248,6 +249,68 @@ fi
 # Text output of the same.
 if expect_ok "simulate --strategy (text)" simulate --strategy "$TMP/simumax_strategy.json"; then
   if grep -q "step time" "$OUT"; then ok "simulate --strategy (text): prints 'step time'"; else bad "simulate --strategy (text): prints 'step time'" "$(head -c 300 "$OUT")"; fi
+fi
+
+# --- the report's strategy feeds back in ------------------------------------------------------------
+# simulate --json, take .strategy into a file, simulate --strategy FILE: the same step.
+roundtrip() {
+  local name=$1 model=$2
+  shift 2
+  if ! expect_ok "$name (flags)" simulate --model "$model" --json "$@"; then return; fi
+  cp "$OUT" "$TMP/$name.report.json"
+  python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["strategy"], open(sys.argv[2], "w"))' \
+    "$TMP/$name.report.json" "$TMP/$name.strategy.json"
+  if ! expect_ok "$name (--strategy echo)" simulate --model "$model" --hardware h100_sxm_80gb \
+    --strategy "$TMP/$name.strategy.json" --json; then return; fi
+  if msg=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a["step_time_s"] == b["step_time_s"], (a["step_time_s"], b["step_time_s"])
+assert a["peak_mem_bytes"] == b["peak_mem_bytes"]
+assert a["strategy"] == b["strategy"], (a["strategy"], b["strategy"])
+' "$TMP/$name.report.json" "$OUT" 2>&1); then
+    ok "$name: the report's strategy gives the same step_time_s"
+  else
+    bad "$name: the report's strategy gives the same step_time_s" "$msg"
+  fi
+}
+roundtrip "echo moe" mixtral-8x7b --gpus 32 --tp 2 --pp 2 --vpp 2 --ep 4 --etp 1 --gbs 64 \
+  --recompute selective --recompute-modules core_attn,moe_act --dtype fp8 --order tp-dp-cp-pp \
+  --moe-dedup-dispatch --ep-overlap 0.3 --fused-cross-entropy --offload-optimizer
+roundtrip "echo cp zb" llama3-8b --gpus 16 --tp 2 --cp 2 --pp 2 --cp-comm-type a2a \
+  --schedule zb_h1 --seq 8192 --gbs 32 --attention-kernel fa2 --no-main-grad-fp32 --no-sp
+roundtrip "echo fsdp full" llama3-8b --gpus 16 --fsdp --pp 2 --recompute full --recompute-layers 3 \
+  --micro-batch-num 4 --uneven-pipeline --no-overlap
+# The echo also works with a layout flag on top: global_batch_size is kept.
+if expect_ok "echo + --tp 4" simulate --model mixtral-8x7b --strategy "$TMP/echo moe.strategy.json" --tp 4 --json; then
+  if python3 -c 'import json,sys; s=json.load(sys.stdin)["strategy"]; assert s["tp_size"] == 4 and s["global_batch_size"] == 64, s' <"$OUT" 2>/dev/null; then
+    ok "echo + --tp 4: the flag overrides, the global batch stays"
+  else
+    bad "echo + --tp 4: the flag overrides, the global batch stays" "$(head -c 300 "$OUT")"
+  fi
+fi
+if expect_ok "report version and calibration" simulate --json; then
+  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["trainsim_version"] and d["hardware_calibration"] == "2026-11-22", d.get("hardware_calibration")' <"$OUT" 2>/dev/null; then
+    ok "simulate --json: trainsim_version and hardware_calibration"
+  else
+    bad "simulate --json: trainsim_version and hardware_calibration" "$(head -c 300 "$OUT")"
+  fi
+fi
+expect_field_error "bad order flag" "--order" simulate --order tp-tp
+expect_field_error "bad cp-comm-type flag" "--cp-comm-type" simulate --cp-comm-type ring
+expect_field_error "ep-overlap 2" "--ep-overlap" simulate --ep-overlap 2
+expect_field_error "tp not an integer" "--tp" simulate --tp x
+expect_field_error "zb_h1 with vpp 2" "schedule" simulate --gpus 8 --pp 2 --vpp 2 --schedule zb_h1
+printf '{"world_size": 8, "tp_size": 2, "dp": 8}\n' >"$TMP/bad_dp.json"
+expect_field_error "strategy with a wrong dp" "dp" simulate --strategy "$TMP/bad_dp.json"
+if expect_ok "schema strategy --markdown" schema strategy --markdown; then
+  if grep -q '^| `tp_size` | `--tp` |' "$OUT"; then ok "schema strategy: a row per field"; else bad "schema strategy: a row per field" "$(head -c 300 "$OUT")"; fi
+fi
+if expect_ok "schema efficiency (JSON)" schema efficiency; then
+  if python3 -c 'import json,sys; rows=json.load(sys.stdin); assert any(r["key"] == "gemm_max" for r in rows)' <"$OUT" 2>/dev/null; then ok "schema efficiency: JSON rows"; else bad "schema efficiency: JSON rows" "$(head -c 300 "$OUT")"; fi
+fi
+if expect_ok "--version" --version; then
+  if grep -qE '^[0-9]+\.[0-9]+\.[0-9]+' "$OUT"; then ok "--version prints the version"; else bad "--version prints the version" "$(cat "$OUT")"; fi
 fi
 
 # --- validate ----------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "trainsim/calibrate.h"
 #include "trainsim/presets.h"
 #include "trainsim/results_json.h"
+#include "trainsim/schema.h"
 
 namespace trainsim::cli {
 

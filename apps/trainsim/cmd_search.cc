@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli_util.h"
+#include "strategy_flags.h"
 #include "trainsim/results_json.h"
 #include "trainsim/search.h"
 #include "trainsim/sweep.h"
@@ -17,13 +18,11 @@ namespace trainsim::cli {
 
 namespace {
 
-// --gbs, --seq, --dtype: the workload both search and sweep need.
+// --gbs, --seq, --dtype: the workload both search and sweep need (flags from the schema).
 void AddWorkloadOptions(CLI::App* c, int& gbs, int& seq, std::string& dtype) {
-  c->add_option("--gbs", gbs, "global batch size (sequences)")
-      ->required()
-      ->check(CLI::PositiveNumber);
-  c->add_option("--seq", seq, "sequence length")->check(CLI::PositiveNumber)->capture_default_str();
-  c->add_option("--dtype", dtype, "bf16 | fp16 | fp8 | mxfp8 | nvfp4")->capture_default_str();
+  AddSchemaOption(c, "global_batch_size", gbs)->required()->check(CLI::PositiveNumber);
+  AddSchemaOption(c, "seq_len", seq)->check(CLI::PositiveNumber)->capture_default_str();
+  AddSchemaOption(c, "dtype", dtype)->capture_default_str();
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -9,46 +11,25 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "strategy_flags.h"
+#include "trainsim/batch_default.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim::cli {
-namespace {}  // namespace
 
 void AddSimulate(CLI::App& app, SimulateArgs& a) {
   CLI::App* c = app.add_subcommand("simulate", "predict one training step");
   c->add_option("--model", a.model, "model preset id or config.json path")->capture_default_str();
   c->add_option("--hardware", a.hardware, "hardware preset id or JSON path")->capture_default_str();
-  c->add_option("--strategy", a.strategy_file, "SimuMax-style strategy JSON (flags override it)");
+  c->add_option("--strategy", a.strategy_file,
+                "strategy JSON: SimuMax keys, or a report's \"strategy\" (flags override it)");
   c->add_option("--from-megatron-args", a.megatron_args, "a Megatron-LM argument string");
   c->add_option("--hw-override", a.hw_override, "JSON object of hardware fields to override");
-  c->add_option("--gpus", a.gpus, "world size");
-  c->add_option("--tp", a.tp, "tensor parallel size");
-  c->add_option("--pp", a.pp, "pipeline parallel size");
-  c->add_option("--vpp", a.vpp, "virtual pipeline chunks per stage");
-  c->add_option("--cp", a.cp, "context parallel size");
-  c->add_option("--ep", a.ep, "expert parallel size");
-  c->add_option("--etp", a.etp, "expert tensor parallel size");
-  c->add_option("--mbs", a.mbs, "micro-batch size (sequences)");
-  c->add_option("--gbs", a.gbs, "global batch size (sequences)");
-  c->add_option("--micro-batch-num", a.micro_batch_num, "micro-batches per DP rank");
-  c->add_option("--seq", a.seq, "sequence length (tokens)");
-  c->add_option("--zero", a.zero, "ZeRO stage 0-3 (1 = distributed optimizer)");
-  c->add_flag("--fsdp", a.fsdp, "FSDP (ZeRO-3 parameter sharding)");
-  c->add_option("--recompute", a.recompute, "none | selective | full");
-  c->add_option("--recompute-modules", a.recompute_modules,
-                "selective recompute modules: "
-                "core_attn,layernorm,mla_up_proj,mlp,moe_act,moe,shared_experts");
-  c->add_option("--recompute-layers", a.recompute_layers, "layers per stage to fully recompute");
-  c->add_option("--dtype", a.dtype, "bf16 | fp16 | fp8 | mxfp8 | nvfp4");
-  c->add_option("--schedule", a.schedule, "1f1b | interleaved_1f1b | gpipe | zb_h1 | dualpipe");
-  c->add_flag("--no-sp", a.no_sp, "disable sequence parallelism");
-  c->add_flag("--uneven-pipeline", a.uneven_pipeline,
-              "allow layers not divisible by pp*vpp (embedding and loss count as layers)");
-  c->add_flag("--no-overlap", a.no_overlap, "no DP gradient-reduce / param-gather overlap");
-  c->add_flag("--tp-comm-overlap", a.tp_overlap, "overlap TP collectives with GEMMs");
-  c->add_option("--ep-overlap", a.ep_overlap,
-                "fraction of the EP all-to-all hidden behind compute (0-1)");
+  AddStrategyFlags(c, a.strategy, "Strategy (trainsim schema strategy)");
+  c->add_flag("--no-overlap", a.no_overlap,
+              "no DP overlap: --no-overlap-grad-reduce --no-overlap-param-gather")
+      ->group("Strategy (trainsim schema strategy)");
   c->add_flag("--json", a.json, "print the full report as JSON");
   c->add_flag("--detail", a.detail, "include the per-layer op table");
   c->add_option("--trace", a.trace, "write the event-driven step as Chrome trace JSON (Perfetto)");
@@ -59,105 +40,25 @@ void AddSimulate(CLI::App& app, SimulateArgs& a) {
 
 namespace {
 
-Status CheckNonNegative(const char* name, const std::optional<int>& v, int min) {
-  if (v && *v < min)
-    return Status::Invalid(std::string(name) + ": must be >= " + std::to_string(min) + ", got " +
-                           std::to_string(*v));
-  return Status::Ok();
-}
-
+// Struct defaults, then the --strategy file, then --from-megatron-args, then the flags; then the
+// default batch and NormaliseStrategy.
 Result<Strategy> BuildStrategy(const SimulateArgs& a) {
   Strategy s;
-  s.gbs = 0;
   if (!a.strategy_file.empty()) {
     auto text = ReadTextFile(a.strategy_file);
     if (!text.ok()) return Status::NotFound("strategy: " + text.status().message());
-    auto parsed = ParseStrategyJson(text.value(), a.strategy_file);
-    if (!parsed.ok()) return parsed.status();
-    s = parsed.value();
+    if (Status st = ApplyStrategyJson(text.value(), a.strategy_file, s); !st.ok()) return st;
   }
-  if (!a.megatron_args.empty()) {
-    auto parsed = ParseMegatronArgs(a.megatron_args, s);
-    if (!parsed.ok()) return parsed.status();
-    s = parsed.value();
+  if (!a.megatron_args.empty())
+    if (Status st = ApplyMegatronArgs(a.megatron_args, s); !st.ok()) return st;
+  std::map<std::string, std::string> flags = a.strategy;
+  if (a.no_overlap) {
+    flags.emplace("overlap_grad_reduce", "false");
+    flags.emplace("overlap_param_gather", "false");
   }
-  struct {
-    const char* name;
-    const std::optional<int>& v;
-    int& field;
-    int min;
-  } ints[] = {{"gpus", a.gpus, s.world_size, 1},
-              {"tp", a.tp, s.tp, 1},
-              {"pp", a.pp, s.pp, 1},
-              {"vpp", a.vpp, s.vpp, 1},
-              {"cp", a.cp, s.cp, 1},
-              {"ep", a.ep, s.ep, 1},
-              {"etp", a.etp, s.etp, 1},
-              {"mbs", a.mbs, s.mbs, 1},
-              {"gbs", a.gbs, s.gbs, 1},
-              {"seq", a.seq, s.seq, 1},
-              {"zero", a.zero, s.zero, 0},
-              {"micro-batch-num", a.micro_batch_num, s.micro_batch_num, 1},
-              {"recompute-layers", a.recompute_layers, s.recompute_layers, 1}};
-  for (auto& f : ints) {
-    if (Status st = CheckNonNegative(f.name, f.v, f.min); !st.ok()) return st;
-    if (f.v) f.field = *f.v;
-  }
-  if (a.gbs && !a.micro_batch_num) s.micro_batch_num = 0;
+  if (Status st = ApplyStrategySettings(s, flags, /*name_flags=*/true); !st.ok()) return st;
   ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
-  if (a.no_sp) s.sp = false;
-  if (a.uneven_pipeline) s.uneven_pipeline = true;
-  if (a.fsdp) {
-    s.fsdp = true;
-    if (!a.zero) s.zero = 3;
-  }
-  if (a.no_overlap) s.overlap_grad_reduce = s.overlap_param_gather = false;
-  if (a.tp_overlap) s.tp_comm_overlap = true;
-  if (a.ep_overlap) s.ep_comm_overlap = *a.ep_overlap;
-  if (a.recompute) {
-    if (*a.recompute == "none")
-      s.recompute = Recompute::kNone;
-    else if (*a.recompute == "selective")
-      s.recompute = Recompute::kSelective;
-    else if (*a.recompute == "full")
-      s.recompute = Recompute::kFull;
-    else
-      return Status::Invalid("recompute: must be none, selective or full, got '" + *a.recompute +
-                             "'");
-  }
-  if (a.recompute_modules) {
-    auto mask = ParseRecomputeModules(*a.recompute_modules);
-    if (!mask.ok()) return mask.status();
-    s.recompute = Recompute::kSelective;
-    s.recompute_modules = mask.value();
-  }
-  if (a.dtype) {
-    auto d = ParseDType(*a.dtype);
-    if (!d.ok()) return d.status();
-    s.dtype = d.value();
-    if (s.dtype == DType::kFp16) s.main_grad_fp32 = false;  // Megatron's fp16 default
-  }
-  if (s.vpp > 1) s.schedule = PipelineSchedule::kInterleaved;
-  if (a.schedule) {
-    if (*a.schedule == "1f1b")
-      s.schedule = s.vpp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::k1F1B;
-    else if (*a.schedule == "interleaved_1f1b")
-      s.schedule = PipelineSchedule::kInterleaved;
-    else if (*a.schedule == "gpipe")
-      s.schedule = PipelineSchedule::kGPipe;
-    else if (*a.schedule == "zb_h1")
-      s.schedule = PipelineSchedule::kZeroBubbleH1;
-    else if (*a.schedule == "dualpipe")
-      s.schedule = PipelineSchedule::kDualPipe;
-    else
-      return Status::Invalid("schedule: must be 1f1b, interleaved_1f1b, gpipe, zb_h1 or dualpipe");
-    if ((s.schedule == PipelineSchedule::kZeroBubbleH1 ||
-         s.schedule == PipelineSchedule::kDualPipe) &&
-        s.vpp > 1)
-      return Status::Invalid("schedule: " + *a.schedule + " needs vpp 1, got vpp " +
-                             std::to_string(s.vpp));
-  }
-  return s;
+  return NormaliseStrategy(s);
 }
 
 // "--slowdown 3:1.5" (repeatable) into one factor per stage.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,16 +13,12 @@ struct SimulateArgs {
   std::string model = "llama3-8b";
   std::string hardware = "h100_sxm_80gb";
   std::string strategy_file, megatron_args, hw_override;
-  std::optional<int> gpus, tp, pp, vpp, cp, ep, etp, mbs, gbs, seq, zero, recompute_layers,
-      micro_batch_num;
-  std::optional<std::string> recompute, recompute_modules, dtype, schedule;
-  bool uneven_pipeline = false;
-  std::optional<double> ep_overlap;
-  std::string trace;                  // Chrome trace JSON file
-  std::string timeline;               // SVG Gantt file
-  std::vector<std::string> slowdown;  // STAGE:FACTOR, repeatable
-  bool no_sp = false, fsdp = false, no_overlap = false, tp_overlap = false, json = false,
-       detail = false;
+  std::map<std::string, std::string> strategy;  // schema key -> flag value (strategy_flags.h)
+  bool no_overlap = false;                      // both DP overlaps off (a shorthand)
+  std::string trace;                            // Chrome trace JSON file
+  std::string timeline;                         // SVG Gantt file
+  std::vector<std::string> slowdown;            // STAGE:FACTOR, repeatable
+  bool json = false, detail = false;
 };
 void AddSimulate(CLI::App& app, SimulateArgs& a);
 int RunSimulate(const SimulateArgs& a);
@@ -50,5 +47,13 @@ struct CalibrateArgs {
 };
 void AddCalibrate(CLI::App& app, CalibrateArgs& a);
 int RunCalibrate(const CalibrateArgs& a);
+
+// `schema strategy|strategy-aliases|efficiency [--markdown]`: the input schemas (docs/INPUTS.md).
+struct SchemaArgs {
+  std::string table;
+  bool markdown = false;
+};
+void AddSchema(CLI::App& app, SchemaArgs& a);
+int RunSchema(const SchemaArgs& a);
 
 }  // namespace trainsim::cli

@@ -8,10 +8,12 @@
 #include "cli_numbers.h"
 #include "cmd_search.h"
 #include "commands.h"
+#include "trainsim/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"trainsim: predicts step time, MFU and memory of LLM training on GPU clusters"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(trainsim::TrainsimVersion()));
   app.set_help_all_flag("--help-all", "all subcommands' help");
   trainsim::cli::SimulateArgs sim;
   trainsim::cli::AddSimulate(app, sim);
@@ -25,6 +27,8 @@ int main(int argc, char** argv) {
   trainsim::cli::AddSweep(app, sweep);
   trainsim::cli::CalibrateArgs cal;
   trainsim::cli::AddCalibrate(app, cal);
+  trainsim::cli::SchemaArgs schema;
+  trainsim::cli::AddSchema(app, schema);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
   try {
@@ -32,6 +36,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "trainsim: %s\n", e.what());
@@ -43,5 +49,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("search")) return trainsim::cli::RunSearch(search);
   if (app.got_subcommand("sweep")) return trainsim::cli::RunSweep(sweep);
   if (app.got_subcommand("calibrate")) return trainsim::cli::RunCalibrate(cal);
+  if (app.got_subcommand("schema")) return trainsim::cli::RunSchema(schema);
   return 2;
 }

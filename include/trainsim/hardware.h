@@ -15,10 +15,13 @@ std::string_view DTypeName(DType d);
 inline bool IsLowPrecision(DType d) {
   return d == DType::kFp8 || d == DType::kMxfp8 || d == DType::kFp4;
 }
-Result<DType> ParseDType(std::string_view s);  // "bf16", "fp16", "fp8", "mxfp8", "nvfp4"/"fp4"...
+// DTypeName's names (lower case) and the spellings "bfloat16", "float16", "float32", "e4m3",
+// "hybrid", "fp4", "mxfp4".
+Result<DType> ParseDType(std::string_view s);
 
 // Efficiencies are fractions of the nominal peak that a well-tuned framework reaches; they are
-// fitted on public measured runs (docs/VALIDATION.md) and stored in the hardware preset.
+// fitted on public measured runs (docs/VALIDATION.md) and stored in the hardware preset. Each
+// field's key, rule and calibration bounds are in EfficiencySchema() (trainsim/schema.h).
 struct Efficiency {
   double gemm_max = 0.80;      // best GEMM efficiency for large, well-shaped matmuls
   double gemm_half_dim = 96;   // a GEMM dimension of this size halves the efficiency factor
@@ -40,6 +43,9 @@ struct Efficiency {
   double layer_overhead_us = 30;   // host/launch overhead per layer per micro-batch (fwd+bwd)
   double step_overhead_s = 0.0;    // fixed per-step overhead (data, logging, sync)
   double comm_overlap = 0.90;      // fraction of overlappable comm hidden when it is overlapped
+  // The day `trainsim calibrate` fitted these values ("YYYY-MM-DD", the preset's
+  // efficiency.fitted_date); "" = not calibrated. Borrowed with the values by efficiency_from.
+  std::string fitted_date;
 };
 
 struct HardwareSpec {

@@ -13,6 +13,9 @@ struct ModelSpec;
 
 enum class Recompute { kNone, kSelective, kFull };
 
+std::string_view RecomputeName(Recompute r);  // "none", "selective", "full"
+Result<Recompute> ParseRecompute(std::string_view s);
+
 // Modules recomputed by Recompute::kSelective (Megatron-LM --recompute-modules names).
 enum RecomputeModule : int {
   kRecomputeCoreAttn = 1,       // core_attn: attention scores/softmax (the default)
@@ -25,10 +28,16 @@ enum RecomputeModule : int {
 };
 // Parses "core_attn,layernorm,..." into a RecomputeModule mask; the error names the module.
 Result<int> ParseRecomputeModules(std::string_view list);
+// The mask as "core_attn,layernorm,..." (RecomputeModule order); "" for 0.
+std::string RecomputeModulesName(int mask);
+
 // kZeroBubbleH1: ZB-H1 of Qi et al. 2023 (backward split into B and W, 1F1B memory);
 // kDualPipe: DeepSeek-V3's bidirectional schedule (two chunks per rank, two model copies).
 // Both have closed forms in Simulate and are simulated event by event (trainsim/timeline.h).
 enum class PipelineSchedule { k1F1B, kInterleaved, kGPipe, kZeroBubbleH1, kDualPipe };
+// "1f1b", "interleaved_1f1b", "gpipe", "zb_h1", "dualpipe" (the strategy file's names).
+std::string_view ScheduleName(PipelineSchedule s);
+Result<PipelineSchedule> ParseSchedule(std::string_view s);
 
 // How ranks are laid over the GPUs, innermost first (Megatron-Core `order`); the innermost groups
 // get the scale-up domain (NVLink / NVL72).
@@ -36,21 +45,27 @@ enum class RankOrder { kTpCpDpPp, kTpDpCpPp, kTpCpPpDp, kTpPpCpDp };
 std::string_view RankOrderName(RankOrder o);  // "tp-cp-dp-pp", ...
 Result<RankOrder> ParseRankOrder(std::string_view s);
 
-struct Strategy {
-  int world_size = 8;
-  int tp = 1;               // tensor parallel
-  int pp = 1;               // pipeline parallel
-  int vpp = 1;              // virtual pipeline chunks per stage (interleaving); 1 = none
-  int cp = 1;               // context parallel
-  int ep = 1;               // expert parallel
-  int etp = 0;              // expert tensor parallel; 0 = same as tp
-  bool sp = true;           // sequence parallel (meaningful when tp > 1)
+// What is trained: the sequence and batch shape of one step. Independent of the layout, so one
+// workload can be simulated under several layouts (Combine).
+struct Workload {
   int seq = 4096;           // sequence length in tokens
   int mbs = 1;              // micro-batch size in sequences
   int gbs = 0;              // global batch in sequences; 0 = derive from micro_batch_num
   int micro_batch_num = 0;  // micro-batches per step per DP rank; 0 = derive from gbs
-  int zero = 1;             // ZeRO stage 0-3 over the DP group (1 = Megatron distributed optimizer)
-  bool fsdp = false;        // FSDP / Megatron-FSDP (parameter sharding, implies zero 3)
+};
+
+// How the work is laid over the GPUs: parallel sizes, precision, memory policy, schedule.
+struct Layout {
+  int world_size = 8;
+  int tp = 1;         // tensor parallel
+  int pp = 1;         // pipeline parallel
+  int vpp = 1;        // virtual pipeline chunks per stage (interleaving); 1 = none
+  int cp = 1;         // context parallel
+  int ep = 1;         // expert parallel
+  int etp = 0;        // expert tensor parallel; 0 = same as tp
+  bool sp = true;     // sequence parallel (meaningful when tp > 1)
+  int zero = 1;       // ZeRO stage 0-3 over the DP group (1 = Megatron distributed optimizer)
+  bool fsdp = false;  // FSDP / Megatron-FSDP (parameter sharding, implies zero 3)
   Recompute recompute = Recompute::kNone;
   int recompute_layers = -1;                   // with kFull: layers per stage recomputed; -1 = all
   int recompute_modules = kRecomputeCoreAttn;  // with kSelective: RecomputeModule mask
@@ -76,24 +91,56 @@ struct Strategy {
   // embedding and the loss (and MTP modules) as one layer each, as Megatron-LM's
   // --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split do.
   bool uneven_pipeline = false;
+};
 
+// A workload under a layout. An aggregate: `Strategy{workload, layout}` combines the two, and
+// `s.tp`, `s.seq` name the parts' fields directly.
+struct Strategy : Workload, Layout {
   int dp() const { return world_size / (tp * pp * cp); }
   int expert_tp() const { return etp > 0 ? etp : tp; }
   int expert_dp() const { return world_size / (pp * ep * expert_tp()); }
   int num_micro_batches() const {
     return micro_batch_num > 0 ? micro_batch_num : gbs / (mbs * dp());
   }
+  const Workload& workload() const { return *this; }
+  const Layout& layout() const { return *this; }
 };
+
+inline Strategy Combine(const Workload& w, const Layout& l) {
+  return Strategy{w, l};
+}
+
+// Applies the defaults and implied settings, so that equal meanings have equal values (the
+// report echoes the normalised strategy, and a file read back gives the same one):
+//   fsdp with zero < 2 -> zero 3;  etp 0 -> tp;  sp off when tp is 1;
+//   vpp > 1 with 1f1b -> interleaved_1f1b, interleaved with vpp 1 -> 1f1b;
+//   full recompute of 0 layers -> none; recompute_layers -1 unless full; recompute_modules
+//   core_attn unless selective;
+//   gbs <-> micro_batch_num: the missing one is derived when dp is defined and divides.
+// Simulate gives the same result for a strategy and its normalised form. No rule depends on the
+// model; broken rules are left for ValidateStrategy to report.
+Strategy NormaliseStrategy(Strategy s);
 
 // Checks the strategy against the model: divisibility and ranges. The message names the field
 // and the rule, e.g. "tp: num_attention_heads (32) must be divisible by tp (3)".
 Status ValidateStrategy(const Strategy& s, const ModelSpec& m);
 
 // Parses a SimuMax strategy JSON (its field names) plus trainsim's extensions (cp_size, zero 2/3,
-// fsdp, global_batch_size, offload and overlap switches). Unknown keys are errors.
+// fsdp, global_batch_size, offload and overlap switches; every key of StrategySchema() in
+// trainsim/schema.h). Unknown keys are errors. The result is normalised (NormaliseStrategy).
 Result<Strategy> ParseStrategyJson(std::string_view text, std::string_view origin);
+// Applies the keys present in a strategy JSON object onto `s`, without normalising: for layering
+// sources (a file, then flags). A source that gives only one of global_batch_size and
+// micro_batch_num clears the other; one that gives both keeps global_batch_size (and checks them).
+Status ApplyStrategyJson(std::string_view text, std::string_view origin, Strategy& s);
 
-// Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ").
+// Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ") on top of
+// `base`, first resetting sp, zero and the DP overlaps to Megatron's defaults (off). Normalised.
 Result<Strategy> ParseMegatronArgs(std::string_view args, Strategy base);
+// The same without normalising, onto `s`.
+Status ApplyMegatronArgs(std::string_view args, Strategy& s);
+// The strategy as Megatron-LM arguments (the normalised strategy; world size, rank order,
+// ZB-H1/DualPipe and the EP overlap fraction have no Megatron-LM argument).
+std::string FormatMegatronArgs(const Strategy& s);
 
 }  // namespace trainsim

@@ -1,7 +1,10 @@
-// The report as JSON: every field of StepReport, plus the inputs that produced it.
+// The report as JSON: every field of StepReport, plus the inputs that produced it (the strategy
+// in the strategy file's keys, so that it can be read back) and the version that produced it.
 #include <nlohmann/json.hpp>
 
+#include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
+#include "trainsim/version.h"
 
 namespace trainsim {
 
@@ -23,24 +26,12 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["fits"] = r.fits;
   j["model"] = m.name;
   j["hardware"] = hw.id;
-  j["strategy"] = {{"world_size", s.world_size},
-                   {"tp", s.tp},
-                   {"pp", s.pp},
-                   {"vpp", s.vpp},
-                   {"cp", s.cp},
-                   {"ep", s.ep},
-                   {"etp", s.expert_tp()},
-                   {"dp", r.dp},
-                   {"sp", s.sp},
-                   {"seq", s.seq},
-                   {"mbs", s.mbs},
-                   {"gbs", 1LL * s.num_micro_batches() * s.mbs * r.dp},
-                   {"zero", s.zero},
-                   {"fsdp", s.fsdp},
-                   {"dtype", std::string(DTypeName(s.dtype))},
-                   {"recompute", s.recompute == Recompute::kNone        ? "none"
-                                 : s.recompute == Recompute::kSelective ? "selective"
-                                                                        : "full"}};
+  j["strategy"] = StrategyToJson(s);
+  j["trainsim_version"] = TrainsimVersion();
+  if (hw.eff.fitted_date.empty())
+    j["hardware_calibration"] = nullptr;
+  else
+    j["hardware_calibration"] = hw.eff.fitted_date;
   const TimeBreakdown& t = r.time;
   j["time_breakdown_s"] = {{"compute", t.compute_s},
                            {"recompute", t.recompute_s},

@@ -25,10 +25,7 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
                   "seq {} mbs {} gbs {} ({} micro-batches) | {} | recompute {}",
                   s.tp, s.pp, s.vpp, s.cp, experts, r.dp, s.sp && s.tp > 1 ? "on" : "off", s.zero,
                   s.fsdp ? " (fsdp)" : "", s.seq, s.mbs, r.micro_batches * s.mbs * r.dp,
-                  r.micro_batches, DTypeName(s.dtype),
-                  s.recompute == Recompute::kNone        ? "none"
-                  : s.recompute == Recompute::kSelective ? "selective"
-                                                         : "full"));
+                  r.micro_batches, DTypeName(s.dtype), RecomputeName(s.recompute)));
   line("");
   line(fmt::format("  step time        {:10.4f} s", r.step_time_s));
   line(fmt::format("  MFU / HFU        {:9.1f} % / {:.1f} %", 100 * r.mfu, 100 * r.hfu));

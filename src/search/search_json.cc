@@ -31,10 +31,6 @@ json CandidateJson(const Candidate& c) {
           {"megatron_args", MegatronArgs(s)}};
 }
 
-const char* RecomputeName(Recompute r) {
-  return r == Recompute::kNone ? "none" : r == Recompute::kSelective ? "selective" : "full";
-}
-
 // Shard candidates: [index, step_time_s, mfu, tokens_per_s_per_gpu, peak_mem_bytes,
 // reserved_bytes, usd_per_million_tokens].
 json ShardCandidates(const std::vector<Candidate>& v) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "spec/efficiency_read.h"
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
 #include "util/units.h"
@@ -40,60 +41,6 @@ Status ReadPeaks(const json& j, HardwareSpec& hw, const std::string& origin) {
   hw.peak_fp4_flops = TflopsToFlops(fp4);
   hw.peak_fp32_flops = TflopsToFlops(fp32);
   return Status::Ok();
-}
-
-// The rules on the efficiency fields once read (all fractions of a peak, or speed-up ratios).
-Status CheckEfficiency(const Efficiency& f) {
-  struct Frac {
-    const char* name;
-    double v;
-  };
-  for (Frac x :
-       {Frac{"gemm_max", f.gemm_max}, Frac{"attn_fwd", f.attn_fwd}, Frac{"attn_bwd", f.attn_bwd},
-        Frac{"mem", f.mem}, Frac{"scaleup_bus", f.scaleup_bus}, Frac{"nic_bus", f.nic_bus},
-        Frac{"a2a_scaleup", f.a2a_scaleup}, Frac{"a2a_nic", f.a2a_nic},
-        Frac{"comm_overlap", f.comm_overlap}, Frac{"grouped_gemm", f.grouped_gemm}})
-    if (x.v <= 0 || x.v > 1)
-      return Status::Invalid(x.name, "must be a fraction in (0, 1], got " + std::to_string(x.v));
-  for (Frac x : {Frac{"attn_fa2_fwd", f.attn_fa2_fwd}, Frac{"attn_fa2_bwd", f.attn_fa2_bwd}})
-    if (x.v == 0 || x.v > 1)  // negative = same as the fused-attention efficiency
-      return Status::Invalid(x.name,
-                             "must be in (0, 1] or negative (unset), got " + std::to_string(x.v));
-  if (f.mxfp8_gemm_speedup == 0)
-    return Status::Invalid("mxfp8_gemm_speedup", "must be > 0 or negative (unset)");
-  if (f.gemm_half_dim < 0) return Status::Invalid("gemm_half_dim", "must be >= 0");
-  for (Frac x :
-       {Frac{"fp8_gemm_speedup", f.fp8_gemm_speedup}, Frac{"fp4_gemm_speedup", f.fp4_gemm_speedup}})
-    if (x.v <= 0)  // GEMM time is divided by it
-      return Status::Invalid(x.name, "must be > 0");
-  return Status::Ok();
-}
-
-// efficiency: {...}, the calibrated fractions (data/hardware/README.md).
-Status ReadEfficiency(const json& j, Efficiency& f, const std::string& origin) {
-  FieldReader e(j, origin);
-  e.Double("gemm_max", f.gemm_max);
-  e.Double("gemm_half_dim", f.gemm_half_dim);
-  e.Double("grouped_gemm", f.grouped_gemm);
-  e.Double("attn_fwd", f.attn_fwd);
-  e.Double("attn_bwd", f.attn_bwd);
-  e.Double("attn_fa2_fwd", f.attn_fa2_fwd, -1);
-  e.Double("attn_fa2_bwd", f.attn_fa2_bwd, -1);
-  e.Double("mem", f.mem);
-  e.Double("scaleup_bus", f.scaleup_bus);
-  e.Double("nic_bus", f.nic_bus);
-  e.Double("a2a_scaleup", f.a2a_scaleup);
-  e.Double("a2a_nic", f.a2a_nic);
-  e.Double("fp8_gemm_speedup", f.fp8_gemm_speedup);
-  e.Double("mxfp8_gemm_speedup", f.mxfp8_gemm_speedup, -1);
-  e.Double("fp4_gemm_speedup", f.fp4_gemm_speedup);
-  e.Double("layer_overhead_us", f.layer_overhead_us);
-  e.Double("step_overhead_s", f.step_overhead_s);
-  e.Double("comm_overlap", f.comm_overlap);
-  e.Ignore("fitted_on");
-  e.Ignore("fitted_date");
-  if (Status s = e.Finish(true); !s.ok()) return s;
-  return CheckEfficiency(f).WithContext(origin);
 }
 
 // Unit conversions that overflow: finite in the file's units, not in bytes (hbm_gib 1e300).
@@ -143,10 +90,8 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("host_link_gbps_per_dir", host);
   r.Double("tdp_w", hw.tdp_w);
   r.Double("price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour);
-  if (r.Has("efficiency")) {
-    if (Status s = ReadEfficiency(j["efficiency"], hw.eff, origin + ": efficiency"); !s.ok())
-      return s;
-  }
+  if (r.Has("efficiency"))
+    if (Status s = detail::ReadEfficiencyBlock(j["efficiency"], hw.eff, origin); !s.ok()) return s;
   r.Ignore("efficiency");
   if (Status s = r.Finish(strict); !s.ok()) return s;
   hw.hbm_bytes = GiBToBytes(hbm_gib);
@@ -195,11 +140,12 @@ Result<DType> ParseDType(std::string_view s) {
   if (s == "bf16" || s == "bfloat16") return DType::kBf16;
   if (s == "fp16" || s == "float16") return DType::kFp16;
   if (s == "fp32" || s == "float32") return DType::kFp32;
+  if (s == "tf32") return DType::kTf32;
   if (s == "fp8" || s == "e4m3" || s == "hybrid") return DType::kFp8;
   if (s == "mxfp8") return DType::kMxfp8;
   if (s == "nvfp4" || s == "fp4" || s == "mxfp4") return DType::kFp4;
   return Status::Invalid("dtype: unknown precision '" + std::string(s) +
-                         "' (bf16, fp16, fp32, fp8, mxfp8, nvfp4)");
+                         "' (bf16, fp16, fp32, tf32, fp8, mxfp8, nvfp4)");
 }
 
 double HardwareSpec::PeakFlops(DType d) const {

@@ -14,29 +14,6 @@ std::string S(long long x) {
 
 }  // namespace
 
-std::string_view RankOrderName(RankOrder o) {
-  switch (o) {
-    case RankOrder::kTpCpDpPp:
-      return "tp-cp-dp-pp";
-    case RankOrder::kTpDpCpPp:
-      return "tp-dp-cp-pp";
-    case RankOrder::kTpCpPpDp:
-      return "tp-cp-pp-dp";
-    case RankOrder::kTpPpCpDp:
-      return "tp-pp-cp-dp";
-  }
-  return "?";
-}
-
-Result<RankOrder> ParseRankOrder(std::string_view s) {
-  for (RankOrder o :
-       {RankOrder::kTpCpDpPp, RankOrder::kTpDpCpPp, RankOrder::kTpCpPpDp, RankOrder::kTpPpCpDp})
-    if (s == RankOrderName(o)) return o;
-  if (s == "tp-cp-ep-dp-pp") return RankOrder::kTpCpDpPp;
-  return Status::Invalid("order: unknown rank order '" + std::string(s) +
-                         "' (tp-cp-dp-pp, tp-dp-cp-pp, tp-cp-pp-dp, tp-pp-cp-dp)");
-}
-
 Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
   auto bad = [](const std::string& field, const std::string& rule) {
     return Status::Invalid(field + ": " + rule);

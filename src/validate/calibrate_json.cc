@@ -5,30 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "trainsim/results_json.h"
+#include "trainsim/schema.h"
 
 namespace trainsim {
 namespace {
 
 nlohmann::ordered_json EfficiencyBlock(const CalibrationResult& r, std::string_view date) {
   const Efficiency& e = r.eff;
-  nlohmann::ordered_json eff = {{"gemm_max", e.gemm_max},
-                                {"gemm_half_dim", e.gemm_half_dim},
-                                {"grouped_gemm", e.grouped_gemm},
-                                {"attn_fwd", e.attn_fwd},
-                                {"attn_bwd", e.attn_bwd},
-                                {"attn_fa2_fwd", e.attn_fa2_fwd},
-                                {"attn_fa2_bwd", e.attn_fa2_bwd},
-                                {"mem", e.mem},
-                                {"scaleup_bus", e.scaleup_bus},
-                                {"nic_bus", e.nic_bus},
-                                {"a2a_scaleup", e.a2a_scaleup},
-                                {"a2a_nic", e.a2a_nic},
-                                {"fp8_gemm_speedup", e.fp8_gemm_speedup},
-                                {"mxfp8_gemm_speedup", e.mxfp8_gemm_speedup},
-                                {"fp4_gemm_speedup", e.fp4_gemm_speedup},
-                                {"layer_overhead_us", e.layer_overhead_us},
-                                {"step_overhead_s", e.step_overhead_s},
-                                {"comm_overlap", e.comm_overlap}};
+  nlohmann::ordered_json eff = EfficiencyToJson(e);  // the Efficiency schema's keys
   for (auto& [k, v] : eff.items())
     if (v.is_number_float()) v = std::round(v.get<double>() * 1e4) / 1e4;
   eff["fitted_on"] =

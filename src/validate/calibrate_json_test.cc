@@ -22,7 +22,7 @@ CalibrationResult Fit() {
 TEST(CalibrationEfficiencyJson, IsThePresetBlockInThePresetsOrder) {
   const std::string text = CalibrationEfficiencyJson(Fit(), "2026-11-23");
   EXPECT_EQ(text.find('\n'), std::string::npos);  // one line by default
-  EXPECT_EQ(text.rfind(R"({"gemm_max":0.7123,"gemm_half_dim":)", 0), 0u);
+  EXPECT_EQ(text.rfind(R"({"gemm_max":0.7123,"grouped_gemm":)", 0), 0u);
   const auto j = nlohmann::ordered_json::parse(text);
   EXPECT_EQ(j.back(), "2026-11-23");
   EXPECT_EQ(j["fitted_on"], "2 public cases (mbridge-001...); free: gemm_max,mem");

@@ -152,8 +152,7 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   if (!p.status().ok()) return p.status();
   if (s.etp == 0 && fw.etp_one && c.model.is_moe()) s.etp = 1;
   s.fsdp = fsdp;
-  s.zero = zero >= 0 ? zero : (fsdp ? 3 : fw.zero);
-  if (fsdp && s.zero < 2) s.zero = 3;
+  s.zero = zero >= 0 ? zero : (fsdp ? 3 : fw.zero);  // fsdp with zero < 2: 3 (normalised)
   s.overlap_grad_reduce = fw.overlap_grad;
   s.overlap_param_gather = fw.overlap_param;
   s.tp_comm_overlap = fw.tp_overlap;
@@ -163,7 +162,6 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   s.ep_comm_overlap = fw.ep_overlap;
   s.moe_dedup_dispatch = fw.dedup;
   s.fa2_attention = fw.fa2;
-  if (s.vpp > 1) s.schedule = PipelineSchedule::kInterleaved;
   // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
   // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only
   // (arguments.py: bf16 implies --accumulate-allreduce-grads-in-fp32); fp16 keeps fp16 grads.
@@ -178,15 +176,12 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   if (rc.empty()) rc = fw.recompute;
   if (rc == "auto") {
     c.recompute_auto = true;
-  } else if (rc == "none") {
-    s.recompute = Recompute::kNone;
-  } else if (rc == "selective") {
-    s.recompute = Recompute::kSelective;
-  } else if (rc == "full") {
-    s.recompute = Recompute::kFull;
+  } else if (auto policy = ParseRecompute(rc); policy.ok()) {
+    s.recompute = policy.value();
   } else {
     return Status::Invalid(where + ": recompute: must be none, selective, full or null");
   }
+  s = NormaliseStrategy(s);  // vpp > 1: interleaved; fsdp: zero >= 2; the batch both ways
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())
     return Status::Invalid(where + ": target_iter_time_s: must be a number");
   c.target_s = j["target_iter_time_s"].get<double>();

@@ -1,0 +1,77 @@
+// Settings by canonical key (CLI flags), the batch rule shared by the readers, and the JSON echo.
+#include "spec/strategy_apply.h"
+
+#include <charconv>
+
+#include "spec/field_text.h"
+#include "trainsim/schema.h"
+
+namespace trainsim {
+
+void ApplyBatchSource(Strategy& s, bool gave_gbs, bool gave_mbn) {
+  if (gave_gbs && !gave_mbn) s.micro_batch_num = 0;
+  if (gave_mbn && !gave_gbs) s.gbs = 0;
+  if (!gave_gbs || !gave_mbn) return;
+  const long long par = 1LL * s.tp * s.pp * s.cp;
+  if (par < 1 || s.world_size % par != 0) return;
+  const long long per_micro_batch = 1LL * s.mbs * (s.world_size / par);  // no overflow
+  if (per_micro_batch >= 1 && s.gbs % per_micro_batch == 0 &&
+      s.gbs / per_micro_batch == s.micro_batch_num)
+    s.micro_batch_num = 0;
+}
+
+Status ApplyStrategySettings(Strategy& s, const std::map<std::string, std::string>& settings,
+                             bool name_flags) {
+  for (const auto& [key, text] : settings)
+    if (!FindStrategyField(key)) return Status::Invalid(key + ": unknown strategy key");
+  Strategy out = s;
+  for (const StrategyField& f : StrategySchema()) {
+    const auto it = settings.find(std::string(f.key));
+    if (it == settings.end()) continue;
+    if (Status st = f.set(out, it->second); !st.ok())
+      return Status::Invalid(std::string(name_flags ? f.flag : f.key) + ": " + st.message());
+  }
+  ApplyBatchSource(out, settings.count("global_batch_size") > 0,
+                   settings.count("micro_batch_num") > 0);
+  s = out;
+  return Status::Ok();
+}
+
+namespace {
+
+nlohmann::json ValueOf(FieldKind kind, const std::string& text) {
+  if (text.empty() && kind != FieldKind::kText) return nullptr;
+  switch (kind) {
+    case FieldKind::kInt: {
+      long long v = 0;
+      std::from_chars(text.data(), text.data() + text.size(), v);
+      return v;
+    }
+    case FieldKind::kBool:
+      return text == "true";
+    case FieldKind::kNumber: {
+      double v = 0;
+      std::from_chars(text.data(), text.data() + text.size(), v);
+      return v;
+    }
+    case FieldKind::kText:
+      break;
+  }
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json StrategyToJson(const Strategy& strategy) {
+  const Strategy s = NormaliseStrategy(strategy);
+  nlohmann::json j = nlohmann::json::object();
+  for (const StrategyField& f : StrategySchema()) j[std::string(f.key)] = ValueOf(f.kind, f.get(s));
+  const long long par = 1LL * s.tp * s.pp * s.cp;
+  if (par >= 1 && s.world_size % par == 0)
+    j["dp"] = s.world_size / par;
+  else
+    j["dp"] = nullptr;
+  return j;
+}
+
+}  // namespace trainsim

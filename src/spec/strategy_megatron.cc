@@ -1,0 +1,163 @@
+// Megatron-LM command lines in and out, driven by the `megatron` column of the Strategy schema.
+#include <cctype>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spec/strategy_apply.h"
+#include "trainsim/schema.h"
+
+namespace trainsim {
+namespace {
+
+// One argument of a schema row's `megatron` spec: "--a", "--a:V", "--a=", "--a=:V", "--a=*".
+struct ArgSpec {
+  std::string_view name;
+  bool takes_value = false;
+  bool list = false;
+  bool fixed = false;  // sets `value` whatever the command line's value is
+  std::string_view value;
+  const StrategyField* field = nullptr;
+};
+
+ArgSpec ParseSpec(std::string_view token, const StrategyField* f) {
+  ArgSpec a;
+  a.field = f;
+  const size_t cut = token.find_first_of("=:");
+  a.name = token.substr(0, cut);
+  std::string_view rest = cut == std::string_view::npos ? "" : token.substr(cut);
+  if (!rest.empty() && rest[0] == '=') {
+    a.takes_value = true;
+    rest.remove_prefix(1);
+    if (rest == "*") a.list = true, rest = "";
+  }
+  if (!rest.empty() && rest[0] == ':') a.fixed = true, a.value = rest.substr(1);
+  return a;
+}
+
+std::vector<ArgSpec> SpecsOf(const StrategyField& f) {
+  std::vector<ArgSpec> out;
+  std::string_view m = f.megatron;
+  while (!m.empty()) {
+    const size_t sp = m.find(' ');
+    const std::string_view token = m.substr(0, sp);
+    if (!token.empty()) out.push_back(ParseSpec(token, &f));
+    m = sp == std::string_view::npos ? "" : m.substr(sp + 1);
+  }
+  return out;
+}
+
+const std::map<std::string_view, ArgSpec>& ArgTable() {
+  static const std::map<std::string_view, ArgSpec> table = [] {
+    std::map<std::string_view, ArgSpec> t;
+    for (const StrategyField& f : StrategySchema())
+      for (const ArgSpec& a : SpecsOf(f)) t.emplace(a.name, a);
+    return t;
+  }();
+  return table;
+}
+
+// "--a=b" splits into "--a", "b".
+std::vector<std::string> Tokenize(std::string_view args) {
+  std::vector<std::string> tok;
+  size_t i = 0;
+  while (i < args.size()) {
+    while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
+    size_t j = i;
+    while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
+    if (j > i) {
+      const std::string t(args.substr(i, j - i));
+      const size_t eq = t.find('=');
+      if (t.rfind("--", 0) == 0 && eq != std::string::npos) {
+        tok.push_back(t.substr(0, eq));
+        tok.push_back(t.substr(eq + 1));
+      } else {
+        tok.push_back(t);
+      }
+    }
+    i = j;
+  }
+  return tok;
+}
+
+bool IsFlag(const std::string& t) {
+  return t.rfind("--", 0) == 0;
+}
+
+Status ApplyArg(Strategy& s, const ArgSpec& a, std::string_view value) {
+  const StrategyField& f = *a.field;
+  if (a.fixed) return f.set(s, a.value);
+  if (f.from_megatron) return f.from_megatron(s, a.name, value);
+  return f.set(s, a.takes_value ? value : std::string_view("true"));
+}
+
+}  // namespace
+
+Status ApplyMegatronArgs(std::string_view args, Strategy& s) {
+  const std::vector<std::string> tok = Tokenize(args);
+  // Megatron-LM's own defaults for what the command line does not say.
+  s.sp = false;
+  s.zero = 0;
+  s.overlap_grad_reduce = false;
+  s.overlap_param_gather = false;
+  std::map<std::string_view, std::string> seen;
+  for (size_t i = 0; i < tok.size(); ++i) {
+    const std::string& f = tok[i];
+    if (!IsFlag(f)) return Status::Invalid("megatron args: unexpected token '" + f + "'");
+    const auto it = ArgTable().find(f);
+    if (it == ArgTable().end()) {
+      // Flags that do not affect performance modelling (paths, logging, model shape) are
+      // skipped with their value, if any.
+      while (i + 1 < tok.size() && !IsFlag(tok[i + 1])) ++i;
+      continue;
+    }
+    const ArgSpec& a = it->second;
+    std::string value;
+    if (a.takes_value) {
+      if (i + 1 >= tok.size() || IsFlag(tok[i + 1])) return Status::Invalid(f + ": needs a value");
+      value = tok[++i];
+      while (a.list && i + 1 < tok.size() && !IsFlag(tok[i + 1])) value += "," + tok[++i];
+    }
+    if (Status st = ApplyArg(s, a, value); !st.ok())
+      return Status::Invalid(f + ": " + st.message());
+    seen[a.name] = value;
+  }
+  if (seen.count("--recompute-method") && seen["--recompute-method"] == "uniform" &&
+      s.recompute == Recompute::kFull)
+    s.recompute_layers = -1;
+  // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
+  if (seen.count("--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
+  ApplyBatchSource(s, seen.count("--global-batch-size") > 0, false);
+  return Status::Ok();
+}
+
+Result<Strategy> ParseMegatronArgs(std::string_view args, Strategy base) {
+  if (Status st = ApplyMegatronArgs(args, base); !st.ok()) return st;
+  return NormaliseStrategy(base);
+}
+
+std::string FormatMegatronArgs(const Strategy& strategy) {
+  const Strategy s = NormaliseStrategy(strategy);
+  std::string out;
+  for (const StrategyField& f : StrategySchema()) {
+    if (f.to_megatron) {
+      f.to_megatron(s, out);
+      continue;
+    }
+    const std::vector<ArgSpec> specs = SpecsOf(f);
+    if (specs.empty()) continue;
+    const ArgSpec& a = specs.front();
+    const std::string v = f.get(s);
+    const bool emit = a.fixed ? v == a.value : !a.takes_value ? v == "true" : !v.empty();
+    if (!emit) continue;
+    out += ' ';
+    out += a.name;
+    if (a.takes_value && !a.fixed) {
+      out += ' ';
+      out += v;
+    }
+  }
+  return out.empty() ? out : out.substr(1);
+}
+
+}  // namespace trainsim

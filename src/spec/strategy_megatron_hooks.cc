@@ -1,0 +1,155 @@
+// Megatron-LM arguments that do not map one to one onto a Strategy field.
+#include "spec/strategy_megatron_hooks.h"
+
+#include <algorithm>
+
+#include "spec/field_text.h"
+
+namespace trainsim::megatron_hooks {
+
+void EtpOut(const Strategy& s, std::string& out) {
+  if (s.ep > 1 || s.expert_tp() != s.tp)
+    out += " --expert-tensor-parallel-size " + std::to_string(s.expert_tp());
+}
+
+// Megatron-FSDP shards optimizer states, gradients and (with optim_grads_params) parameters.
+void FsdpOut(const Strategy& s, std::string& out) {
+  if (s.fsdp || s.zero >= 3)
+    out += std::string(" --use-megatron-fsdp --data-parallel-sharding-strategy ") +
+           (s.zero >= 3 ? "optim_grads_params" : "optim_grads");
+}
+
+Status ZeroIn(Strategy& s, std::string_view arg, std::string_view value) {
+  if (arg == "--use-distributed-optimizer") {
+    s.zero = std::max(s.zero, 1);
+    return Status::Ok();
+  }
+  // --data-parallel-sharding-strategy (Megatron-FSDP)
+  const std::pair<std::string_view, int> levels[] = {
+      {"no_shard", 0}, {"optim", 1}, {"optim_grads", 2}, {"optim_grads_params", 3}};
+  for (const auto& [name, zero] : levels)
+    if (value == name) {
+      s.zero = zero;
+      return Status::Ok();
+    }
+  return Status::Invalid("must be no_shard, optim, optim_grads or optim_grads_params, got '" +
+                         std::string(value) + "'");
+}
+
+void ZeroOut(const Strategy& s, std::string& out) {
+  if (!s.fsdp && (s.zero == 1 || s.zero == 2)) out += " --use-distributed-optimizer";
+}
+
+// --fp8-recipe (the other dtype arguments have fixed values): other recipes (delayed,
+// tensorwise, blockwise) stay fp8.
+Status DTypeIn(Strategy& s, std::string_view, std::string_view value) {
+  if (value == "mxfp8") s.dtype = DType::kMxfp8;
+  return Status::Ok();
+}
+
+void DTypeOut(const Strategy& s, std::string& out) {
+  switch (s.dtype) {
+    case DType::kFp16:
+      out += " --fp16";
+      break;
+    case DType::kFp8:
+      out += " --bf16 --fp8-format hybrid";
+      break;
+    case DType::kMxfp8:
+      out += " --bf16 --fp8-format e4m3 --fp8-recipe mxfp8";
+      break;
+    case DType::kFp4:
+      out += " --bf16 --fp4-format e2m1";
+      break;
+    default:  // fp32 / tf32 have no Megatron-LM switch
+      out += " --bf16";
+      break;
+  }
+}
+
+// bf16 implies fp32 gradient accumulation in Megatron-LM; fp16 needs the switch.
+void MainGradOut(const Strategy& s, std::string& out) {
+  if (s.main_grad_fp32 && s.dtype == DType::kFp16) out += " --accumulate-allreduce-grads-in-fp32";
+}
+
+void RecomputeModulesOut(const Strategy& s, std::string& out) {
+  if (s.recompute != Recompute::kSelective) return;
+  std::string list = RecomputeModulesName(s.recompute_modules);
+  std::replace(list.begin(), list.end(), ',', ' ');
+  out += " --recompute-modules " + list;
+}
+
+void RecomputeOut(const Strategy& s, std::string& out) {
+  if (s.recompute != Recompute::kNone)
+    out += " --recompute-granularity " + std::string(RecomputeName(s.recompute));
+}
+
+Status RecomputeLayersIn(Strategy& s, std::string_view arg, std::string_view value) {
+  if (arg == "--recompute-num-layers") return detail::ParseIntText(value, 0, s.recompute_layers);
+  // --recompute-method: "uniform" recomputes every layer (in groups of N), "block" the first N
+  // layers of each stage; ApplyMegatronArgs resolves it once every argument is read.
+  if (value != "uniform" && value != "block")
+    return Status::Invalid("must be uniform or block, got '" + std::string(value) + "'");
+  return Status::Ok();
+}
+
+void RecomputeLayersOut(const Strategy& s, std::string& out) {
+  if (s.recompute != Recompute::kFull) return;
+  if (s.recompute_layers > 0)
+    out += " --recompute-method block --recompute-num-layers " + std::to_string(s.recompute_layers);
+  else
+    out += " --recompute-method uniform --recompute-num-layers 1";
+}
+
+void UnevenOut(const Strategy& s, std::string& out) {
+  if (s.uneven_pipeline)
+    out += " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split";
+}
+
+void ParamGatherOut(const Strategy& s, std::string& out) {
+  if (s.overlap_param_gather && s.zero >= 1) out += " --overlap-param-gather";
+}
+
+Status DispatcherIn(Strategy& s, std::string_view, std::string_view value) {
+  s.moe_dedup_dispatch = value == "flex";  // alltoall, allgather: one message per expert
+  return Status::Ok();
+}
+
+void DispatcherOut(const Strategy& s, std::string& out) {
+  if (s.moe_dedup_dispatch) out += " --moe-token-dispatcher-type flex";
+}
+
+// --attention-backend: flash = the flash-attn package (FA2 kernels), fused/auto = TE/cuDNN,
+// unfused/local = math attention.
+Status AttentionIn(Strategy& s, std::string_view, std::string_view value) {
+  if (value == "flash") {
+    s.flash_attention = s.fa2_attention = true;
+  } else if (value == "fused" || value == "auto") {
+    s.flash_attention = true;
+    s.fa2_attention = false;
+  } else if (value == "unfused" || value == "local") {
+    s.flash_attention = false;
+  } else {
+    return Status::Invalid("must be flash, fused, unfused, local or auto, got '" +
+                           std::string(value) + "'");
+  }
+  return Status::Ok();
+}
+
+void AttentionOut(const Strategy& s, std::string& out) {
+  if (!s.flash_attention)
+    out += " --attention-backend unfused";
+  else if (s.fa2_attention)
+    out += " --attention-backend flash";
+}
+
+Status CpCommIn(Strategy& s, std::string_view, std::string_view value) {
+  s.cp_a2a = value == "a2a";  // p2p, allgather, a2a+p2p: modelled as the ring
+  return Status::Ok();
+}
+
+void CpCommOut(const Strategy& s, std::string& out) {
+  if (s.cp_a2a) out += " --cp-comm-type a2a";
+}
+
+}  // namespace trainsim::megatron_hooks

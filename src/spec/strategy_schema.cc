@@ -1,0 +1,452 @@
+// The Strategy schema: one row per setting (trainsim/schema.h). Adding a Strategy field means
+// adding a row here; the JSON reader and writer, the CLI flags, the Megatron-LM arguments and
+// the docs tables follow.
+#include <string>
+
+#include "spec/field_text.h"
+#include "spec/strategy_megatron_hooks.h"
+#include "trainsim/schema.h"
+
+namespace trainsim {
+namespace {
+
+using detail::BoolText;
+using detail::ParseBoolText;
+using detail::ParseIntText;
+
+template <auto M, long long Min>
+Status SetInt(Strategy& s, std::string_view t) {
+  return ParseIntText(t, Min, s.*M);
+}
+template <auto M>
+std::string GetInt(const Strategy& s) {
+  return std::to_string(s.*M);
+}
+// 0 (or -1) means "derived" / "all": written as null.
+template <auto M>
+std::string GetPositiveInt(const Strategy& s) {
+  return s.*M > 0 ? std::to_string(s.*M) : std::string();
+}
+template <auto M>
+Status SetBool(Strategy& s, std::string_view t) {
+  return ParseBoolText(t, s.*M);
+}
+template <auto M>
+std::string GetBool(const Strategy& s) {
+  return BoolText(s.*M);
+}
+
+// The enum parsers' messages start with their field name; the schema's callers add the key.
+Status RuleOnly(const Status& st) {
+  const std::string& m = st.message();
+  const size_t colon = m.find(": ");
+  if (st.ok() || colon == std::string::npos) return st;
+  return Status::Invalid(m.substr(colon + 2));
+}
+
+Status SetDType(Strategy& s, std::string_view t) {
+  auto d = ParseDType(t);
+  if (!d.ok()) return RuleOnly(d.status());
+  s.dtype = d.value();
+  if (s.dtype == DType::kFp16) s.main_grad_fp32 = false;  // Megatron's fp16 default
+  return Status::Ok();
+}
+
+Status SetRecomputeModules(Strategy& s, std::string_view t) {
+  auto mask = ParseRecomputeModules(t);
+  if (!mask.ok()) return RuleOnly(mask.status());
+  s.recompute = Recompute::kSelective;
+  s.recompute_modules = mask.value();
+  return Status::Ok();
+}
+
+Status SetRecompute(Strategy& s, std::string_view t) {
+  auto r = ParseRecompute(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.recompute = r.value();
+  return Status::Ok();
+}
+
+Status SetSchedule(Strategy& s, std::string_view t) {
+  auto r = ParseSchedule(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.schedule = r.value();
+  return Status::Ok();
+}
+
+Status SetOrder(Strategy& s, std::string_view t) {
+  auto r = ParseRankOrder(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.order = r.value();
+  return Status::Ok();
+}
+
+Status SetEpOverlap(Strategy& s, std::string_view t) {
+  if (Status st = detail::ParseNumberText(t, 0, 1, s.ep_comm_overlap); !st.ok())
+    return Status::Invalid("must be a fraction in [0, 1], got '" + std::string(t) + "'");
+  return Status::Ok();
+}
+
+Status SetAttentionKernel(Strategy& s, std::string_view t) {
+  if (t != "fused" && t != "fa2")
+    return Status::Invalid("must be fused or fa2, got '" + std::string(t) + "'");
+  s.fa2_attention = t == "fa2";
+  return Status::Ok();
+}
+
+Status SetCpCommType(Strategy& s, std::string_view t) {
+  if (t != "p2p" && t != "a2a" && t != "all2all")
+    return Status::Invalid("must be p2p or a2a, got '" + std::string(t) + "'");
+  s.cp_a2a = t != "p2p";
+  return Status::Ok();
+}
+
+using megatron_hooks::EmitAbove1;
+
+// The table: data at namespace scope, constant-initialised.
+constexpr StrategyField kFields[] = {
+    // Workload: the sequence and batch shape.
+    {.key = "seq_len",
+     .kind = FieldKind::kInt,
+     .flag = "--seq",
+     .megatron = "--seq-length=",
+     .rule = ">= 1",
+     .example = "8192",
+     .doc = "sequence length (tokens)",
+     .set = SetInt<&Strategy::seq, 1>,
+     .get = GetInt<&Strategy::seq>},
+    {.key = "micro_batch_size",
+     .kind = FieldKind::kInt,
+     .flag = "--mbs",
+     .megatron = "--micro-batch-size=",
+     .rule = ">= 1",
+     .example = "2",
+     .doc = "sequences per micro-batch",
+     .set = SetInt<&Strategy::mbs, 1>,
+     .get = GetInt<&Strategy::mbs>},
+    {.key = "global_batch_size",
+     .kind = FieldKind::kInt,
+     .flag = "--gbs",
+     .megatron = "--global-batch-size=",
+     .rule = ">= 1; null: micro_batch_num·mbs·dp",
+     .example = "64",
+     .doc = "sequences per step",
+     .set = SetInt<&Strategy::gbs, 1>,
+     .get = GetPositiveInt<&Strategy::gbs>},
+    {.key = "micro_batch_num",
+     .kind = FieldKind::kInt,
+     .flag = "--micro-batch-num",
+     .rule = ">= 1; null: gbs/(mbs·dp)",
+     .example = "4",
+     .doc = "micro-batches per DP rank per step",
+     .set = SetInt<&Strategy::micro_batch_num, 1>,
+     .get = GetPositiveInt<&Strategy::micro_batch_num>},
+    // Layout: parallel sizes.
+    {.key = "world_size",
+     .kind = FieldKind::kInt,
+     .flag = "--gpus",
+     .rule = ">= 1",
+     .example = "16",
+     .doc = "GPUs",
+     .set = SetInt<&Strategy::world_size, 1>,
+     .get = GetInt<&Strategy::world_size>},
+    {.key = "tp_size",
+     .kind = FieldKind::kInt,
+     .flag = "--tp",
+     .megatron = "--tensor-model-parallel-size=",
+     .rule = ">= 1",
+     .example = "2",
+     .doc = "tensor-parallel size",
+     .set = SetInt<&Strategy::tp, 1>,
+     .get = GetInt<&Strategy::tp>},
+    {.key = "pp_size",
+     .kind = FieldKind::kInt,
+     .flag = "--pp",
+     .megatron = "--pipeline-model-parallel-size=",
+     .rule = ">= 1",
+     .example = "2",
+     .doc = "pipeline-parallel size (stages)",
+     .set = SetInt<&Strategy::pp, 1>,
+     .get = GetInt<&Strategy::pp>},
+    {.key = "interleaving_size",
+     .kind = FieldKind::kInt,
+     .flag = "--vpp",
+     .megatron = "--virtual-pipeline-model-parallel-size=",
+     .rule = ">= 1",
+     .example = "2",
+     .doc = "virtual pipeline chunks per stage (vpp); > 1 turns 1f1b into interleaved_1f1b",
+     .set = SetInt<&Strategy::vpp, 1>,
+     .get = GetInt<&Strategy::vpp>,
+     .to_megatron = EmitAbove1<&Strategy::vpp, megatron_hooks::kVppArg>},
+    {.key = "cp_size",
+     .kind = FieldKind::kInt,
+     .flag = "--cp",
+     .megatron = "--context-parallel-size=",
+     .rule = ">= 1",
+     .example = "2",
+     .doc = "context-parallel size",
+     .set = SetInt<&Strategy::cp, 1>,
+     .get = GetInt<&Strategy::cp>,
+     .to_megatron = EmitAbove1<&Strategy::cp, megatron_hooks::kCpArg>},
+    {.key = "ep_size",
+     .kind = FieldKind::kInt,
+     .flag = "--ep",
+     .megatron = "--expert-model-parallel-size=",
+     .rule = ">= 1",
+     .example = "2",
+     .doc = "expert-parallel size",
+     .set = SetInt<&Strategy::ep, 1>,
+     .get = GetInt<&Strategy::ep>,
+     .to_megatron = EmitAbove1<&Strategy::ep, megatron_hooks::kEpArg>},
+    {.key = "etp_size",
+     .kind = FieldKind::kInt,
+     .flag = "--etp",
+     .megatron = "--expert-tensor-parallel-size=",
+     .rule = ">= 1; null: tp_size",
+     .example = "2",
+     .doc = "expert tensor-parallel size",
+     .set = SetInt<&Strategy::etp, 1>,
+     .get = GetPositiveInt<&Strategy::etp>,
+     .to_megatron = megatron_hooks::EtpOut},
+    {.key = "enable_sequence_parallel",
+     .kind = FieldKind::kBool,
+     .flag = "--sp",
+     .megatron = "--sequence-parallel",
+     .rule = "true, false; off when tp_size is 1",
+     .example = "false",
+     .doc = "sequence parallelism",
+     .set = SetBool<&Strategy::sp>,
+     .get = GetBool<&Strategy::sp>},
+    // Memory policy.
+    {.key = "fsdp",
+     .kind = FieldKind::kBool,
+     .flag = "--fsdp",
+     .megatron = "--use-megatron-fsdp --use-torch-fsdp2 --use-custom-fsdp",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "FSDP parameter sharding; a zero_state below 2 becomes 3",
+     .set = SetBool<&Strategy::fsdp>,
+     .get = GetBool<&Strategy::fsdp>,
+     .to_megatron = megatron_hooks::FsdpOut},
+    {.key = "zero_state",
+     .kind = FieldKind::kInt,
+     .flag = "--zero",
+     .megatron = "--use-distributed-optimizer --data-parallel-sharding-strategy=",
+     .rule = "0-3",
+     .example = "2",
+     .doc = "ZeRO stage over the DP group (1 = Megatron's distributed optimizer)",
+     .set = [](Strategy& s, std::string_view t) { return detail::ParseIntText(t, 0, 3, s.zero); },
+     .get = GetInt<&Strategy::zero>,
+     .from_megatron = megatron_hooks::ZeroIn,
+     .to_megatron = megatron_hooks::ZeroOut},
+    {.key = "dtype",
+     .kind = FieldKind::kText,
+     .flag = "--dtype",
+     .megatron = "--bf16:bf16 --fp16:fp16 --fp8-format=:fp8 --fp8-recipe= --fp4-format=:nvfp4",
+     .rule = "bf16, fp16, fp32, tf32, fp8, mxfp8, nvfp4 (also bfloat16, float16, float32, e4m3, "
+             "hybrid, fp4, mxfp4)",
+     .example = "fp8",
+     .doc = "GEMM precision; fp16 also turns use_fp32_accum_grad off unless it is given",
+     .set = SetDType,
+     .get = [](const Strategy& s) { return std::string(DTypeName(s.dtype)); },
+     .from_megatron = megatron_hooks::DTypeIn,
+     .to_megatron = megatron_hooks::DTypeOut},
+    {.key = "use_fp32_accum_grad",
+     .kind = FieldKind::kBool,
+     .flag = "--main-grad-fp32",
+     .megatron = "--accumulate-allreduce-grads-in-fp32",
+     .rule = "true, false",
+     .example = "false",
+     .doc = "fp32 main gradients (4 B/param) instead of 2 B",
+     .set = SetBool<&Strategy::main_grad_fp32>,
+     .get = GetBool<&Strategy::main_grad_fp32>,
+     .to_megatron = megatron_hooks::MainGradOut},
+    {.key = "offload_optimizer",
+     .kind = FieldKind::kBool,
+     .flag = "--offload-optimizer",
+     .megatron = "--optimizer-cpu-offload",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "optimizer states in host memory, Adam step on the CPU",
+     .set = SetBool<&Strategy::offload_optimizer>,
+     .get = GetBool<&Strategy::offload_optimizer>},
+    // Recompute: modules before the policy, so that a given policy wins.
+    {.key = "recompute_modules",
+     .kind = FieldKind::kText,
+     .flag = "--recompute-modules",
+     .megatron = "--recompute-modules=*",
+     .rule = "comma-separated: core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, "
+             "shared_experts",
+     .example = "core_attn,mlp",
+     .doc = "modules of selective recompute; implies selective unless recompute is given",
+     .set = SetRecomputeModules,
+     .get = [](const Strategy& s) { return RecomputeModulesName(s.recompute_modules); },
+     .to_megatron = megatron_hooks::RecomputeModulesOut},
+    {.key = "recompute",
+     .kind = FieldKind::kText,
+     .flag = "--recompute",
+     .megatron = "--recompute-granularity= --recompute-activations:selective",
+     .rule = "none, selective, full",
+     .example = "full",
+     .doc = "activation recompute policy",
+     .set = SetRecompute,
+     .get = [](const Strategy& s) { return std::string(RecomputeName(s.recompute)); },
+     .to_megatron = megatron_hooks::RecomputeOut},
+    {.key = "recompute_layer_num",
+     .kind = FieldKind::kInt,
+     .flag = "--recompute-layers",
+     .megatron = "--recompute-num-layers= --recompute-method=",
+     .rule = ">= 0 (0: none); null: every layer",
+     .example = "2",
+     .doc = "layers per stage under full recompute",
+     .set = SetInt<&Strategy::recompute_layers, 0>,
+     .get =
+         [](const Strategy& s) {
+           return s.recompute_layers >= 0 ? std::to_string(s.recompute_layers) : std::string();
+         },
+     .from_megatron = megatron_hooks::RecomputeLayersIn,
+     .to_megatron = megatron_hooks::RecomputeLayersOut},
+    // Schedule and placement.
+    {.key = "pipeline_schedule",
+     .kind = FieldKind::kText,
+     .flag = "--schedule",
+     .rule = "1f1b, interleaved_1f1b, gpipe, zb_h1, dualpipe",
+     .example = "gpipe",
+     .doc = "pipeline schedule; zb_h1 and dualpipe need vpp 1",
+     .set = SetSchedule,
+     .get = [](const Strategy& s) { return std::string(ScheduleName(s.schedule)); }},
+    {.key = "order",
+     .kind = FieldKind::kText,
+     .flag = "--order",
+     .megatron = "--use-tp-pp-dp-mapping:tp-cp-pp-dp",
+     .rule = "tp-cp-dp-pp (also tp-cp-ep-dp-pp), tp-dp-cp-pp, tp-cp-pp-dp, tp-pp-cp-dp",
+     .example = "tp-dp-cp-pp",
+     .doc = "rank order, innermost first",
+     .set = SetOrder,
+     .get = [](const Strategy& s) { return std::string(RankOrderName(s.order)); }},
+    {.key = "uneven_pipeline",
+     .kind = FieldKind::kBool,
+     .flag = "--uneven-pipeline",
+     .megatron = "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "layers not divisible by pp·vpp: embedding and loss count as layers",
+     .set = SetBool<&Strategy::uneven_pipeline>,
+     .get = GetBool<&Strategy::uneven_pipeline>,
+     .to_megatron = megatron_hooks::UnevenOut},
+    // Overlaps and kernels.
+    {.key = "overlap_grad_reduce",
+     .kind = FieldKind::kBool,
+     .flag = "--overlap-grad-reduce",
+     .megatron = "--overlap-grad-reduce",
+     .rule = "true, false",
+     .example = "false",
+     .doc = "DP gradient reduce overlapped with backward",
+     .set = SetBool<&Strategy::overlap_grad_reduce>,
+     .get = GetBool<&Strategy::overlap_grad_reduce>},
+    {.key = "overlap_param_gather",
+     .kind = FieldKind::kBool,
+     .flag = "--overlap-param-gather",
+     .megatron = "--overlap-param-gather",
+     .rule = "true, false",
+     .example = "false",
+     .doc = "ZeRO parameter all-gather overlapped with forward",
+     .set = SetBool<&Strategy::overlap_param_gather>,
+     .get = GetBool<&Strategy::overlap_param_gather>,
+     .to_megatron = megatron_hooks::ParamGatherOut},
+    {.key = "tp_comm_overlap",
+     .kind = FieldKind::kBool,
+     .flag = "--tp-comm-overlap",
+     .megatron = "--tp-comm-overlap",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "TP collectives overlapped with GEMMs",
+     .set = SetBool<&Strategy::tp_comm_overlap>,
+     .get = GetBool<&Strategy::tp_comm_overlap>},
+    {.key = "ep_comm_overlap",
+     .kind = FieldKind::kNumber,
+     .flag = "--ep-overlap",
+     .rule = "0-1",
+     .example = "0.25",
+     .doc = "fraction of the EP all-to-all and ETP collectives hidden",
+     .set = SetEpOverlap,
+     .get = [](const Strategy& s) { return detail::NumberText(s.ep_comm_overlap); }},
+    {.key = "moe_dedup_dispatch",
+     .kind = FieldKind::kBool,
+     .flag = "--moe-dedup-dispatch",
+     .megatron = "--moe-token-dispatcher-type=",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "MoE dispatch sends a token once per destination node (DeepEP, flex dispatcher)",
+     .set = SetBool<&Strategy::moe_dedup_dispatch>,
+     .get = GetBool<&Strategy::moe_dedup_dispatch>,
+     .from_megatron = megatron_hooks::DispatcherIn,
+     .to_megatron = megatron_hooks::DispatcherOut},
+    {.key = "use_flash_sdp",
+     .kind = FieldKind::kBool,
+     .flag = "--flash-attention",
+     .rule = "true, false",
+     .example = "false",
+     .doc = "flash attention; false: math attention (the scores are materialised)",
+     .set = SetBool<&Strategy::flash_attention>,
+     .get = GetBool<&Strategy::flash_attention>},
+    {.key = "attention_kernel",
+     .kind = FieldKind::kText,
+     .flag = "--attention-kernel",
+     .megatron = "--attention-backend=",
+     .rule = "fused, fa2",
+     .example = "fa2",
+     .doc = "fused: TE/cuDNN; fa2: FlashAttention-2 (the attn_fa2_* efficiencies)",
+     .set = SetAttentionKernel,
+     .get = [](const Strategy& s) { return std::string(s.fa2_attention ? "fa2" : "fused"); },
+     .from_megatron = megatron_hooks::AttentionIn,
+     .to_megatron = megatron_hooks::AttentionOut},
+    {.key = "fused_cross_entropy",
+     .kind = FieldKind::kBool,
+     .flag = "--fused-cross-entropy",
+     .megatron = "--cross-entropy-loss-fusion",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "TE fused cross-entropy (no fp32 logits copy)",
+     .set = SetBool<&Strategy::fused_cross_entropy>,
+     .get = GetBool<&Strategy::fused_cross_entropy>},
+    {.key = "cp_comm_type",
+     .kind = FieldKind::kText,
+     .flag = "--cp-comm-type",
+     .megatron = "--cp-comm-type=",
+     .rule = "p2p, a2a (also all2all)",
+     .example = "a2a",
+     .doc = "context parallel by ring p2p or all-to-all (Ulysses)",
+     .set = SetCpCommType,
+     .get = [](const Strategy& s) { return std::string(s.cp_a2a ? "a2a" : "p2p"); },
+     .from_megatron = megatron_hooks::CpCommIn,
+     .to_megatron = megatron_hooks::CpCommOut},
+};
+
+}  // namespace
+
+std::string_view FieldKindName(FieldKind k) {
+  switch (k) {
+    case FieldKind::kInt:
+      return "int";
+    case FieldKind::kBool:
+      return "bool";
+    case FieldKind::kNumber:
+      return "number";
+    case FieldKind::kText:
+      return "string";
+  }
+  return "?";
+}
+
+std::span<const StrategyField> StrategySchema() {
+  return kFields;
+}
+
+const StrategyField* FindStrategyField(std::string_view key) {
+  for (const StrategyField& f : kFields)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+}  // namespace trainsim
