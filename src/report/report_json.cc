@@ -22,6 +22,7 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["params_total"] = r.params_total;
   j["params_active"] = r.params_active;
   j["micro_batches"] = r.micro_batches;
+  j["step_overhead_s"] = r.step_overhead_s;
   j["peak_mem_bytes"] = r.peak_mem_bytes;
   j["fits"] = r.fits;
   j["model"] = m.name;
@@ -57,14 +58,22 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
                       {"inflight_micro_batches", st.inflight_micro_batches},
                       {"transient_bytes", st.transient_bytes},
                       {"overhead_bytes", st.overhead_bytes},
-                      {"fwd_s_per_micro_batch", st.fwd_s},
-                      {"bwd_s_per_micro_batch", st.bwd_s},
-                      {"bwd_weight_s_per_micro_batch", st.bwd_weight_s},
-                      {"recompute_s_per_micro_batch", st.recompute_s},
+                      {"fwd_s_per_micro_batch", st.fwd_per_mb_s},
+                      {"bwd_s_per_micro_batch", st.bwd_per_mb_s},
+                      {"bwd_weight_s_per_micro_batch", st.bwd_weight_per_mb_s},
+                      {"recompute_s_per_micro_batch", st.recompute_per_mb_s},
                       {"p2p_s", st.p2p_s},
                       {"dp_grad_comm_s", st.dp_grad_comm_s},
                       {"dp_param_gather_s", st.dp_param_gather_s},
                       {"fsdp_comm_per_micro_batch_s", st.fsdp_comm_per_mb_s},
+                      {"fsdp_gather_s_per_micro_batch", st.fsdp_gather_per_mb_s},
+                      {"fsdp_reduce_s_per_micro_batch", st.fsdp_reduce_per_mb_s},
+                      {"exposed_ep_fwd_s_per_micro_batch", st.ep_fwd_per_mb_s},
+                      {"exposed_ep_bwd_s_per_micro_batch", st.ep_bwd_per_mb_s},
+                      {"fwd_flops_per_micro_batch", st.fwd_flops_per_mb},
+                      {"bwd_flops_per_micro_batch", st.bwd_flops_per_mb},
+                      {"dp_grad_comm_bytes", st.dp_grad_comm_bytes},
+                      {"dp_param_gather_bytes", st.dp_gather_comm_bytes},
                       {"static_bytes", st.static_bytes},
                       {"mirror_static_bytes", st.mirror_static_bytes},
                       {"activation_bytes_per_micro_batch", st.activation_bytes_per_mb}});

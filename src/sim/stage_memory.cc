@@ -74,10 +74,10 @@ void FillStageTimes(const StepContext& c, const std::vector<StagePlan>& plans,
     StageReport& st = out[k];
     st.index = k;
     st.layers = plans[k].num_layers();
-    st.fwd_s = sc.fwd_s;
-    st.bwd_s = sc.bwd_s;
-    st.bwd_weight_s = s.wgrad_s;
-    st.recompute_s = s.recompute_s;
+    st.fwd_per_mb_s = sc.fwd_s;
+    st.bwd_per_mb_s = sc.bwd_s;
+    st.bwd_weight_per_mb_s = s.wgrad_s;
+    st.recompute_per_mb_s = s.recompute_s;
     st.p2p_s = c.p > 1 ? c.p2p_s : 0;
     st.dp_grad_comm_s = d.grad_s;
     st.dp_param_gather_s = d.gather_s;
@@ -86,11 +86,11 @@ void FillStageTimes(const StepContext& c, const std::vector<StagePlan>& plans,
     st.fsdp_gather_per_mb_s = d.fsdp_gather_s;
     st.fsdp_reduce_per_mb_s = d.fsdp_reduce_s;
     st.fsdp_comm_per_mb_s = 2 * d.fsdp_gather_s + d.fsdp_reduce_s;
-    st.ep_fwd_s = s.ep_fwd_s;
-    st.ep_bwd_s = s.ep_comm_s - s.ep_fwd_s;
-    st.fwd_flops = s.fwd_flops;
-    st.bwd_flops = s.bwd_flops + s.recompute_flops;
-    st.wgrad_flops = s.wgrad_flops;
+    st.ep_fwd_per_mb_s = s.ep_fwd_s;
+    st.ep_bwd_per_mb_s = s.ep_comm_s - s.ep_fwd_s;
+    st.fwd_flops_per_mb = s.fwd_flops;
+    st.bwd_flops_per_mb = s.bwd_flops + s.recompute_flops;
+    st.wgrad_flops_per_mb = s.wgrad_flops;
   }
 }
 

@@ -122,8 +122,8 @@ TEST(Bubble, DualPipeOverlapHidesExpertAllToAll) {
   const int p = 4, m = 16;
   StepReport r = EqualStages(p, m, 1, 2, 0.5);
   for (StageReport& st : r.stages) {  // 20% of every stage's time
-    st.ep_fwd_s = 0.2 * st.fwd_s;
-    st.ep_bwd_s = 0.2 * st.bwd_s;
+    st.ep_fwd_per_mb_s = 0.2 * st.fwd_per_mb_s;
+    st.ep_bwd_per_mb_s = 0.2 * st.bwd_per_mb_s;
   }
   const Strategy s = Pipeline(p, 1, PipelineSchedule::kDualPipe);
   TimelineOptions off;
@@ -144,7 +144,7 @@ TEST(Bubble, ManyShapesNeverDeadlock) {
         if (v > 1 && m % p != 0) continue;
         if (sc == PipelineSchedule::kDualPipe && (p % 2 || m % 2 || m < 2 * p)) continue;
         StepReport r = EqualStages(p, m, 1, 2.5, 1);
-        r.stages[p - 1].fwd_s = 1.3;  // uneven
+        r.stages[p - 1].fwd_per_mb_s = 1.3;  // uneven
         for (StageReport& st : r.stages) st.p2p_s = 0.01;
         auto t = SimulateTimeline(r, Pipeline(p, v, sc));
         ASSERT_TRUE(t.ok()) << PipelineScheduleName(sc) << " p " << p << " m " << m << ": "

@@ -152,16 +152,16 @@ Result<Timeline> SimulateTimeline(const StepReport& r, const Strategy& s,
       const double per = dual ? 1.0 : 1.0 / v;
       const StageReport& st = r.stages[k];
       timeline::ChunkCost& cc = in.cost[static_cast<size_t>(rank) * chunks + c];
-      cc.f_s = st.fwd_s * per * slow;
-      cc.b_s = st.bwd_s * per * slow;
-      cc.w_s = std::min(st.bwd_weight_s, st.bwd_s) * per * slow;
+      cc.f_s = st.fwd_per_mb_s * per * slow;
+      cc.b_s = st.bwd_per_mb_s * per * slow;
+      cc.w_s = std::min(st.bwd_weight_per_mb_s, st.bwd_per_mb_s) * per * slow;
       // Exposed EP all-to-all of this stage (communication is not slowed by a straggler).
-      cc.ep_f_s = std::min(st.ep_fwd_s * per, cc.f_s);
-      cc.ep_b_s = std::min(st.ep_bwd_s * per, cc.b_s);
+      cc.ep_f_s = std::min(st.ep_fwd_per_mb_s * per, cc.f_s);
+      cc.ep_b_s = std::min(st.ep_bwd_per_mb_s * per, cc.b_s);
       cc.act_bytes = st.activation_bytes_per_mb * per;
-      cc.f_flops = st.fwd_flops * per;
-      cc.b_flops = st.bwd_flops * per;
-      cc.w_flops = st.wgrad_flops * per;
+      cc.f_flops = st.fwd_flops_per_mb * per;
+      cc.b_flops = st.bwd_flops_per_mb * per;
+      cc.w_flops = st.wgrad_flops_per_mb * per;
       cc.layer_begin = lbegin[vs];
       cc.layer_count = lcount[vs];
       cc.param_gather_s = st.dp_param_gather_s * per;

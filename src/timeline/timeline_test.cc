@@ -195,8 +195,9 @@ TEST(Straggler, ASlowStageLengthensTheStep) {
   auto slow = SimulateTimeline(c.r, c.s, o);
   ASSERT_TRUE(slow.ok());
   double t_max = 0;
-  for (const StageReport& st : c.r.stages) t_max = std::max(t_max, st.fwd_s + st.bwd_s);
-  const double t3 = 1.2 * (c.r.stages[3].fwd_s + c.r.stages[3].bwd_s);
+  for (const StageReport& st : c.r.stages)
+    t_max = std::max(t_max, st.fwd_per_mb_s + st.bwd_per_mb_s);
+  const double t3 = 1.2 * (c.r.stages[3].fwd_per_mb_s + c.r.stages[3].bwd_per_mb_s);
   ASSERT_GT(t3, t_max);
   // The slow stage becomes the bottleneck: every micro-batch waits for it.
   EXPECT_GT(slow->step_time_s, base->step_time_s + 0.9 * 64 * (t3 - t_max));

@@ -16,9 +16,9 @@ inline StepReport EqualStages(int p, int m, double f, double b, double w) {
     StageReport& s = r.stages[k];
     s.index = k;
     s.layers = 4;
-    s.fwd_s = f;
-    s.bwd_s = b;
-    s.bwd_weight_s = w;
+    s.fwd_per_mb_s = f;
+    s.bwd_per_mb_s = b;
+    s.bwd_weight_per_mb_s = w;
     s.activation_bytes_per_mb = 1;
     s.static_bytes = 100;
   }
