@@ -3,6 +3,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "trainsim/status.h"
 
@@ -66,12 +68,24 @@ struct HardwareSpec {
   double nic_bw_bytes_per_s = 0;  // per GPU per direction
   double nic_latency_s = 8e-6;
   double host_link_bw_bytes_per_s = 32e9;
+  // Scale-up fabric: "nvlink" (NVLink / NVSwitch: one bus efficiency for every group size,
+  // Efficiency::scaleup_bus) or "pcie" (GPUs behind PCIe switches: the bus bandwidth a ring gets
+  // depends on how many GPUs it spans, through shared switch uplinks and the CPU socket link).
+  std::string scaleup_topology = "nvlink";
+  // Measured bus efficiency (fraction of scaleup_bw_bytes_per_s) by group size inside the
+  // scale-up domain, for ring collectives and for all-to-all; empty = the Efficiency fields.
+  // A group size between two entries takes the next larger entry's value.
+  std::vector<std::pair<int, double>> scaleup_bus_by_group;
+  std::vector<std::pair<int, double>> scaleup_a2a_by_group;
   double tdp_w = 0;
   double price_usd_per_gpu_hour = 0;
   Efficiency eff;
 
   // Peak FLOP/s for GEMMs in `d`; 0 when unsupported.
   double PeakFlops(DType d) const;
+  // Bus efficiency of a ring collective / an all-to-all over `group` GPUs of one scale-up domain.
+  double ScaleupBusEfficiency(int group) const;
+  double ScaleupA2aEfficiency(int group) const;
 };
 
 // Parses a hardware preset (data/hardware/*.json schema, docs/INPUTS.md). A spec without an

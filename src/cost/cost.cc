@@ -123,7 +123,9 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
   if (n <= 1 || bytes <= 0 || c == Coll::kNone) return 0;
   const Efficiency& e = hw.eff;
   const bool intra = p.local >= n;
-  const double su_bw = hw.scaleup_bw_bytes_per_s * e.scaleup_bus;
+  // Bus efficiency of the scale-up part of the group: one figure on NVLink/NVSwitch, measured
+  // per group size on PCIe switch trees (HardwareSpec::scaleup_bus_by_group).
+  const double su_bw = hw.scaleup_bw_bytes_per_s * hw.ScaleupBusEfficiency(std::min(n, p.local));
   // NCCL rings across nodes use one NIC per local member: bus bandwidth = local * NIC
   // (nccl-tests PERFORMANCE.md), never above the scale-up fabric.
   const double bus = intra ? su_bw : std::min(su_bw, p.local * hw.nic_bw_bytes_per_s * e.nic_bus);
@@ -139,7 +141,7 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
     case Coll::kReduceScatter:
       return frac * bytes / bus + steps * alpha;
     case Coll::kAllToAll: {
-      const double su = hw.scaleup_bw_bytes_per_s * e.a2a_scaleup;
+      const double su = hw.scaleup_bw_bytes_per_s * hw.ScaleupA2aEfficiency(std::min(n, p.local));
       if (intra) return frac * bytes / su + alpha;
       const double on = bytes * (p.local - 1) / n;
       double off = bytes * (n - p.local) / n;

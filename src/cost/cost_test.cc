@@ -23,6 +23,25 @@ TEST(Placement, StridesOverTheDomain) {
   EXPECT_EQ(Place(8, 2, 72).local, 8);  // NVL72 holds the whole group
 }
 
+TEST(Collectives, PcieSwitchTreeSlowsDownWithTheGroupSize) {
+  // A100-PCIe: measured bus efficiency per group size (SimuMax a100_pcie system file): rings over
+  // 8 GPUs cross the CPU socket link and get ~0.39 of nominal, pairs ~0.63.
+  const HardwareSpec pcie = LoadHardware("a100_pcie_80gb").value();
+  EXPECT_EQ(pcie.scaleup_topology, "pcie");
+  EXPECT_DOUBLE_EQ(pcie.ScaleupBusEfficiency(8), 0.386);
+  EXPECT_DOUBLE_EQ(pcie.ScaleupBusEfficiency(2), 0.633);
+  EXPECT_DOUBLE_EQ(pcie.ScaleupBusEfficiency(3), 0.646);  // between entries: the next larger
+  const double bytes = 1e9;
+  const double t8 = CollectiveTime(pcie, Coll::kAllReduce, Placement{8, 8}, bytes);
+  const double t2 = CollectiveTime(pcie, Coll::kAllReduce, Placement{2, 2}, bytes);
+  // Per byte of bus traffic, 8 GPUs are 0.633/0.386 = 1.64x slower than 2.
+  EXPECT_NEAR((t8 / (2 * 7.0 / 8)) / (t2 / (2 * 1.0 / 2)), 0.633 / 0.386, 0.01);
+  // NVLink presets keep one fitted bus efficiency for every group size.
+  const HardwareSpec sxm = LoadHardware("a100_sxm_80gb").value();
+  EXPECT_EQ(sxm.scaleup_topology, "nvlink");
+  EXPECT_DOUBLE_EQ(sxm.ScaleupBusEfficiency(8), sxm.eff.scaleup_bus);
+}
+
 TEST(Collectives, AllReduceFollowsBusBandwidthFormula) {
   // nccl-tests PERFORMANCE.md: busbw = algbw * 2(n-1)/n for all-reduce.
   HardwareSpec hw = Hw();

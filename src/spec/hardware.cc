@@ -2,12 +2,15 @@
 // same keys. Units in the file: TFLOP/s, GiB, TB/s, GB/s (bytes), Gb/s (bits), microseconds.
 #include "trainsim/hardware.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "spec/efficiency_read.h"
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
+#include "util/parse_number.h"
 #include "util/units.h"
 
 namespace trainsim {
@@ -64,6 +67,24 @@ Status CheckFinite(const HardwareSpec& hw, const std::string& origin) {
 }
 
 // Reads every preset key present in `j` into `hw`; absent keys keep their value.
+// {"2": 0.63, "4": 0.65, "8": 0.39}: efficiency by group size, sorted by size.
+Status ReadGroupTable(const json& j, const char* key, std::vector<std::pair<int, double>>& out) {
+  if (!j.is_object() || j.empty())
+    return Status::Invalid(key, "must be an object of group size -> efficiency");
+  std::vector<std::pair<int, double>> t;
+  for (const auto& [k, v] : j.items()) {
+    const std::optional<int> g = util::ParseInt<int>(k);
+    if (!g || *g < 2 || *g > 1 << 20)
+      return Status::Invalid(key, "group sizes must be integers >= 2, got '" + k + "'");
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1)
+      return Status::Invalid(key, "efficiency of group " + k + " must be in (0, 1]");
+    t.emplace_back(*g, v.get<double>());
+  }
+  std::sort(t.begin(), t.end());
+  out = std::move(t);
+  return Status::Ok();
+}
+
 Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& origin, bool strict) {
   FieldReader r(j, origin);
   r.String("id", hw.id);
@@ -90,6 +111,13 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("host_link_gbps_per_dir", host);
   r.Double("tdp_w", hw.tdp_w);
   r.Double("price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour);
+  r.String("scaleup_topology", hw.scaleup_topology);
+  for (auto [key, table] : {std::pair{"scaleup_bus_by_group", &hw.scaleup_bus_by_group},
+                            std::pair{"scaleup_a2a_by_group", &hw.scaleup_a2a_by_group}}) {
+    if (!r.Has(key)) continue;
+    if (Status s = ReadGroupTable(j[key], key, *table); !s.ok()) return s.WithContext(origin);
+    r.Ignore(key);
+  }
   if (r.Has("efficiency"))
     if (Status s = detail::ReadEfficiencyBlock(j["efficiency"], hw.eff, origin); !s.ok()) return s;
   r.Ignore("efficiency");
@@ -111,10 +139,29 @@ Status CheckRequired(const HardwareSpec& hw) {
   if (hw.scaleup_domain < 1) return Status::Invalid("scaleup_domain", "must be >= 1");
   if (hw.scaleup_bw_bytes_per_s <= 0) return Status::Invalid("scaleup_gbps_per_dir", "must be > 0");
   if (hw.nic_bw_bytes_per_s <= 0) return Status::Invalid("nic_gbps_per_gpu", "must be > 0");
+  if (hw.scaleup_topology != "nvlink" && hw.scaleup_topology != "pcie")
+    return Status::Invalid("scaleup_topology",
+                           "must be nvlink or pcie, got '" + hw.scaleup_topology + "'");
   return Status::Ok();
 }
 
+double GroupEfficiency(const std::vector<std::pair<int, double>>& table, int group,
+                       double fallback) {
+  if (table.empty()) return fallback;
+  for (const auto& [g, e] : table)
+    if (g >= group) return e;
+  return table.back().second;
+}
+
 }  // namespace
+
+double HardwareSpec::ScaleupBusEfficiency(int group) const {
+  return GroupEfficiency(scaleup_bus_by_group, group, eff.scaleup_bus);
+}
+
+double HardwareSpec::ScaleupA2aEfficiency(int group) const {
+  return GroupEfficiency(scaleup_a2a_by_group, group, eff.a2a_scaleup);
+}
 
 std::string_view DTypeName(DType d) {
   switch (d) {
