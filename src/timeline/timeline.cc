@@ -83,19 +83,8 @@ const char* TimelineStreamName(TimelineStream s) {
 }
 
 const char* PipelineScheduleName(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::k1F1B:
-      return "1f1b";
-    case PipelineSchedule::kInterleaved:
-      return "interleaved_1f1b";
-    case PipelineSchedule::kGPipe:
-      return "gpipe";
-    case PipelineSchedule::kZeroBubbleH1:
-      return "zb_h1";
-    case PipelineSchedule::kDualPipe:
-      return "dualpipe";
-  }
-  return "?";
+  // ScheduleName's views are string literals, hence NUL-terminated.
+  return ScheduleName(s).data();
 }
 
 double PipelineMessageBytes(const ModelSpec& m, const Strategy& s) {
