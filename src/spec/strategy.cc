@@ -33,7 +33,16 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
     return bad("ep_comm_overlap", "must be a fraction in [0, 1]");
   if (s.zero < 0 || s.zero > 3) return bad("zero", "must be 0, 1, 2 or 3, got " + S(s.zero));
   if (s.fsdp && s.zero < 2) return bad("fsdp", "FSDP shards parameters: zero must be 2 or 3");
-  const long long model_par = 1LL * s.tp * s.pp * s.cp;
+  // tp*pp*cp step by step, stopping once it exceeds the world size (the full product of three
+  // ints can overflow even 64 bits, and a wrapped 0 would divide by zero).
+  long long model_par = 1;
+  for (int x : {s.tp, s.pp, s.cp}) {
+    model_par *= x;
+    if (model_par > s.world_size)
+      return bad("world_size", "must be divisible by tp*pp*cp (" + S(s.world_size) +
+                                   " < tp*pp*cp = " + S(s.tp) + "*" + S(s.pp) + "*" + S(s.cp) +
+                                   ")");
+  }
   if (s.world_size % model_par != 0)
     return bad("world_size",
                "must be divisible by tp*pp*cp (" + S(s.world_size) + " vs " + S(model_par) + ")");
