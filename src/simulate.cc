@@ -3,6 +3,7 @@
 // job equals that of an 8-GPU job.
 #include "sim/step.h"
 #include "trainsim/trainsim.h"
+#include "trainsim/uncertainty.h"
 
 namespace trainsim {
 
@@ -30,6 +31,7 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
   for (const StageReport& st : r.stages)
     r.peak_mem_bytes = std::max(r.peak_mem_bytes, st.peak_mem_bytes);
   sim::FillThroughput(c, costs, r);
+  EstimateUncertainty(r, m, hw, s);
   return r;
 }
 

@@ -330,6 +330,12 @@ if expect_ok "validate one case" validate "$TMP/one_case.jsonl"; then
   else
     bad "validate one case: last line matches the summary format" "got: $last"
   fi
+  above=$(tail -n 2 "$OUT" | head -n 1)
+  if [[ "$above" =~ ^validate:\ band\ coverage\ [0-9.]+%\ of\ 1\ cases\ inside\ \[low,\ high\]$ ]]; then
+    ok "validate one case: band coverage line above the summary '$above'"
+  else
+    bad "validate one case: band coverage line above the summary" "got: $above"
+  fi
 fi
 if expect_ok "validate one case --json" validate --json "$TMP/one_case.jsonl"; then
   if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["cases_scored"] == 1 and d["cases_skipped"] == 0; assert d["cases"][0]["predicted_s"] > 0' <"$OUT" 2>/dev/null; then
@@ -362,6 +368,51 @@ if [ "$RC" -lt 128 ]; then
   ok "validate case with a numeric id: no crash (exit $RC)"
 else
   bad "validate case with a numeric id: no crash" "got exit $RC" "stderr: $(head -c 300 "$ERR")"
+fi
+
+# --- calibrate: leave-one-source-out, ablation, uncertainty table --------------------------------
+if [ -r "$CASES" ]; then
+  # Two small families: 3 narayanan21 runs and 3 megatron2020 A100 runs.
+  { grep '"id": "narayanan21-00[1-3]"' "$CASES"; grep '"id": "megatron2020-00[5-7]"' "$CASES"; } >"$TMP/two_families.jsonl"
+  if expect_ok "calibrate --leave-one-source-out" calibrate "$TMP/two_families.jsonl" --leave-one-source-out --write-uncertainty "$TMP/uncertainty.json"; then
+    last=$(tail -n 1 "$OUT")
+    if [[ "$last" =~ ^calibrate:\ leave-one-source-out\ time\ MAPE\ [0-9]+\.[0-9]%\ over\ 6\ cases$ ]]; then
+      ok "calibrate --leave-one-source-out: last line '$last'"
+    else
+      bad "calibrate --leave-one-source-out: last line" "got: $last"
+    fi
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["cases"] == 6 and d["regimes"][0]["regime"] == "all"' "$TMP/uncertainty.json"; then
+      ok "calibrate --write-uncertainty: table with the pooled regime"
+    else
+      bad "calibrate --write-uncertainty: table with the pooled regime" "$(head -c 300 "$TMP/uncertainty.json")"
+    fi
+  fi
+  if expect_ok "calibrate --leave-one-source-out --json" calibrate "$TMP/two_families.jsonl" --leave-one-source-out --json; then
+    if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["scheme"] == "leave-one-source-out" and len(d["sources"]) == 2' <"$OUT" 2>/dev/null; then
+      ok "calibrate --leave-one-source-out --json: two held-out sources"
+    else
+      bad "calibrate --leave-one-source-out --json: two held-out sources" "$(head -c 300 "$OUT")"
+    fi
+  fi
+  expect_field_error "calibrate --freeze unknown" frozen calibrate "$TMP/two_families.jsonl" --leave-one-source-out --freeze warp_speed
+  expect_field_error "calibrate one family" cases calibrate "$TMP/one_case.jsonl" --leave-one-source-out
+  expect_field_error "write-uncertainty without LOSO" --write-uncertainty calibrate "$TMP/two_families.jsonl" --write-uncertainty "$TMP/u.json"
+fi
+
+# --- uncertainty band of simulate -------------------------------------------------------------
+if expect_ok "simulate band" simulate --json; then
+  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["step_time_s_low"] < d["step_time_s"] < d["step_time_s_high"], d; assert d["uncertainty"]["regime"] != "none"' <"$OUT" 2>/dev/null; then
+    ok "simulate --json: step_time_s_low < step_time_s < step_time_s_high, with a regime"
+  else
+    bad "simulate --json: step_time_s_low < step_time_s < step_time_s_high" "$(head -c 300 "$OUT")"
+  fi
+fi
+if expect_ok "simulate band (text)" simulate; then
+  if grep -Eq "step time +[0-9.]+ s ± [0-9]+ %" "$OUT"; then
+    ok "simulate: prints 'step time X s ± Y %'"
+  else
+    bad "simulate: prints 'step time X s ± Y %'" "$(grep 'step time' "$OUT")"
+  fi
 fi
 
 # --- search and sweep ---------------------------------------------------------------------------

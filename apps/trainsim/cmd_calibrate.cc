@@ -21,6 +21,19 @@ void AddCalibrate(CLI::App& app, CalibrateArgs& a) {
       ->check(CLI::Range(2, 100));
   c->add_option("--write", a.write_dir,
                 "update the presets' efficiency blocks in this directory (e.g. data/hardware)");
+  c->add_flag("--leave-one-source-out", a.loso,
+              "fit on every source family but one, score that one, for each family; prints the "
+              "held-out MAPE per family and overall");
+  c->add_option("--write-uncertainty", a.write_uncertainty,
+                "with --leave-one-source-out: write the per-regime error band table here "
+                "(data/uncertainty.json)");
+  c->add_flag("--ablate", a.ablate,
+              "leave-one-source-out MAPE with each fitted parameter in turn kept nominal");
+  c->add_option("--freeze", a.freeze,
+                "keep these parameters at their nominal values (default: grouped_gemm; 'none': "
+                "fit every parameter the cases are sensitive to)")
+      ->delimiter(',');
+  c->add_flag("--json", a.json, "print the held-out results as JSON");
 }
 
 int RunCalibrate(const CalibrateArgs& a) {
@@ -32,6 +45,12 @@ int RunCalibrate(const CalibrateArgs& a) {
   }
   // Fit from the nominal defaults, not from a previous fit, so the result is reproducible.
   const std::vector<ValidationCase> fresh = WithNominalEfficiency(cases.value());
+  if (!a.write_uncertainty.empty() && !a.loso) {
+    std::fprintf(stderr, "trainsim: --write-uncertainty: needs --leave-one-source-out\n");
+    return 2;
+  }
+  if (a.ablate) return RunAblate(a, fresh);
+  if (a.loso) return RunLeaveOneSourceOut(a, fresh);
   if (a.folds > 0) {
     auto cv = CrossValidate(fresh, a.folds, a.hardware);
     if (!cv.ok()) {
@@ -43,7 +62,15 @@ int RunCalibrate(const CalibrateArgs& a) {
     std::printf("%s\n", CrossValidationSummaryLine(cv.value()).c_str());
     return 0;
   }
-  const auto results = Calibrate(fresh, a.hardware);
+  CalibrateOptions options;
+  options.only_hardware = a.hardware;
+  options.frozen = FrozenParameters(a);
+  auto fits = Calibrate(fresh, options);
+  if (!fits.ok()) {
+    std::fprintf(stderr, "trainsim: %s\n", fits.status().message().c_str());
+    return 2;
+  }
+  const std::vector<CalibrationResult>& results = fits.value();
   char date[16];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));

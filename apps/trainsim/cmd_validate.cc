@@ -46,7 +46,7 @@ int RunValidate(const ValidateArgs& a) {
                   f.mem_n ? fmt::format("{:.1f} %", 100 * f.mem_mape).c_str() : "-");
     std::printf("| **all** | %d (+%d skipped) | **%.1f %%** | | | %d | **%.1f %%** |\n", s.n,
                 s.skipped, 100 * s.mape, s.mem_n, 100 * s.mem_mape);
-    std::printf("\n%s\n", last.c_str());
+    std::printf("\n%s\n%s\n", BandCoverageLine(s).c_str(), last.c_str());
     return 0;
   }
   if (a.json) {
@@ -74,6 +74,7 @@ int RunValidate(const ValidateArgs& a) {
     std::printf("%-16s %5d %8.1f %9.1f  %-22s %6d %10.1f%s\n", f.family.c_str(), f.n, 100 * f.mape,
                 100 * f.worst, f.worst_id.c_str(), f.mem_n, 100 * f.mem_mape,
                 f.skipped ? fmt::format("  ({} skipped)", f.skipped).c_str() : "");
+  std::printf("%s\n", BandCoverageLine(s).c_str());
   std::printf("%s\n", last.c_str());
   return 0;
 }

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace trainsim {
+struct ValidationCase;
+}
+
 namespace trainsim::cli {
 
 struct SimulateArgs {
@@ -42,11 +46,22 @@ int RunValidate(const ValidateArgs& a);
 struct CalibrateArgs {
   std::vector<std::string> files;
   std::string hardware;
-  std::string write_dir;  // data/hardware directory to update in place
-  int folds = 0;          // k-fold cross-validation instead of a fit
+  std::string write_dir;            // data/hardware directory to update in place
+  int folds = 0;                    // k-fold cross-validation instead of a fit
+  bool loso = false;                // leave-one-source-out instead of a fit
+  bool ablate = false;              // LOSO with each parameter frozen in turn
+  std::vector<std::string> freeze;  // kept at their nominal values; empty: library default
+  std::string write_uncertainty;    // with loso: write the uncertainty table here
+  bool json = false;
 };
 void AddCalibrate(CLI::App& app, CalibrateArgs& a);
 int RunCalibrate(const CalibrateArgs& a);
+// The held-out modes of `calibrate` (cmd_calibrate_heldout.cc), on cases with nominal
+// efficiencies: --leave-one-source-out (with --write-uncertainty) and --ablate.
+int RunLeaveOneSourceOut(const CalibrateArgs& a, const std::vector<ValidationCase>& cases);
+int RunAblate(const CalibrateArgs& a, const std::vector<ValidationCase>& cases);
+// --freeze as given; the library's default list when absent; nothing for "none".
+std::vector<std::string> FrozenParameters(const CalibrateArgs& a);
 
 // `schema strategy|strategy-aliases|efficiency [--markdown]`: the input schemas (docs/INPUTS.md).
 struct SchemaArgs {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainsim {
@@ -79,6 +80,15 @@ struct TimeBreakdown {
   double overhead_s = 0;  // launch and framework overhead (per layer and per step)
 };
 
+// How far the measured step time may be from the prediction: about 80 % of held-out measured
+// runs of the same regime fell inside the band (include/trainsim/uncertainty.h).
+struct StepUncertainty {
+  std::string_view regime = "none";  // e.g. "hopper/multi-node"; static storage, never freed
+  double rel_below = 0;              // step_time_s_low = step_time_s * (1 - rel_below)
+  double rel_above = 0;              // step_time_s_high = step_time_s * (1 + rel_above)
+  int cases = 0;                     // held-out cases behind the band
+};
+
 struct StepReport {
   double step_time_s = 0;
   double mfu = 0;             // model FLOPs (no recompute) / (time * gpus * dense BF16 peak)
@@ -97,6 +107,9 @@ struct StepReport {
   TimeBreakdown time;
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail
+  double step_time_s_low = 0;       // the uncertainty band around step_time_s (seconds)
+  double step_time_s_high = 0;
+  StepUncertainty uncertainty;
 };
 
 }  // namespace trainsim

@@ -47,12 +47,16 @@ Result<SearchResult> ParseSearchShardJson(std::string_view text, const SearchSpa
 
 // "validate: time MAPE X% over N cases (S skipped); memory MAPE Y% over M cases"
 std::string ValidationSummaryLine(const ValidationSummary& s);
+// "validate: band coverage X% of N cases inside [low, high]" (the uncertainty band)
+std::string BandCoverageLine(const ValidationSummary& s);
 // {"time_mape", "cases_scored", "cases_skipped", "memory_mape", "memory_cases",
-//  "families": [{"family", "n", "skipped", "mape", "worst", "worst_id", "memory_n",
-//  "memory_mape"}], "cases": [case...], "summary": ValidationSummaryLine}. A case: {"id",
-// "family", "skipped"} and either "reason" (skipped) or "framework", "strategy", "predicted_s",
+//  "band_coverage", "band_inside", "families": [{"family", "n", "skipped", "mape", "worst",
+//  "worst_id", "memory_n", "memory_mape"}], "cases": [case...], "summary":
+//  ValidationSummaryLine}. A case: {"id", "family", "skipped"} and either "reason" (skipped) or
+// "framework", "strategy", "predicted_s", "predicted_low_s", "predicted_high_s", "regime",
 // "target_s", "error", "predicted_mem_gib" and, when memory was measured, "measured_mem_gib",
-// "mem_error". "families" / "cases" are absent when empty. MAPEs and errors are fractions.
+// "mem_error". "families" / "cases" are absent when empty. MAPEs, errors and coverage are
+// fractions.
 std::string ValidationJson(const ValidationSummary& s, int indent = 2);
 
 // --- calibration -------------------------------------------------------------------------------
@@ -67,9 +71,14 @@ std::string CalibrationEfficiencyJson(const CalibrationResult& r, std::string_vi
 std::string CalibrationJson(const std::vector<CalibrationResult>& results, std::string_view date,
                             int indent = 2);
 
-// "calibrate: K-fold held-out time MAPE X% over N cases (S skipped)"
+// "calibrate: K-fold held-out time MAPE X% over N cases (S skipped)"; leave-one-source-out
+// (cv.by_source): "calibrate: leave-one-source-out time MAPE X% over N cases".
 std::string CrossValidationSummaryLine(const CrossValidation& cv);
-// ValidationJson of the held-out scores with "folds": K, and "summary" the line above.
+// ValidationJson of the held-out scores with "folds": K, "scheme": "k-fold" or
+// "leave-one-source-out", for the latter "sources": [{"family", "cases", "unfitted_hardware"}],
+// and "summary" the line above.
 std::string CrossValidationJson(const CrossValidation& cv, int indent = 2);
+// [{"frozen": parameter name or null for the baseline, "loso_mape", "cases", "skipped"}...]
+std::string AblationJson(const std::vector<AblationRow>& rows, int indent = 2);
 
 }  // namespace trainsim

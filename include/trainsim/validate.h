@@ -35,6 +35,8 @@ struct CaseResult {
   double predicted_s = 0, target_s = 0, error = 0;  // error = (pred - target) / target
   double predicted_mem_gib = 0, measured_mem_gib = 0, mem_error = 0;
   std::string strategy_used;  // the filled-in strategy, for reading the result
+  double predicted_low_s = 0, predicted_high_s = 0;  // the prediction's uncertainty band
+  std::string regime;                                // the regime that set the band
 };
 
 struct FamilyStats {
@@ -49,6 +51,8 @@ struct ValidationSummary {
   std::vector<FamilyStats> families;
   int n = 0, skipped = 0, mem_n = 0;
   double mape = 0, mem_mape = 0;
+  int band_inside = 0;       // scored cases whose target lies inside [predicted_low_s, high_s]
+  double band_coverage = 0;  // band_inside / n
 };
 
 // Simulates every case of the JSONL files. Fails only when a file cannot be read or a line is

@@ -13,6 +13,12 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   using nlohmann::json;
   json j;
   j["step_time_s"] = r.step_time_s;
+  j["step_time_s_low"] = r.step_time_s_low;
+  j["step_time_s_high"] = r.step_time_s_high;
+  j["uncertainty"] = {{"regime", std::string(r.uncertainty.regime)},
+                      {"rel_below", r.uncertainty.rel_below},
+                      {"rel_above", r.uncertainty.rel_above},
+                      {"cases", r.uncertainty.cases}};
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
   j["tflops_per_gpu"] = r.tflops_per_gpu;

@@ -27,7 +27,10 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
                   s.fsdp ? " (fsdp)" : "", s.seq, s.mbs, r.micro_batches * s.mbs * r.dp,
                   r.micro_batches, DTypeName(s.dtype), RecomputeName(s.recompute)));
   line("");
-  line(fmt::format("  step time        {:10.4f} s", r.step_time_s));
+  line(fmt::format(
+      "  step time        {:10.4f} s ± {:.0f} %  (80 % band {:.4f} - {:.4f} s, {} regime)",
+      r.step_time_s, 50 * (r.step_time_s_high - r.step_time_s_low) / r.step_time_s,
+      r.step_time_s_low, r.step_time_s_high, r.uncertainty.regime));
   line(fmt::format("  MFU / HFU        {:9.1f} % / {:.1f} %", 100 * r.mfu, 100 * r.hfu));
   line(fmt::format("  TFLOP/s per GPU  {:10.1f}", r.tflops_per_gpu));
   line(fmt::format("  tokens/s per GPU {:10.0f}", r.tokens_per_s_per_gpu));

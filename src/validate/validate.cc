@@ -243,7 +243,7 @@ namespace {
 void Aggregate(ValidationSummary& sum) {
   std::map<std::string, FamilyStats> fam;
   double total = 0, mem_total = 0;
-  sum.n = sum.skipped = sum.mem_n = 0;
+  sum.n = sum.skipped = sum.mem_n = sum.band_inside = 0;
   for (const CaseResult& r : sum.cases) {
     FamilyStats& f = fam[r.family];
     f.family = r.family;
@@ -257,6 +257,7 @@ void Aggregate(ValidationSummary& sum) {
     ++sum.n;
     f.mape += e;
     total += e;
+    if (r.predicted_low_s <= r.target_s && r.target_s <= r.predicted_high_s) ++sum.band_inside;
     if (e >= f.worst) {
       f.worst = e;
       f.worst_id = r.id;
@@ -276,6 +277,7 @@ void Aggregate(ValidationSummary& sum) {
   }
   sum.mape = sum.n ? total / sum.n : 0;
   sum.mem_mape = sum.mem_n ? mem_total / sum.mem_n : 0;
+  sum.band_coverage = sum.n ? static_cast<double>(sum.band_inside) / sum.n : 0;
 }
 
 }  // namespace
@@ -339,6 +341,9 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
       r.reason = rep.status().message();
     } else {
       r.predicted_s = rep->step_time_s;
+      r.predicted_low_s = rep->step_time_s_low;
+      r.predicted_high_s = rep->step_time_s_high;
+      r.regime = std::string(rep->uncertainty.regime);
       r.error = (r.predicted_s - r.target_s) / r.target_s;
       r.predicted_mem_gib = rep->peak_mem_bytes / (1024.0 * 1024.0 * 1024.0);
       if (r.measured_mem_gib > 0)

@@ -19,6 +19,9 @@ json CaseJson(const CaseResult& r) {
   c["framework"] = r.framework;
   c["strategy"] = r.strategy_used;
   c["predicted_s"] = r.predicted_s;
+  c["predicted_low_s"] = r.predicted_low_s;
+  c["predicted_high_s"] = r.predicted_high_s;
+  c["regime"] = r.regime;
   c["target_s"] = r.target_s;
   c["error"] = r.error;
   c["predicted_mem_gib"] = r.predicted_mem_gib;
@@ -36,6 +39,8 @@ json SummaryJson(const ValidationSummary& s) {
   j["cases_skipped"] = s.skipped;
   j["memory_mape"] = s.mem_mape;
   j["memory_cases"] = s.mem_n;
+  j["band_coverage"] = s.band_coverage;
+  j["band_inside"] = s.band_inside;
   for (const FamilyStats& f : s.families)
     j["families"].push_back({{"family", f.family},
                              {"n", f.n},
@@ -57,6 +62,11 @@ std::string ValidationSummaryLine(const ValidationSummary& s) {
       100 * s.mape, s.n, s.skipped, 100 * s.mem_mape, s.mem_n);
 }
 
+std::string BandCoverageLine(const ValidationSummary& s) {
+  return fmt::format("validate: band coverage {:.1f}% of {} cases inside [low, high]",
+                     100 * s.band_coverage, s.n);
+}
+
 std::string ValidationJson(const ValidationSummary& s, int indent) {
   json j = SummaryJson(s);
   j["summary"] = ValidationSummaryLine(s);
@@ -64,6 +74,9 @@ std::string ValidationJson(const ValidationSummary& s, int indent) {
 }
 
 std::string CrossValidationSummaryLine(const CrossValidation& cv) {
+  if (cv.by_source)
+    return fmt::format("calibrate: leave-one-source-out time MAPE {:.1f}% over {} cases",
+                       100 * cv.held_out.mape, cv.held_out.n);
   return fmt::format("calibrate: {}-fold held-out time MAPE {:.1f}% over {} cases ({} skipped)",
                      cv.folds, 100 * cv.held_out.mape, cv.held_out.n, cv.held_out.skipped);
 }
@@ -71,8 +84,25 @@ std::string CrossValidationSummaryLine(const CrossValidation& cv) {
 std::string CrossValidationJson(const CrossValidation& cv, int indent) {
   json j = SummaryJson(cv.held_out);
   j["folds"] = cv.folds;
+  j["scheme"] = cv.by_source ? "leave-one-source-out" : "k-fold";
+  if (cv.by_source) {
+    j["sources"] = json::array();
+    for (const HeldOutSource& h : cv.sources)
+      j["sources"].push_back(
+          {{"family", h.family}, {"cases", h.cases}, {"unfitted_hardware", h.unfitted_hardware}});
+  }
   j["summary"] = CrossValidationSummaryLine(cv);
   return j.dump(indent);
+}
+
+std::string AblationJson(const std::vector<AblationRow>& rows, int indent) {
+  json a = json::array();
+  for (const AblationRow& r : rows)
+    a.push_back({{"frozen", r.parameter.empty() ? json(nullptr) : json(r.parameter)},
+                 {"loso_mape", r.loso_mape},
+                 {"cases", r.cases},
+                 {"skipped", r.skipped}});
+  return a.dump(indent);
 }
 
 }  // namespace trainsim

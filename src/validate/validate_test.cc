@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "trainsim/calibrate.h"
 #include "validate/validate_test_cases.h"
 
 namespace trainsim {
@@ -27,6 +28,22 @@ TEST(Validate, PublicCasesStayUnderTheRatchet) {
   EXPECT_LE(s.mem_mape, ratchet["memory_mape_max"].get<double>());
   for (const FamilyStats& f : s.families)
     EXPECT_LE(f.mape, ratchet["family_mape_max"].get<double>()) << f.family;
+  // The uncertainty band (data/uncertainty.json) holds the measured time often enough.
+  EXPECT_GE(s.band_coverage, ratchet["band_coverage_min"].get<double>());
+}
+
+// The honest error figure: calibrated on every other source family, scored on each family in
+// turn (about 10 s: one calibration per family).
+TEST(Validate, LeaveOneSourceOutStaysUnderTheRatchet) {
+  if (!std::filesystem::exists(kCases)) GTEST_SKIP() << "no " << kCases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto cases = LoadValidationCases({kCases}, nullptr);
+  ASSERT_TRUE(cases.ok()) << cases.status().message();
+  auto cv = LeaveOneSourceOut(WithNominalEfficiency(cases.value()), "");
+  ASSERT_TRUE(cv.ok()) << cv.status().message();
+  EXPECT_GT(cv->held_out.n, 300);
+  EXPECT_LE(cv->held_out.mape, ratchet["loso_time_mape_max"].get<double>());
 }
 
 TEST(Validate, MeasuredBlockIsNotReadForPrediction) {

@@ -1,0 +1,116 @@
+// `calibrate --leave-one-source-out` (and --write-uncertainty) and `calibrate --ablate`.
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "trainsim/calibrate.h"
+#include "trainsim/results_json.h"
+#include "trainsim/uncertainty.h"
+
+namespace trainsim::cli {
+namespace {
+
+CalibrateOptions Options(const CalibrateArgs& a) {
+  CalibrateOptions o;
+  o.only_hardware = a.hardware;
+  o.frozen = FrozenParameters(a);
+  return o;
+}
+
+std::string Today() {
+  char date[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  return date;
+}
+
+// Writes --write-uncertainty; prints the bands unless `quiet`.
+int WriteUncertainty(const CalibrateArgs& a, const CrossValidation& cv,
+                     const std::vector<ValidationCase>& cases, bool quiet) {
+  std::string command = "trainsim calibrate";
+  for (const std::string& f : a.files) command += " " + f;
+  if (!a.hardware.empty()) command += " --hardware " + a.hardware;
+  if (!a.freeze.empty()) {
+    command += " --freeze ";
+    for (size_t i = 0; i < a.freeze.size(); ++i) command += (i ? "," : "") + a.freeze[i];
+  }
+  command += " --leave-one-source-out --write-uncertainty " + a.write_uncertainty;
+  const std::vector<RegimeBand> bands = RegimeBands(cv, cases);
+  std::ofstream out(a.write_uncertainty);
+  out << UncertaintyTableJson(bands, a.files, command, Today());
+  if (!out) {
+    std::fprintf(stderr, "trainsim: --write-uncertainty: cannot write %s\n",
+                 a.write_uncertainty.c_str());
+    return 2;
+  }
+  if (quiet) return 0;
+  for (const RegimeBand& b : bands)
+    std::printf(
+        "%-32s %4d cases %d sources  error p10 %+6.1f%% p90 %+6.1f%%  band -%.1f%% / +%.1f%%\n",
+        b.regime.c_str(), b.cases, b.families, 100 * b.error_q10, 100 * b.error_q90,
+        100 * b.rel_below, 100 * b.rel_above);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> FrozenParameters(const CalibrateArgs& a) {
+  if (a.freeze.empty()) return DefaultFrozenParameters();
+  if (a.freeze.size() == 1 && a.freeze[0] == "none") return {};
+  return a.freeze;
+}
+
+int RunLeaveOneSourceOut(const CalibrateArgs& a, const std::vector<ValidationCase>& cases) {
+  auto cv = LeaveOneSourceOut(cases, Options(a));
+  if (!cv.ok()) {
+    std::fprintf(stderr, "trainsim: %s\n", cv.status().message().c_str());
+    return 2;
+  }
+  if (a.json) {
+    if (!a.write_uncertainty.empty())
+      if (int rc = WriteUncertainty(a, cv.value(), cases, true); rc != 0) return rc;
+    std::cout << CrossValidationJson(cv.value()) << "\n";
+    return 0;
+  }
+  std::printf("%-16s %5s %8s %9s  %-22s %s\n", "held-out family", "n", "MAPE %", "worst %",
+              "worst case", "hardware without a fit from other families");
+  for (const HeldOutSource& h : cv->sources)
+    for (const FamilyStats& f : cv->held_out.families) {
+      if (f.family != h.family) continue;
+      std::string unfitted;
+      for (const std::string& u : h.unfitted_hardware)
+        unfitted += (unfitted.empty() ? "" : " ") + u;
+      std::printf("%-16s %5d %8.1f %9.1f  %-22s %s%s\n", f.family.c_str(), f.n, 100 * f.mape,
+                  100 * f.worst, f.worst_id.c_str(), unfitted.empty() ? "-" : unfitted.c_str(),
+                  f.skipped ? (" (" + std::to_string(f.skipped) + " skipped)").c_str() : "");
+    }
+  if (!a.write_uncertainty.empty())
+    if (int rc = WriteUncertainty(a, cv.value(), cases, false); rc != 0) return rc;
+  std::printf("%s\n", CrossValidationSummaryLine(cv.value()).c_str());
+  return 0;
+}
+
+int RunAblate(const CalibrateArgs& a, const std::vector<ValidationCase>& cases) {
+  auto rows = AblateCalibration(cases, Options(a));
+  if (!rows.ok()) {
+    std::fprintf(stderr, "trainsim: %s\n", rows.status().message().c_str());
+    return 2;
+  }
+  if (a.json) {
+    std::cout << AblationJson(rows.value()) << "\n";
+    return 0;
+  }
+  const double base = rows->front().loso_mape;
+  std::printf("%-22s %12s %8s\n", "kept nominal", "LOSO MAPE %", "change");
+  for (const AblationRow& r : rows.value())
+    std::printf("%-22s %12.2f %+8.2f\n",
+                r.parameter.empty() ? "(none: baseline)" : r.parameter.c_str(), 100 * r.loso_mape,
+                100 * (r.loso_mape - base));
+  std::printf("calibrate: ablation baseline leave-one-source-out time MAPE %.1f%% over %d cases\n",
+              100 * base, rows->front().cases);
+  return 0;
+}
+
+}  // namespace trainsim::cli

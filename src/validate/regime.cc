@@ -1,0 +1,72 @@
+// The physical features that group runs into uncertainty regimes.
+#include "validate/regime.h"
+
+#include <string>
+
+namespace trainsim {
+namespace {
+
+struct GenerationPrefix {
+  std::string_view prefix, generation;
+};
+
+// Longest prefixes first where one is a prefix of another ("gb200" before "b200" is not needed:
+// both are blackwell; "h20" after "h200" is harmless for the same reason).
+constexpr GenerationPrefix kGenerations[] = {{"v100", "volta"},      {"a100", "ampere"},
+                                             {"a6000", "ampere"},    {"a10", "ampere"},
+                                             {"l40", "ada"},         {"rtx4090", "ada"},
+                                             {"h100", "hopper"},     {"h200", "hopper"},
+                                             {"h800", "hopper"},     {"h20", "hopper"},
+                                             {"gh200", "hopper"},    {"b200", "blackwell"},
+                                             {"b300", "blackwell"},  {"gb200", "blackwell"},
+                                             {"gb300", "blackwell"}, {"rtx_pro_6000", "blackwell"},
+                                             {"mi", "amd"}};
+
+// Total parameters that separate the size buckets (10 B and 100 B).
+constexpr double kSizeEdges[] = {10e9, 100e9};
+
+}  // namespace
+
+std::string_view HardwareGeneration(const HardwareSpec& hw) {
+  const std::string_view id = hw.id;
+  for (const GenerationPrefix& g : kGenerations)
+    if (id.substr(0, g.prefix.size()) == g.prefix) return g.generation;
+  if (hw.peak_fp4_flops > 0) return "blackwell";
+  if (hw.peak_fp8_flops > 0) return "hopper";
+  if (hw.peak_bf16_flops > 0) return "ampere";
+  return "volta";
+}
+
+namespace detail {
+
+int GenerationIndex(std::string_view generation) {
+  for (int i = 0; i < kGenerationCount; ++i)
+    if (kGenerationNames[i] == generation) return i;
+  return 0;
+}
+
+RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw, int world_size) {
+  RegimeFeatures f;
+  f.generation = HardwareGeneration(hw);
+  f.multi_node = world_size > 8;
+  f.moe = moe;
+  f.size_bucket = params_total < kSizeEdges[0] ? 0 : params_total < kSizeEdges[1] ? 1 : 2;
+  return f;
+}
+
+}  // namespace detail
+
+RegimeFeatures RegimeOf(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s) {
+  return detail::RegimeOfRun(static_cast<double>(CountParams(m).total), m.is_moe(), hw,
+                             s.world_size);
+}
+
+std::vector<std::string> RegimeNames(const RegimeFeatures& f) {
+  static const char* const kSizes[] = {"<10B", "10-100B", ">100B"};
+  const std::string gen(f.generation);
+  const std::string scale = gen + (f.multi_node ? "/multi-node" : "/1-node");
+  const std::string kind = scale + (f.moe ? "/moe" : "/dense");
+  return {kind + "/" + kSizes[f.size_bucket], kind, scale, gen, "all"};
+}
+
+}  // namespace trainsim

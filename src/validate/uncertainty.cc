@@ -1,0 +1,91 @@
+// EstimateUncertainty(): the band of one prediction, from the embedded data/uncertainty.json.
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "spec/embedded.h"
+#include "validate/regime.h"
+
+namespace trainsim {
+namespace {
+
+using detail::kGenerationCount;
+using detail::kSizeBuckets;
+
+// The table, and for every combination of features the index of the band that applies (the
+// first of RegimeNames present in the table), resolved once so that a prediction allocates
+// nothing.
+struct Table {
+  std::vector<RegimeBand> bands;
+  int resolved[kGenerationCount][2][2][kSizeBuckets] = {};
+  bool ok = false;
+};
+
+std::vector<RegimeBand> ParseBands(std::string_view text) {
+  const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  std::vector<RegimeBand> out;
+  if (!j.is_object() || !j.contains("regimes") || !j["regimes"].is_array()) return out;
+  for (const nlohmann::json& r : j["regimes"]) {
+    if (!r.is_object()) return {};
+    RegimeBand b;
+    b.regime = r.value("regime", "");
+    b.cases = r.value("cases", 0);
+    b.error_q10 = r.value("error_q10", 0.0);
+    b.error_q90 = r.value("error_q90", 0.0);
+    b.rel_below = r.value("rel_below", 0.0);
+    b.rel_above = r.value("rel_above", 0.0);
+    if (b.regime.empty() || !(b.rel_below >= 0 && b.rel_below < 1) || !(b.rel_above >= 0))
+      return {};
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+Table LoadTable() {
+  Table t;
+  const std::string_view* text = detail::FindEmbeddedFile("uncertainty.json");
+  if (!text) return t;
+  t.bands = ParseBands(*text);
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < t.bands.size(); ++i) index[t.bands[i].regime] = static_cast<int>(i);
+  if (!index.count("all")) return t;
+  for (int g = 0; g < kGenerationCount; ++g)
+    for (int multi = 0; multi < 2; ++multi)
+      for (int moe = 0; moe < 2; ++moe)
+        for (int size = 0; size < kSizeBuckets; ++size) {
+          const RegimeFeatures f{detail::kGenerationNames[g], multi == 1, moe == 1, size};
+          for (const std::string& name : RegimeNames(f)) {
+            auto it = index.find(name);
+            if (it == index.end()) continue;
+            t.resolved[g][multi][moe][size] = it->second;
+            break;
+          }
+        }
+  t.ok = true;
+  return t;
+}
+
+const Table& GetTable() {
+  static const Table table = LoadTable();
+  return table;
+}
+
+}  // namespace
+
+void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
+                         const Strategy& s) {
+  const Table& t = GetTable();
+  r.step_time_s_low = r.step_time_s_high = r.step_time_s;
+  r.uncertainty = StepUncertainty{};
+  if (!t.ok) return;
+  const RegimeFeatures f = detail::RegimeOfRun(r.params_total, m.is_moe(), hw, s.world_size);
+  const RegimeBand& b = t.bands[t.resolved[detail::GenerationIndex(f.generation)][f.multi_node]
+                                          [f.moe][f.size_bucket]];
+  r.uncertainty.regime = b.regime;
+  r.uncertainty.rel_below = b.rel_below;
+  r.uncertainty.rel_above = b.rel_above;
+  r.uncertainty.cases = b.cases;
+  r.step_time_s_low = r.step_time_s * (1 - b.rel_below);
+  r.step_time_s_high = r.step_time_s * (1 + b.rel_above);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,118 @@
+// The uncertainty table from leave-one-source-out residuals (data/uncertainty.json).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "trainsim/uncertainty.h"
+
+namespace trainsim {
+namespace {
+
+// The band holds 80 % of held-out cases; the signed quantiles kept for reading are 10 % / 90 %.
+constexpr double kCoverage = 0.80, kLowQuantile = 0.10, kHighQuantile = 0.90;
+// The narrowest half-width either side.
+constexpr double kMinHalfWidth = 0.01;
+
+// Quantile q of sorted values, linear between order statistics (Hyndman & Fan 1996, type 7:
+// the default of R and numpy).
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double h = (sorted.size() - 1) * q;
+  const size_t i = static_cast<size_t>(std::floor(h));
+  if (i + 1 >= sorted.size()) return sorted.back();
+  return sorted[i] + (h - i) * (sorted[i + 1] - sorted[i]);
+}
+
+double Round4(double x) {
+  return std::round(x * 1e4) / 1e4;
+}
+
+struct Residuals {
+  std::vector<double> errors;  // (pred - meas) / meas
+  std::set<std::string> families;
+};
+
+RegimeBand Band(const std::string& name, Residuals& r) {
+  RegimeBand b;
+  b.regime = name;
+  b.cases = static_cast<int>(r.errors.size());
+  b.families = static_cast<int>(r.families.size());
+  std::sort(r.errors.begin(), r.errors.end());
+  b.error_q10 = Quantile(r.errors, kLowQuantile);
+  b.error_q90 = Quantile(r.errors, kHighQuantile);
+  // measured / predicted = 1 / (1 + error).
+  std::vector<double> logs;
+  for (double e : r.errors) logs.push_back(std::fabs(std::log1p(e)));
+  std::sort(logs.begin(), logs.end());
+  b.log_half_width = Quantile(logs, kCoverage);
+  b.rel_below = std::max(kMinHalfWidth, 1 - std::exp(-b.log_half_width));
+  b.rel_above = std::max(kMinHalfWidth, std::expm1(b.log_half_width));
+  return b;
+}
+
+}  // namespace
+
+std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
+                                    const std::vector<ValidationCase>& cases,
+                                    const RegimeRule& rule) {
+  std::map<std::string, const ValidationCase*> by_id;
+  for (const ValidationCase& c : cases) by_id.emplace(c.id, &c);
+  std::map<std::string, Residuals> regimes;
+  for (const CaseResult& r : loso.held_out.cases) {
+    auto it = by_id.find(r.id);
+    if (r.skipped || it == by_id.end()) continue;
+    const ValidationCase& c = *it->second;
+    for (const std::string& name : RegimeNames(RegimeOf(c.model, c.hw, c.strategy))) {
+      regimes[name].errors.push_back(r.error);
+      regimes[name].families.insert(r.family);
+    }
+  }
+  std::vector<RegimeBand> out;
+  for (auto& [name, r] : regimes) {
+    if (name != "all" && (static_cast<int>(r.errors.size()) < rule.min_cases ||
+                          static_cast<int>(r.families.size()) < rule.min_families))
+      continue;
+    out.push_back(Band(name, r));
+  }
+  return out;
+}
+
+std::string UncertaintyTableJson(const std::vector<RegimeBand>& bands,
+                                 const std::vector<std::string>& case_files,
+                                 std::string_view command, std::string_view date,
+                                 const RegimeRule& rule) {
+  nlohmann::ordered_json j;
+  j["about"] =
+      "Error bands of trainsim step-time predictions from leave-one-source-out residuals: "
+      "log_half_width b is the 80th percentile of |ln(measured / predicted)| of the held-out "
+      "cases of a regime; simulate reports step_time_s * (1 - rel_below) .. step_time_s * (1 + "
+      "rel_above) = step_time_s * e^-b .. e^b, using the most specific regime listed. error_q10 "
+      "/ error_q90: signed (predicted - measured) / measured quantiles, for reading. See "
+      "docs/VALIDATION.md.";
+  j["generated_by"] = std::string(command);
+  j["date"] = std::string(date);
+  j["case_files"] = case_files;
+  int total = 0;
+  for (const RegimeBand& b : bands)
+    if (b.regime == "all") total = b.cases;
+  j["cases"] = total;
+  j["min_cases"] = rule.min_cases;
+  j["min_families"] = rule.min_families;
+  j["coverage"] = kCoverage;
+  nlohmann::ordered_json regimes = nlohmann::ordered_json::array();
+  for (const RegimeBand& b : bands)
+    regimes.push_back({{"regime", b.regime},
+                       {"cases", b.cases},
+                       {"families", b.families},
+                       {"error_q10", Round4(b.error_q10)},
+                       {"error_q90", Round4(b.error_q90)},
+                       {"log_half_width", Round4(b.log_half_width)},
+                       {"rel_below", Round4(b.rel_below)},
+                       {"rel_above", Round4(b.rel_above)}});
+  j["regimes"] = regimes;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace trainsim

@@ -1,0 +1,193 @@
+#include "trainsim/uncertainty.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "spec/embedded.h"
+#include "trainsim/trainsim.h"
+#include "validate/validate_test_cases.h"
+
+namespace trainsim {
+namespace {
+
+TEST(HardwareGeneration, OfThePresets) {
+  const std::pair<const char*, const char*> want[] = {
+      {"v100_sxm_32gb", "volta"},   {"a100_sxm_40gb", "ampere"},     {"a100_pcie_80gb", "ampere"},
+      {"l40s_48gb", "ada"},         {"h100_sxm_80gb", "hopper"},     {"h800_sxm_80gb", "hopper"},
+      {"h200_sxm_141gb", "hopper"}, {"b200_sxm_180gb", "blackwell"}, {"gb300_nvl72", "blackwell"},
+      {"mi300x_192gb", "amd"},      {"mi355x_288gb", "amd"}};
+  for (const auto& [id, gen] : want) {
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok()) << id;
+    EXPECT_EQ(HardwareGeneration(hw.value()), gen) << id;
+  }
+  HardwareSpec custom;
+  custom.id = "my_accelerator";
+  custom.peak_bf16_flops = 1e15;
+  custom.peak_fp8_flops = 2e15;
+  EXPECT_EQ(HardwareGeneration(custom), "hopper");
+}
+
+TEST(RegimeNames, MostSpecificFirstEndingWithAll) {
+  RegimeFeatures f;
+  f.generation = "hopper";
+  f.multi_node = true;
+  f.moe = false;
+  f.size_bucket = 1;
+  EXPECT_EQ(RegimeNames(f),
+            (std::vector<std::string>{"hopper/multi-node/dense/10-100B", "hopper/multi-node/dense",
+                                      "hopper/multi-node", "hopper", "all"}));
+}
+
+TEST(RegimeOf, ReadsModelSizeScaleAndKind) {
+  auto m = LoadModelPreset("mixtral-8x7b");
+  auto hw = LoadHardwarePreset("b200_sxm_180gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  Strategy s;
+  s.world_size = 64;
+  const RegimeFeatures f = RegimeOf(m.value(), hw.value(), s);
+  EXPECT_EQ(f.generation, "blackwell");
+  EXPECT_TRUE(f.multi_node);
+  EXPECT_TRUE(f.moe);
+  EXPECT_EQ(f.size_bucket, 1);  // 46.7 B parameters
+}
+
+TEST(EstimateUncertainty, EveryPredictionHasABandAroundIt) {
+  auto m = LoadModelPreset("llama3-8b");
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  Strategy s;
+  s.world_size = 8;
+  s.gbs = 32;
+  s.seq = 4096;
+  auto r = Simulate(m.value(), hw.value(), s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LT(r->step_time_s_low, r->step_time_s);
+  EXPECT_GT(r->step_time_s_high, r->step_time_s);
+  EXPECT_NE(r->uncertainty.regime, "none");
+  EXPECT_GT(r->uncertainty.cases, 0);
+  EXPECT_DOUBLE_EQ(r->step_time_s_low, r->step_time_s * (1 - r->uncertainty.rel_below));
+  EXPECT_DOUBLE_EQ(r->step_time_s_high, r->step_time_s * (1 + r->uncertainty.rel_above));
+  const auto j = nlohmann::json::parse(FormatReportJson(r.value(), m.value(), hw.value(), s));
+  EXPECT_LT(j["step_time_s_low"].get<double>(), j["step_time_s"].get<double>());
+  EXPECT_GT(j["step_time_s_high"].get<double>(), j["step_time_s"].get<double>());
+  EXPECT_EQ(j["uncertainty"]["regime"], std::string(r->uncertainty.regime));
+  const std::string text = FormatReportText(r.value(), m.value(), hw.value(), s);
+  EXPECT_NE(text.find(" s ± "), std::string::npos) << text;
+}
+
+TEST(EmbeddedUncertaintyTable, IsWellFormed) {
+  const std::string_view* text = detail::FindEmbeddedFile("uncertainty.json");
+  ASSERT_NE(text, nullptr);
+  const auto j = nlohmann::json::parse(*text);
+  for (const char* key :
+       {"about", "generated_by", "date", "case_files", "cases", "min_cases", "min_families"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  bool all = false;
+  for (const auto& r : j["regimes"]) {
+    const std::string name = r["regime"];
+    all |= name == "all";
+    if (name != "all") {
+      EXPECT_GE(r["cases"].get<int>(), j["min_cases"].get<int>()) << name;
+      EXPECT_GE(r["families"].get<int>(), j["min_families"].get<int>()) << name;
+    }
+    EXPECT_LE(r["error_q10"].get<double>(), r["error_q90"].get<double>()) << name;
+    EXPECT_GE(r["rel_below"].get<double>(), 0.01) << name;
+    EXPECT_GE(r["rel_above"].get<double>(), 0.01) << name;
+  }
+  EXPECT_TRUE(all);
+}
+
+// Held-out results with known errors: n cases of one regime from three families, errors -0.19,
+// -0.17, ... (step 0.02), and one skipped case.
+struct Synthetic {
+  std::vector<ValidationCase> cases;
+  CrossValidation cv;
+};
+
+Synthetic MakeSynthetic(int n) {
+  Synthetic s;
+  for (int i = 0; i < n; ++i) {
+    s.cases.push_back(
+        ParseValidationCase(testing::BuiltinCaseVariant(i + 1), "t").value());  // 32 A100s
+    CaseResult r;
+    r.id = s.cases.back().id;
+    static const std::string kFamilies[] = {"f0", "f1", "f2"};
+    r.family = kFamilies[i % 3];
+    r.error = -0.19 + 0.02 * i;
+    s.cv.held_out.cases.push_back(r);
+  }
+  CaseResult skipped;
+  skipped.id = "builtin-999";
+  skipped.skipped = true;
+  s.cv.held_out.cases.push_back(skipped);
+  return s;
+}
+
+TEST(RegimeBands, HoldEightyPercentOfTheHeldOutCases) {
+  const Synthetic s = MakeSynthetic(20);
+  const std::vector<RegimeBand> bands = RegimeBands(s.cv, s.cases);
+  // GPT-1.7B on 32 A100s: ampere/multi-node/dense/<10B and its parents, all with 20 cases.
+  ASSERT_EQ(bands.size(), 5u);
+  EXPECT_EQ(bands[0].regime, "all");
+  EXPECT_EQ(bands[1].regime, "ampere");
+  for (const RegimeBand& b : bands) {
+    EXPECT_EQ(b.cases, 20) << b.regime;
+    EXPECT_EQ(b.families, 3) << b.regime;
+    // Type-7 quantiles of -0.19..0.19 step 0.02: p10 = -0.19 + 1.9 * 0.02, p90 symmetric.
+    EXPECT_NEAR(b.error_q10, -0.152, 1e-12);
+    EXPECT_NEAR(b.error_q90, 0.152, 1e-12);
+    EXPECT_NEAR(b.rel_below, 1 - std::exp(-b.log_half_width), 1e-12);
+    EXPECT_NEAR(b.rel_above, std::expm1(b.log_half_width), 1e-12);
+    int inside = 0;
+    for (const CaseResult& r : s.cv.held_out.cases) {
+      if (r.skipped) continue;
+      const double measured = 1 / (1 + r.error);  // for a prediction of 1 s
+      inside += 1 - b.rel_below <= measured && measured <= 1 + b.rel_above;
+    }
+    EXPECT_EQ(inside, 16) << b.regime;  // 80 % of 20
+  }
+}
+
+TEST(RegimeBands, RegimesNeedEnoughCasesAndSources) {
+  EXPECT_EQ(RegimeBands(MakeSynthetic(10).cv, MakeSynthetic(10).cases).size(), 1u);  // "all"
+  Synthetic s = MakeSynthetic(20);
+  const std::string a = "a", b = "b";  // (assigning literals trips GCC 12's -Wrestrict)
+  for (size_t i = 0; i < s.cv.held_out.cases.size(); ++i)
+    s.cv.held_out.cases[i].family = i < 10 ? a : b;
+  const std::vector<RegimeBand> two = RegimeBands(s.cv, s.cases);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0].regime, "all");
+  EXPECT_EQ(two[0].cases, 20);
+  EXPECT_EQ(RegimeBands(s.cv, s.cases, RegimeRule{15, 2}).size(), 5u);
+}
+
+TEST(RegimeBands, TheBandAlwaysContainsThePrediction) {
+  Synthetic s = MakeSynthetic(20);
+  for (CaseResult& r : s.cv.held_out.cases) r.error = 0.001;
+  const std::vector<RegimeBand> bands = RegimeBands(s.cv, s.cases);
+  ASSERT_FALSE(bands.empty());
+  EXPECT_DOUBLE_EQ(bands[0].rel_below, 0.01);
+  EXPECT_DOUBLE_EQ(bands[0].rel_above, 0.01);
+}
+
+TEST(UncertaintyTableJson, HasItsProvenance) {
+  const Synthetic s = MakeSynthetic(20);
+  const std::string text = UncertaintyTableJson(RegimeBands(s.cv, s.cases), {"cases.jsonl"},
+                                                "trainsim calibrate ...", "2026-11-24");
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["date"], "2026-11-24");
+  EXPECT_EQ(j["generated_by"], "trainsim calibrate ...");
+  EXPECT_EQ(j["case_files"][0], "cases.jsonl");
+  EXPECT_EQ(j["cases"], 20);
+  EXPECT_EQ(j["min_cases"], 15);
+  EXPECT_EQ(j["min_families"], 3);
+  EXPECT_EQ(j["regimes"].size(), 5u);
+  EXPECT_EQ(j["regimes"][0]["regime"], "all");
+  EXPECT_EQ(j["regimes"][0]["families"], 3);
+}
+
+}  // namespace
+}  // namespace trainsim
