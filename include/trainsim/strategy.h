@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "trainsim/execution.h"
 #include "trainsim/hardware.h"
 #include "trainsim/status.h"
 
@@ -76,6 +77,7 @@ struct Strategy {
   // embedding and the loss (and MTP modules) as one layer each, as Megatron-LM's
   // --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split do.
   bool uneven_pipeline = false;
+  Execution exec;  // host issue rate and optimizer (trainsim/execution.h)
 
   int dp() const { return world_size / (tp * pp * cp); }
   int expert_tp() const { return etp > 0 ? etp : tp; }

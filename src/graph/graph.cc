@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "graph/attention_pattern.h"
 #include "util/units.h"
 
 namespace trainsim::graph {
@@ -67,6 +68,8 @@ void Comm(Ctx& c, const char* name, Group g, Coll fwd, Coll bwd, double bytes, b
   op.comm_bytes = bytes;
   op.overlappable = overlappable;
   op.rerun = rerun;
+  op.fwd_kernels = fwd == Coll::kNone ? 0 : 1;
+  op.bwd_kernels = bwd == Coll::kNone ? 0 : 1;
   c.out.push_back(op);
 }
 
@@ -100,6 +103,21 @@ void ResidualAdd(Ctx& c, const char* name) {
   const double x = c.sh.tokens_sp * c.h;
   // bias-dropout-add reads two tensors and writes one; the dropout mask (1 byte) is saved.
   Mem(c, name, 3 * x * kAct, c.m.dropout ? x : 0);
+}
+
+// Mean keys a query attends to. Training: the model's attention pattern over the sequence
+// (graph/attention_pattern.h; dense causal gives seq/2). Inference: the queries are the last
+// q_len of the sk positions, so a query sees sk - q_len/2 keys (context-parallel ranks hold
+// load-balanced query chunks); a sliding window caps that at the window in the windowed layers.
+double KeysSeen(const Ctx& c) {
+  const ModelSpec& m = c.m;
+  const double sk = c.sh.seq_kv;
+  if (c.sh.phase == Phase::kTrain) return MeanKeysPerQuery(m, sk, false);
+  const double dense = sk - c.sh.q_len / 2;
+  const int windowed = m.windowed_layers();
+  if (windowed == 0) return dense;
+  const double capped = std::min(dense, static_cast<double>(m.attention.window));
+  return (windowed * capped + (m.layers - windowed) * dense) / m.layers;
 }
 
 void Attention(Ctx& c) {
@@ -148,14 +166,16 @@ void Attention(Ctx& c) {
     op.rerun = kRecomputeCoreAttn;
     if (m.is_mla()) op.drop = kRecomputeMlaUpProj;  // q, k, v come back from the latents
     const double b = c.sh.batch, sq = c.sh.tokens / b, sk = c.sh.seq_kv;
-    // QK^T and PV: 2*sq*sk*(dqk + dv) FLOPs per head. Causal masking: the queries are the last
-    // q_len of the sk positions, so a query sees sk - q_len/2 keys on average (sk/2 in training,
-    // where q_len = sk; context-parallel ranks hold load-balanced query chunks).
-    const double keys_seen = sk - c.sh.q_len / 2;
+    // QK^T and PV: 2*sq*keys*(dqk + dv) FLOPs per head, keys = the keys a query attends to.
+    const double keys_seen = KeysSeen(c);
     op.flops = 2.0 * b * sq * keys_seen * heads * (dqk + dv);
     op.bwd_flops_factor = 2.5;  // flash-attention backward: 5 GEMMs vs 2 in forward
     op.m = sq;
-    op.n = sk;
+    // The kernel's key loop: sk for causal attention (mean sk/2 keys); under a window or
+    // document mask twice the mean keys, so that the efficiency's sk/(sk + 256) reads
+    // keys/(keys + 128) for every pattern.
+    op.n = c.sh.phase == Phase::kTrain ? 2 * keys_seen : sk;
+    op.block_sparse = m.attention.kind == AttentionKind::kBlockSparse;
     op.k = dqk;
     op.batch = b * heads;
     // Q, K, V are saved in 16 bits (attention runs in bf16 even with FP8 GEMMs).
@@ -283,7 +303,11 @@ Ctx MakeCtx(const ModelSpec& m, const Strategy& s, const Shape& shape, bool low_
 void ApplyPass(const Pass& pass, std::vector<Op>& out, size_t first) {
   for (size_t i = first; i < out.size(); ++i) {
     Op& op = out[i];
-    if (op.kind == OpKind::kGemm) op.trainable = pass.trainable;
+    if (op.kind == OpKind::kGemm) {
+      op.trainable = pass.trainable;
+      if (!op.trainable) op.bwd_kernels = 1;  // data gradient only
+    }
+    if (pass.shape.phase != Phase::kTrain) op.bwd_kernels = 0;
     if (pass.shape.phase != Phase::kTrain) op.saved_bytes = op.saved_extra_bytes = 0;
   }
 }

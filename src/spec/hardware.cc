@@ -55,7 +55,8 @@ Status CheckEfficiency(const Efficiency& f) {
         Frac{"comm_overlap", f.comm_overlap}, Frac{"grouped_gemm", f.grouped_gemm}})
     if (x.v <= 0 || x.v > 1)
       return Status::Invalid(x.name, "must be a fraction in (0, 1], got " + std::to_string(x.v));
-  for (Frac x : {Frac{"attn_fa2_fwd", f.attn_fa2_fwd}, Frac{"attn_fa2_bwd", f.attn_fa2_bwd}})
+  for (Frac x : {Frac{"attn_fa2_fwd", f.attn_fa2_fwd}, Frac{"attn_fa2_bwd", f.attn_fa2_bwd},
+                 Frac{"attn_flex_fwd", f.attn_flex_fwd}, Frac{"attn_flex_bwd", f.attn_flex_bwd}})
     if (x.v == 0 || x.v > 1)  // negative = same as the fused-attention efficiency
       return Status::Invalid(x.name,
                              "must be in (0, 1] or negative (unset), got " + std::to_string(x.v));
@@ -79,6 +80,8 @@ Status ReadEfficiency(const json& j, Efficiency& f, const std::string& origin) {
   e.Double("attn_bwd", f.attn_bwd);
   e.Double("attn_fa2_fwd", f.attn_fa2_fwd, -1);
   e.Double("attn_fa2_bwd", f.attn_fa2_bwd, -1);
+  e.Double("attn_flex_fwd", f.attn_flex_fwd, -1);
+  e.Double("attn_flex_bwd", f.attn_flex_bwd, -1);
   e.Double("mem", f.mem);
   e.Double("scaleup_bus", f.scaleup_bus);
   e.Double("nic_bus", f.nic_bus);
@@ -88,6 +91,7 @@ Status ReadEfficiency(const json& j, Efficiency& f, const std::string& origin) {
   e.Double("mxfp8_gemm_speedup", f.mxfp8_gemm_speedup, -1);
   e.Double("fp4_gemm_speedup", f.fp4_gemm_speedup);
   e.Double("layer_overhead_us", f.layer_overhead_us);
+  e.Double("kernel_floor_us", f.kernel_floor_us);
   e.Double("step_overhead_s", f.step_overhead_s);
   e.Double("comm_overlap", f.comm_overlap);
   e.Ignore("fitted_on");
@@ -132,6 +136,12 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   double su_gbps = BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), su_lat = SToUs(hw.scaleup_latency_s);
   double nic_gbps = BytesPerSToGbps(hw.nic_bw_bytes_per_s), nic_lat = SToUs(hw.nic_latency_s);
   double host = BytesPerSToGBps(hw.host_link_bw_bytes_per_s);
+  double su_hop = SToUs(hw.scaleup_hop_latency_s), nic_hop = SToUs(hw.nic_hop_latency_s);
+  double nic_tree = SToUs(hw.nic_tree_level_latency_s);
+  r.Double("scaleup_hop_latency_us", su_hop);
+  r.Double("nic_hop_latency_us", nic_hop);
+  r.Double("nic_tree_level_latency_us", nic_tree);
+  r.Ignore("latency_source");
   r.Double("hbm_gib", hbm_gib);
   r.Double("hbm_tbps", hbm_tbps);
   r.Int("sm_count", hw.sm_count);
@@ -155,6 +165,9 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   hw.scaleup_latency_s = UsToS(su_lat);
   hw.nic_bw_bytes_per_s = GbpsToBytesPerS(nic_gbps);
   hw.nic_latency_s = UsToS(nic_lat);
+  hw.scaleup_hop_latency_s = UsToS(su_hop);
+  hw.nic_hop_latency_s = UsToS(nic_hop);
+  hw.nic_tree_level_latency_s = UsToS(nic_tree);
   hw.host_link_bw_bytes_per_s = GBpsToBytesPerS(host);
   return CheckFinite(hw, origin);
 }
