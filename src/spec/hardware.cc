@@ -142,6 +142,7 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("nic_hop_latency_us", nic_hop);
   r.Double("nic_tree_level_latency_us", nic_tree);
   r.Ignore("latency_source");
+  r.Ignore("efficiency_measured");
   r.Double("hbm_gib", hbm_gib);
   r.Double("hbm_tbps", hbm_tbps);
   r.Int("sm_count", hw.sm_count);

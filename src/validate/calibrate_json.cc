@@ -18,6 +18,8 @@ nlohmann::ordered_json EfficiencyBlock(const CalibrationResult& r, std::string_v
                                 {"attn_bwd", e.attn_bwd},
                                 {"attn_fa2_fwd", e.attn_fa2_fwd},
                                 {"attn_fa2_bwd", e.attn_fa2_bwd},
+                                {"attn_flex_fwd", e.attn_flex_fwd},
+                                {"attn_flex_bwd", e.attn_flex_bwd},
                                 {"mem", e.mem},
                                 {"scaleup_bus", e.scaleup_bus},
                                 {"nic_bus", e.nic_bus},
@@ -27,6 +29,7 @@ nlohmann::ordered_json EfficiencyBlock(const CalibrationResult& r, std::string_v
                                 {"mxfp8_gemm_speedup", e.mxfp8_gemm_speedup},
                                 {"fp4_gemm_speedup", e.fp4_gemm_speedup},
                                 {"layer_overhead_us", e.layer_overhead_us},
+                                {"kernel_floor_us", e.kernel_floor_us},
                                 {"step_overhead_s", e.step_overhead_s},
                                 {"comm_overlap", e.comm_overlap}};
   for (auto& [k, v] : eff.items())
