@@ -19,6 +19,7 @@ using nlohmann::json;
 struct Framework {
   std::string id;
   std::vector<std::string> match;
+  std::vector<std::string> names;  // case `framework` values this profile stands for
   bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
   bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false, fa2 = false;
   double ep_overlap = 0;
@@ -50,6 +51,8 @@ const std::vector<Framework>& Frameworks() {
       Framework w;
       w.id = f.value("id", "");
       for (const json& m : f["match"]) w.match.push_back(m.get<std::string>());
+      if (f.contains("frameworks"))
+        for (const json& n : f["frameworks"]) w.names.push_back(n.get<std::string>());
       w.sp = f.value("sp", false);
       w.zero = f.value("zero", 0);
       w.etp_one = f.value("etp_one", false);
@@ -72,13 +75,15 @@ const std::vector<Framework>& Frameworks() {
   return list;
 }
 
-// The case's `framework` field names a profile by id when one has it; else the first profile
-// with a `match` substring in the case's source.
+// The case's `framework` field names a profile by its id or `frameworks` list; else the first
+// profile with a `match` substring in the case's source.
 const Framework& PickFramework(const std::string& framework, const std::string& source) {
   static const Framework fallback;
   if (!framework.empty())
     for (const Framework& f : Frameworks())
-      if (f.id == framework) return f;
+      if (f.id == framework ||
+          std::find(f.names.begin(), f.names.end(), framework) != f.names.end())
+        return f;
   for (const Framework& f : Frameworks())
     for (const std::string& m : f.match)
       if (source.find(m) != std::string::npos) return f;
