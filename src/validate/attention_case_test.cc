@@ -1,6 +1,8 @@
 // The validation reader's attention object, optimizer and framework field; HF sliding windows.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "trainsim/trainsim.h"
@@ -93,6 +95,24 @@ TEST(HfSlidingWindow, MistralQwen2AndLayerTypes) {
                               "t");
   ASSERT_TRUE(typed.ok());
   EXPECT_EQ(typed->windowed_layers(), 2);
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(SmallPretrain, StaysUnderItsRatchet) {
+  const std::string cases =
+      std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/small_pretrain.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->skipped, 0);
+  EXPECT_LE(res->mape, ratchet["small_pretrain_time_mape_max"].get<double>());
 }
 
 }  // namespace
