@@ -157,6 +157,12 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
   return t;
 }
 
+// Tensors the optimizer steps (graph::Op::param_tensors) and the trained GEMM weights.
+void CountParamTensors(const graph::Op& op, LayerCost& c) {
+  c.param_tensors += op.param_tensors;
+  if (op.kind == OpKind::kGemm && op.trainable) c.hidden_params += op.batch * op.k * op.n;
+}
+
 void AppendOpReport(const graph::Op& op, double f, double b, LayerReport& report) {
   OpReport r;
   r.name = op.name;
@@ -219,6 +225,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     }
     c.fwd_kernels += op.fwd_kernels;
     c.bwd_kernels += op.bwd_kernels;
+    CountParamTensors(op, c);
     if (op.kind != OpKind::kComm) fwd_rerun_kernels += op.fwd_kernels;
     if (op.rerun & mods) sel_rerun_kernels += op.fwd_kernels;
     if (first_saved < 0 && op.kind != OpKind::kComm) first_saved = op.saved_bytes;

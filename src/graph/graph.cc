@@ -39,6 +39,7 @@ void Gemm(Ctx& c, const char* name, double m, double k, double n, double batch, 
   op.n = n;
   op.batch = batch;
   op.flops = 2.0 * m * n * k * batch;
+  op.param_tensors = batch * (c.m.linear_bias ? 2 : 1);
   op.saved_bytes = saved_elems * GemmInputBytes(c);
   op.rerun = rerun;
   op.drop = drop;
@@ -97,6 +98,7 @@ void LeaveTp(Ctx& c, const char* name, double tokens) {
 void Norm(Ctx& c, const char* name) {
   const double x = c.sh.tokens_sp * c.h * kAct;
   Mem(c, name, 2 * x, x, kRecomputeLayerNorm);
+  c.out.back().param_tensors = c.m.layernorm ? 2 : 1;  // weight (and bias)
 }
 
 void ResidualAdd(Ctx& c, const char* name) {
@@ -135,6 +137,7 @@ void Attention(Ctx& c) {
     if (a.q_lora_rank > 0) {
       Gemm(c, "q_down_proj", T, c.h, a.q_lora_rank, 1, Tin * c.h, 0, kRecomputeLayerNorm);
       Mem(c, "q_norm", 2 * T * a.q_lora_rank * kAct, T * a.q_lora_rank * kAct);
+      c.out.back().param_tensors = 1;
       Gemm(c, "q_up_proj", T, a.q_lora_rank, heads * dqk, 1, T * a.q_lora_rank,
            kRecomputeMlaUpProj);
     } else {
@@ -143,6 +146,7 @@ void Attention(Ctx& c) {
     Gemm(c, "kv_down_proj", T, c.h, a.kv_lora_rank + a.qk_rope_head_dim, 1,
          0);  // input shared with q
     Mem(c, "kv_norm", 2 * T * a.kv_lora_rank * kAct, T * a.kv_lora_rank * kAct);
+    c.out.back().param_tensors = 1;
     Gemm(c, "kv_up_proj", T, a.kv_lora_rank, heads * (a.qk_nope_head_dim + dv), 1,
          T * a.kv_lora_rank, kRecomputeMlaUpProj);
   } else {
@@ -305,7 +309,7 @@ void ApplyPass(const Pass& pass, std::vector<Op>& out, size_t first) {
     Op& op = out[i];
     if (op.kind == OpKind::kGemm) {
       op.trainable = pass.trainable;
-      if (!op.trainable) op.bwd_kernels = 1;  // data gradient only
+      if (!op.trainable) op.bwd_kernels = 1, op.param_tensors = 0;  // data gradient only
     }
     if (pass.shape.phase != Phase::kTrain) op.bwd_kernels = 0;
     if (pass.shape.phase != Phase::kTrain) op.saved_bytes = op.saved_extra_bytes = 0;
@@ -336,6 +340,7 @@ void BuildEmbedding(const ModelSpec& m, const Strategy& s, std::vector<Op>& out)
   Ctx c = MakeCtx(m, s, MakeShape(m, s), false, out);
   const double x = c.sh.tokens * c.h * kAct;
   Mem(c, "embedding", 2 * x, m.dropout ? c.sh.tokens_sp * c.h : 0);
+  c.out.back().param_tensors = m.learned_pos_emb > 0 ? 2 : 1;
   // Vocab-parallel embedding: partial rows are summed over TP (reduce-scatter with SP).
   if (c.t > 1)
     Comm(c, "embedding_tp_reduce", Group::kTp, c.sp ? Coll::kReduceScatter : Coll::kAllReduce,

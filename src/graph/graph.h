@@ -43,6 +43,9 @@ struct Op {
   // host issue"): one per GEMM, attention, memory-bound op and collective; the backward of a
   // GEMM is two (data and weight gradient), of attention and memory-bound ops about two.
   int fwd_kernels = 1, bwd_kernels = 2;
+  // Trained parameter tensors the op owns (a GEMM's weight and bias, a norm's weight and bias,
+  // the embedding table): the optimizer launches per tensor.
+  double param_tensors = 0;
 };
 
 // What a pass over the model computes: a training step (forward, backward, weight gradients), a

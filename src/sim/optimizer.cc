@@ -3,7 +3,6 @@
 // hidden matrix). Per step, on the slowest pipeline stage.
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 #include <vector>
 
 #include "sim/step.h"
@@ -32,13 +31,6 @@ constexpr double kAdamTrafficFactor[] = {1.0, 2.9, 2.9};
 // (r <= c): three GEMMs (r x c x r, r x r x r, r x r x c) and element-wise passes over X and A.
 constexpr double kNsElementwisePasses = 4.0;
 
-// Parameter tensors and hidden matrices (Muon's) of one layer's ops.
-struct LayerTensors {
-  double tensors = 0;  // Adam/Muon state tensors: weights, biases, norms
-  double ns_s = 0;     // one Newton-Schulz orthogonalisation of every hidden matrix
-  double hidden = 0;   // parameters of the hidden matrices
-};
-
 double NewtonSchulzTime(const StepContext& c, double k, double n, int steps) {
   const double r = std::min(k, n), w = std::max(k, n);
   const double floor_s = c.hw.eff.kernel_floor_us * 1e-6;
@@ -50,22 +42,15 @@ double NewtonSchulzTime(const StepContext& c, double k, double n, int steps) {
   return steps * it;
 }
 
-LayerTensors Tensors(const StepContext& c, bool moe) {
+// One Newton-Schulz orthogonalisation of every trained GEMM weight of one layer (Muon).
+double LayerNewtonSchulz(const StepContext& c, bool moe) {
   thread_local std::vector<graph::Op> ops;
   ops.clear();
   graph::BuildLayer(c.m, c.s, moe, ops);
-  LayerTensors t;
-  const double per_norm = c.m.layernorm ? 2 : 1;
-  for (const graph::Op& op : ops) {
-    if (op.kind == graph::OpKind::kGemm && op.trainable) {
-      t.tensors += op.batch * (c.m.linear_bias ? 2 : 1);
-      t.hidden += op.batch * op.k * op.n;
-      t.ns_s += op.batch * NewtonSchulzTime(c, op.k, op.n, c.s.exec.muon_ns_steps);
-    } else if (op.kind == graph::OpKind::kMemory &&
-               std::string_view(op.name).find("norm") != std::string_view::npos) {
-      t.tensors += per_norm;
-    }
-  }
+  double t = 0;
+  for (const graph::Op& op : ops)
+    if (op.kind == graph::OpKind::kGemm && op.trainable)
+      t += op.batch * NewtonSchulzTime(c, op.k, op.n, c.s.exec.muon_ns_steps);
   return t;
 }
 
@@ -81,22 +66,26 @@ double UpdateTime(const StepContext& c, double adam_sharded, double muon_params,
 
 }  // namespace
 
-double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans) {
+double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
+                     const LayerKindCosts& kinds) {
   const Strategy& s = c.s;
   const double shard_d = s.zero >= 1 ? s.dp() * s.cp : 1, shard_e = s.zero >= 1 ? s.expert_dp() : 1;
   const bool muon = s.exec.optimizer == OptimizerKind::kMuon && !s.offload_optimizer;
-  const LayerTensors dense = c.has_dense ? Tensors(c, false) : LayerTensors{};
-  const LayerTensors moe = c.has_moe ? Tensors(c, true) : LayerTensors{};
+  const double ns_dense = muon && c.has_dense ? LayerNewtonSchulz(c, false) : 0;
+  const double ns_moe = muon && c.has_moe ? LayerNewtonSchulz(c, true) : 0;
+  const LayerCost &dense = kinds.dense[0], &moe = kinds.moe[0];
   double opt_s = 0;
   for (const StagePlan& plan : plans) {
     const double dense_p = plan.Params(false, true), expert_p = plan.Params(true, true);
     const double grads = dense_p + expert_p;
     const int nl = plan.num_layers();
-    double tensors = plan.layers.dense * dense.tensors + plan.layers.moe * moe.tensors +
-                     (plan.layers.first ? 2 : 0) + (plan.layers.last ? 2 : 0);
+    const double tensors = plan.layers.dense * dense.param_tensors +
+                           plan.layers.moe * moe.param_tensors +
+                           (plan.layers.first ? kinds.embedding.param_tensors : 0) +
+                           (plan.layers.last ? kinds.head.param_tensors : 0);
     // Muon orthogonalises the hidden matrices; Adam keeps the embedding, head and norms.
     const double hidden =
-        muon ? plan.layers.dense * dense.hidden + plan.layers.moe * moe.hidden : 0;
+        muon ? plan.layers.dense * dense.hidden_params + plan.layers.moe * moe.hidden_params : 0;
     const double adam = std::max(0.0, dense_p - hidden) / shard_d + expert_p / shard_e;
     double t = UpdateTime(c, adam, hidden, tensors) +
                cost::MemoryTime(c.hw, grads * c.grad_bytes_per_param);  // gradient norm
@@ -105,7 +94,7 @@ double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans) 
     if (s.dtype == DType::kFp16)
       t += cost::MemoryTime(c.hw, 2 * c.grad_bytes_per_param * grads / (s.zero >= 1 ? shard_d : 1));
     if (muon && nl > 0) {
-      const double ns = plan.layers.dense * dense.ns_s + plan.layers.moe * moe.ns_s;
+      const double ns = plan.layers.dense * ns_dense + plan.layers.moe * ns_moe;
       const bool split = s.exec.muon_distributed && c.pl.dp_cp.size > 1;
       t += split ? ns / c.pl.dp_cp.size : ns;
       // The orthogonalised updates of the other ranks' matrices come back in 16 bits.

@@ -94,7 +94,8 @@ DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StageP
 // Optimizer step of the slowest stage, per step: Adam (memory-bound, or launch-bound for
 // foreach / per-tensor updates; host Adam when offloaded), fp16 loss-scale unscaling, and for
 // Muon the Newton-Schulz GEMMs on the hidden matrices (src/sim/optimizer.cc).
-double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans);
+double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
+                     const LayerKindCosts& kinds);
 
 // Fills the memory fields of `out[k]` for every stage; returns whether every stage fits.
 bool StageMemories(const StepContext& c, const std::vector<StagePlan>& plans,
