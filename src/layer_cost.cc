@@ -102,11 +102,85 @@ const char* KindName(OpKind k) {
   return "?";
 }
 
+cost::AttnKernel AttentionKernel(const graph::Op& op, const Strategy& s) {
+  if (op.block_sparse) return cost::AttnKernel::kFlex;
+  return s.fa2_attention ? cost::AttnKernel::kFa2 : cost::AttnKernel::kFused;
+}
+
+struct OpTime {
+  double f = 0, b = 0;
+};
+
+// Forward and backward seconds of a GEMM, attention or memory-bound op, each kernel taking at
+// least kernel_floor_us (docs/MODEL.md, "Launch floor and host issue"); adds its compute time
+// and FLOPs to `c`.
+OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& s, LayerCost& c) {
+  const double floor_s = hw.eff.kernel_floor_us * 1e-6;
+  OpTime t;
+  switch (op.kind) {
+    case OpKind::kGemm: {
+      const DType d = op.keep_bf16 ? DType::kBf16 : s.dtype;
+      t.f = std::max(cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch), op.fwd_kernels * floor_s);
+      // Data gradient and weight gradient, each as large as the forward GEMM; a frozen weight
+      // needs only the data gradient.
+      const double wgrad = op.trainable ? t.f : 0.0;
+      t.b = t.f + wgrad;
+      c.wgrad_s += wgrad;
+      c.bwd_flops += op.trainable ? 2 * op.flops : op.flops;
+      c.wgrad_flops += op.trainable ? op.flops : 0.0;
+      c.max_intermediate = std::max(c.max_intermediate, 2.0 * op.m * op.n * op.batch);
+      break;
+    }
+    case OpKind::kAttention: {
+      const cost::AttnKernel kernel = AttentionKernel(op, s);
+      t.f = std::max(cost::AttentionTime(hw, op.flops, op.m, op.n, op.batch, false, kernel) +
+                         cost::MemoryTime(hw, op.bytes),
+                     op.fwd_kernels * floor_s);
+      t.b = std::max(cost::AttentionTime(hw, op.flops * op.bwd_flops_factor, op.m, op.n, op.batch,
+                                         true, kernel) +
+                         cost::MemoryTime(hw, op.bytes * op.bwd_bytes_factor),
+                     op.bwd_kernels * floor_s);
+      c.bwd_flops += op.flops * op.bwd_flops_factor;
+      break;
+    }
+    case OpKind::kMemory:
+      t.f = std::max(cost::MemoryTime(hw, op.bytes), op.fwd_kernels * floor_s);
+      t.b =
+          std::max(cost::MemoryTime(hw, op.bytes * op.bwd_bytes_factor), op.bwd_kernels * floor_s);
+      break;
+    case OpKind::kComm:
+      return t;
+  }
+  c.fwd_compute_s += t.f;
+  c.bwd_compute_s += t.b;
+  c.fwd_flops += op.flops;
+  return t;
+}
+
+// Tensors the optimizer steps (graph::Op::param_tensors) and the trained GEMM weights.
+void CountParamTensors(const graph::Op& op, LayerCost& c) {
+  c.param_tensors += op.param_tensors;
+  if (op.kind == OpKind::kGemm && op.trainable) c.hidden_params += op.batch * op.k * op.n;
+}
+
+void AppendOpReport(const graph::Op& op, double f, double b, LayerReport& report) {
+  OpReport r;
+  r.name = op.name;
+  r.kind = KindName(op.kind);
+  r.fwd_s = f;
+  r.bwd_s = b;
+  r.fwd_flops = op.flops;
+  r.bytes = op.kind == OpKind::kComm ? op.comm_bytes : op.bytes;
+  r.exposed = op.kind == OpKind::kComm && !op.overlappable;
+  report.ops.push_back(std::move(r));
+}
+
 }  // namespace
 
 LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, const Strategy& s,
                   const Placements& pl, bool full_recompute, LayerReport* report) {
   LayerCost c;
+  double fwd_rerun_kernels = 0, sel_rerun_kernels = 0;
   const double ovl = hw.eff.comm_overlap;
   const int mods = s.recompute == Recompute::kSelective ? s.recompute_modules : 0;
   double attn_fwd_s = 0, attn_bwd_s = 0, cp_fwd = 0, cp_bwd = 0, fwd_rerun_comm = 0,
@@ -114,44 +188,16 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
   double sel_rerun_s = 0, sel_rerun_flops = 0;
   for (const graph::Op& op : ops) {
     double f = 0, b = 0;
+    if (op.kind != OpKind::kComm) {
+      const OpTime t = CostCompute(op, hw, s, c);
+      f = t.f, b = t.b;
+      if (op.kind == OpKind::kAttention) attn_fwd_s += f, attn_bwd_s += b;
+    }
     switch (op.kind) {
-      case OpKind::kGemm: {
-        const DType d = op.keep_bf16 ? DType::kBf16 : s.dtype;
-        f = cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch);
-        // Data gradient and weight gradient, each as large as the forward GEMM; a frozen
-        // weight needs only the data gradient.
-        const double wgrad = op.trainable ? f : 0.0;
-        b = f + wgrad;
-        c.fwd_compute_s += f;
-        c.bwd_compute_s += b;
-        c.wgrad_s += wgrad;
-        c.fwd_flops += op.flops;
-        c.bwd_flops += op.trainable ? 2 * op.flops : op.flops;
-        c.wgrad_flops += op.trainable ? op.flops : 0.0;
-        c.max_intermediate = std::max(c.max_intermediate, 2.0 * op.m * op.n * op.batch);
+      case OpKind::kGemm:
+      case OpKind::kAttention:
+      case OpKind::kMemory:
         break;
-      }
-      case OpKind::kAttention: {
-        f = cost::AttentionTime(hw, op.flops, op.m, op.n, op.batch, false, s.fa2_attention) +
-            cost::MemoryTime(hw, op.bytes);
-        b = cost::AttentionTime(hw, op.flops * op.bwd_flops_factor, op.m, op.n, op.batch, true,
-                                s.fa2_attention) +
-            cost::MemoryTime(hw, op.bytes * op.bwd_bytes_factor);
-        attn_fwd_s += f;
-        attn_bwd_s += b;
-        c.fwd_compute_s += f;
-        c.bwd_compute_s += b;
-        c.fwd_flops += op.flops;
-        c.bwd_flops += op.flops * op.bwd_flops_factor;
-        break;
-      }
-      case OpKind::kMemory: {
-        f = cost::MemoryTime(hw, op.bytes);
-        b = cost::MemoryTime(hw, op.bytes * op.bwd_bytes_factor);
-        c.fwd_compute_s += f;
-        c.bwd_compute_s += b;
-        break;
-      }
       case OpKind::kComm: {
         const cost::Placement p = GroupPlacement(pl, op.group);
         f = cost::CollectiveTime(hw, op.fwd_coll, p, op.comm_bytes, op.dedup_k);
@@ -173,9 +219,15 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
           c.ep_fwd_s += fe;
         }
         fwd_rerun_comm += fe;  // full recompute reruns every forward collective
+        fwd_rerun_kernels += op.fwd_kernels;
         break;
       }
     }
+    c.fwd_kernels += op.fwd_kernels;
+    c.bwd_kernels += op.bwd_kernels;
+    CountParamTensors(op, c);
+    if (op.kind != OpKind::kComm) fwd_rerun_kernels += op.fwd_kernels;
+    if (op.rerun & mods) sel_rerun_kernels += op.fwd_kernels;
     if (first_saved < 0 && op.kind != OpKind::kComm) first_saved = op.saved_bytes;
     c.saved_none += op.saved_bytes + op.saved_extra_bytes;
     if (!(op.drop & mods)) c.saved_selective += op.saved_bytes;
@@ -184,17 +236,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
       sel_rerun_s += op.kind == OpKind::kComm && op.group == Group::kCp ? 0 : f;
       sel_rerun_flops += op.flops;
     }
-    if (report) {
-      OpReport r;
-      r.name = op.name;
-      r.kind = KindName(op.kind);
-      r.fwd_s = f;
-      r.bwd_s = b;
-      r.fwd_flops = op.flops;
-      r.bytes = op.kind == OpKind::kComm ? op.comm_bytes : op.bytes;
-      r.exposed = op.kind == OpKind::kComm && !op.overlappable;
-      report->ops.push_back(std::move(r));
-    }
+    if (report) AppendOpReport(op, f, b, *report);
   }
   // Ring context parallelism hides the K/V exchange behind the attention blocks.
   const bool ring = s.cp > 1 && !s.cp_a2a;
@@ -208,9 +250,11 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
   if (full_recompute) {
     c.recompute_s = c.fwd_compute_s + fwd_rerun_comm + cp_f;
     c.recompute_flops = c.fwd_flops;
+    c.bwd_kernels += fwd_rerun_kernels;
   } else if (s.recompute == Recompute::kSelective) {
     c.recompute_s = sel_rerun_s;
     c.recompute_flops = sel_rerun_flops;
+    c.bwd_kernels += sel_rerun_kernels;
   }
   return c;
 }

@@ -36,6 +36,10 @@ struct LayerCost {
   double wgrad_flops = 0;  // of bwd_flops: weight-gradient GEMMs
   double recompute_flops = 0;
   double max_intermediate = 0;  // largest single activation (for the transient peak)
+  double fwd_kernels = 0;       // GPU kernels launched in forward
+  double bwd_kernels = 0;       // in backward, including the recomputed forward
+  double param_tensors = 0;     // trained weight, bias and norm tensors (optimizer launches)
+  double hidden_params = 0;     // parameters of the trained GEMM weights (Muon's matrices)
 };
 
 // Costs `ops`; `full_recompute` selects which recompute time applies. With `detail`, fills

@@ -20,7 +20,7 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
 
   const sim::PipelineResult pipe = sim::RunPipeline(c, costs);
   const sim::DataParallelTime dp = sim::DataParallelComm(c, plans, costs);
-  const double optimizer_s = sim::OptimizerTime(c, plans);
+  const double optimizer_s = sim::OptimizerTime(c, plans, kinds);
   r.step_overhead_s = hw.eff.step_overhead_s;
   r.step_time_s = pipe.time.total_s + dp.exposed_s + optimizer_s + r.step_overhead_s;
   r.time = sim::Breakdown(c, costs, pipe, dp.exposed_s, optimizer_s);

@@ -34,6 +34,10 @@ struct Efficiency {
   // attention (framework profile "attention": "fa2"); <= 0 means same as attn_fwd/attn_bwd.
   double attn_fa2_fwd = -1;
   double attn_fa2_bwd = -1;
+  // Block-sparse attention through FlexAttention (Triton) kernels, used for block-sparse patterns
+  // (AttentionKind::kBlockSparse); <= 0 means same as attn_fwd/attn_bwd.
+  double attn_flex_fwd = -1;
+  double attn_flex_bwd = -1;
   double mem = 0.80;               // memory-bound kernels, fraction of HBM bandwidth
   double scaleup_bus = 0.80;       // NCCL bus bandwidth / nominal, scale-up domain
   double nic_bus = 0.85;           // NCCL bus bandwidth / nominal, across NICs
@@ -43,6 +47,9 @@ struct Efficiency {
   double mxfp8_gemm_speedup = -1;  // MXFP8 (block-scaled) recipe; <= 0 means fp8_gemm_speedup
   double fp4_gemm_speedup = 2.20;  // achieved FP4/BF16 GEMM speed ratio
   double layer_overhead_us = 30;   // host/launch overhead per layer per micro-batch (fwd+bwd)
+  // Shortest time a kernel occupies the GPU when kernels run back to back (launch, ramp-up and
+  // drain of a tiny kernel), microseconds; every kernel of an op takes at least this long.
+  double kernel_floor_us = 2.0;
   double step_overhead_s = 0.0;    // fixed per-step overhead (data, logging, sync)
   double comm_overlap = 0.90;      // fraction of overlappable comm hidden when it is overlapped
   // The day `trainsim calibrate` fitted these values ("YYYY-MM-DD", the preset's
@@ -64,9 +71,15 @@ struct HardwareSpec {
   int sm_count = 0;
   int scaleup_domain = 8;             // GPUs per scale-up (NVLink) domain
   double scaleup_bw_bytes_per_s = 0;  // per GPU per direction
-  double scaleup_latency_s = 3e-6;
-  double nic_bw_bytes_per_s = 0;  // per GPU per direction
-  double nic_latency_s = 8e-6;
+  // Collective latency (docs/MODEL.md, "Collective latency"): a fixed start-up per collective
+  // plus a cost per ring step, inside the scale-up domain and across NICs; a tree all-reduce
+  // across domains pays tree_level per level of the inter-node tree.
+  double scaleup_latency_s = 3e-6;      // start-up of a collective inside the domain
+  double scaleup_hop_latency_s = 0;     // per ring step between members of one domain
+  double nic_bw_bytes_per_s = 0;        // per GPU per direction
+  double nic_latency_s = 8e-6;          // start-up of a collective across domains
+  double nic_hop_latency_s = 0;         // per ring step that crosses a NIC
+  double nic_tree_level_latency_s = 0;  // per level of an inter-node tree (all-reduce); 0 = none
   double host_link_bw_bytes_per_s = 32e9;
   // Scale-up fabric: "nvlink" (NVLink / NVSwitch: one bus efficiency for every group size,
   // Efficiency::scaleup_bus) or "pcie" (GPUs behind PCIe switches: the bus bandwidth a ring gets

@@ -1,6 +1,7 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as cost and memory need it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,29 @@ struct MlaSpec {            // DeepSeek-V2/V3 multi-head latent attention; all z
   int64_t v_head_dim = 0;
 };
 
+// Which keys a query attends to (docs/MODEL.md, "Attention patterns").
+enum class AttentionKind : uint8_t {
+  kDenseCausal,    // every earlier position of the training sequence
+  kSlidingWindow,  // the last `window` positions, token-exact (FlashAttention window_size)
+  kBlockSparse,    // a causal / window / document mask applied at 128-token block granularity
+                   // (FlexAttention block mask: a block that is not fully masked is computed)
+};
+
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::kDenseCausal;
+  int64_t window = 0;  // tokens a query sees, itself included; 0 = no window
+  // Layers that use the window (Qwen2 / Mistral semantics: the layers from max_window_layers
+  // on); -1 = every layer. Layers outside it attend densely (causal).
+  int window_layers = -1;
+  bool document_masking = false;    // tokens attend only within their document (packed sequences)
+  double mean_document_tokens = 0;  // mean document length; 0 = unknown (see kDefaultDocument...)
+};
+
+// Mean document length assumed when documents are masked and no mean is given: FineWeb in GPT-2
+// tokens, ~100e9 tokens over 160,677,091 documents (HuggingFaceFW/fineweb_100BT dataset card) =
+// 622. docs/MODEL.md, "Attention patterns".
+inline constexpr double kDefaultMeanDocumentTokens = 622;
+
 struct ModelSpec {
   std::string name;
   int64_t hidden = 0;    // h
@@ -47,6 +71,13 @@ struct ModelSpec {
   int mtp_layers = 0;           // DeepSeek-V3 multi-token-prediction modules
   MoeSpec moe;
   MlaSpec mla;
+  AttentionSpec attention;
+
+  // Layers whose attention uses attention.window (0 without a window).
+  int windowed_layers() const {
+    if (attention.window <= 0) return 0;
+    return attention.window_layers < 0 ? layers : std::min(layers, attention.window_layers);
+  }
 
   bool is_moe() const { return moe.num_experts > 0; }
   bool is_mla() const { return mla.kv_lora_rank > 0; }
@@ -73,6 +104,8 @@ ParamCounts CountParams(const ModelSpec& m);
 
 // Checks internal consistency; the message names the field and the rule.
 Status ValidateModel(const ModelSpec& m);
+// The attention-pattern rules alone (window >= 0, mean document length finite and >= 0, ...).
+Status ValidateAttention(const AttentionSpec& a);
 
 // Parses a model from JSON text: an HF config.json (llama, mistral, qwen2, qwen3, mixtral,
 // qwen3_moe, deepseek_v2/v3, gpt2), the `model` object of the validation schema, or a SimuMax

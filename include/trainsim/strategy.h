@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "trainsim/execution.h"
 #include "trainsim/hardware.h"
 #include "trainsim/status.h"
 
@@ -91,6 +92,7 @@ struct Layout {
   // embedding and the loss (and MTP modules) as one layer each, as Megatron-LM's
   // --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split do.
   bool uneven_pipeline = false;
+  Execution exec;  // host issue rate and optimizer (trainsim/execution.h)
 };
 
 // A workload under a layout. An aggregate: `Strategy{workload, layout}` combines the two, and

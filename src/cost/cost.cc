@@ -94,7 +94,7 @@ double GemmTime(const HardwareSpec& hw, DType d, double m, double n, double k, d
 }
 
 double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk, double batch_heads,
-                     bool backward, bool fa2) {
+                     bool backward, AttnKernel kernel) {
   const double base_peak = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
   // Short key ranges leave the softmax pipeline underused.
   const double shape = sk / (sk + kAttnHalfKeys);
@@ -106,8 +106,11 @@ double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk,
   const double util = blocks / (std::ceil(blocks / sms) * sms);
   const Efficiency& e = hw.eff;
   double base = backward ? e.attn_bwd : e.attn_fwd;
-  if (fa2) {
+  if (kernel == AttnKernel::kFa2) {
     const double f = backward ? e.attn_fa2_bwd : e.attn_fa2_fwd;
+    if (f > 0) base = f;
+  } else if (kernel == AttnKernel::kFlex) {
+    const double f = backward ? e.attn_flex_bwd : e.attn_flex_fwd;
     if (f > 0) base = f;
   }
   const double eff = std::min(kAttnMaxEfficiency, base * shape * util);
@@ -116,6 +119,28 @@ double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk,
 
 double MemoryTime(const HardwareSpec& hw, double bytes) {
   return bytes / (hw.hbm_bw_bytes_per_s * hw.eff.mem);
+}
+
+double CollectiveLatency(const HardwareSpec& hw, Coll c, Placement p) {
+  const int n = p.size;
+  if (n <= 1 || c == Coll::kNone) return 0;
+  // NCCL rings: all-gather and reduce-scatter take n-1 steps, all-reduce 2(n-1) (a
+  // reduce-scatter then an all-gather); all-to-all and p2p pay the start-up only.
+  const bool ring = c == Coll::kAllReduce || c == Coll::kAllGather || c == Coll::kReduceScatter;
+  const double per_ring = c == Coll::kAllReduce ? 2.0 : 1.0;
+  if (p.local >= n) {
+    const double steps = ring ? per_ring * (n - 1) : 0.0;
+    return hw.scaleup_latency_s + steps * hw.scaleup_hop_latency_s;
+  }
+  if (!ring) return hw.nic_latency_s;
+  // A ring over N domains crosses a NIC N-1 times and stays inside a domain n-N times.
+  const double nodes = std::ceil(static_cast<double>(n) / std::max(1, p.local));
+  const double t_ring = hw.nic_latency_s + per_ring * ((nodes - 1) * hw.nic_hop_latency_s +
+                                                       (n - nodes) * hw.scaleup_hop_latency_s);
+  if (c != Coll::kAllReduce || hw.nic_tree_level_latency_s <= 0) return t_ring;
+  // Small all-reduces across nodes use NCCL's tree: up and down a log2(N)-deep tree.
+  const double t_tree = hw.nic_latency_s + 2 * std::log2(nodes) * hw.nic_tree_level_latency_s;
+  return std::min(t_ring, t_tree);
 }
 
 double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes, double dedup_k) {
@@ -129,17 +154,16 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
   // NCCL rings across nodes use one NIC per local member: bus bandwidth = local * NIC
   // (nccl-tests PERFORMANCE.md), never above the scale-up fabric.
   const double bus = intra ? su_bw : std::min(su_bw, p.local * hw.nic_bw_bytes_per_s * e.nic_bus);
-  const double alpha = intra ? hw.scaleup_latency_s : hw.nic_latency_s;
-  const double steps = std::ceil(std::log2(static_cast<double>(n)));
+  const double alpha = CollectiveLatency(hw, c, p);
   const double frac = static_cast<double>(n - 1) / n;
   // Ring algorithms (NCCL): all-reduce = reduce-scatter + all-gather, each moving (n-1)/n of
-  // the buffer; latency from a log2(n)-deep tree/ring start-up per phase.
+  // the buffer.
   switch (c) {
     case Coll::kAllReduce:
-      return 2 * frac * bytes / bus + 2 * steps * alpha;
+      return 2 * frac * bytes / bus + alpha;
     case Coll::kAllGather:
     case Coll::kReduceScatter:
-      return frac * bytes / bus + steps * alpha;
+      return frac * bytes / bus + alpha;
     case Coll::kAllToAll: {
       const double su = hw.scaleup_bw_bytes_per_s * hw.ScaleupA2aEfficiency(std::min(n, p.local));
       if (intra) return frac * bytes / su + alpha;

@@ -20,9 +20,16 @@ Placement Place(int size, int stride, int domain);
 double GemmEfficiency(const HardwareSpec& hw, double m, double n, double k, double batch);
 // Seconds for a GEMM of `flops` in dtype `d` (FP8/FP4 through the achieved speed-up factor).
 double GemmTime(const HardwareSpec& hw, DType d, double m, double n, double k, double batch);
-// Flash attention over `batch_heads` (batch x heads) of sq queries x sk keys.
+// The attention kernel family, which selects the efficiency pair of the preset.
+enum class AttnKernel : uint8_t {
+  kFused,  // TE / cuDNN / FlashAttention-3 fused attention (attn_fwd, attn_bwd)
+  kFa2,    // FlashAttention-2 (attn_fa2_fwd, attn_fa2_bwd)
+  kFlex,   // FlexAttention block-sparse Triton kernels (attn_flex_fwd, attn_flex_bwd)
+};
+// Flash attention over `batch_heads` (batch x heads) of sq queries x sk keys (sk: the kernel's
+// key loop, twice the mean keys per query; see graph.cc core_attention).
 double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk, double batch_heads,
-                     bool backward, bool fa2);
+                     bool backward, AttnKernel kernel);
 double MemoryTime(const HardwareSpec& hw, double bytes);
 // Seconds for one collective over `bytes` (the full buffer; per-rank shard = bytes/size for
 // all-gather and reduce-scatter, the send buffer for all-to-all and p2p).
@@ -30,5 +37,8 @@ double MemoryTime(const HardwareSpec& hw, double bytes);
 // sends a token once per destination node (DeepEP / hierarchical all-to-all).
 double CollectiveTime(const HardwareSpec& hw, graph::Coll c, Placement p, double bytes,
                       double dedup_k = 1);
+// The latency part of CollectiveTime: a start-up plus a cost per ring step, growing with the
+// group (docs/MODEL.md, "Collective latency"; fitted to nccl-tests in tools/fit_nccl_latency.py).
+double CollectiveLatency(const HardwareSpec& hw, graph::Coll c, Placement p);
 
 }  // namespace trainsim::cost

@@ -46,6 +46,7 @@ TEST(Collectives, AllReduceFollowsBusBandwidthFormula) {
   // nccl-tests PERFORMANCE.md: busbw = algbw * 2(n-1)/n for all-reduce.
   HardwareSpec hw = Hw();
   hw.scaleup_latency_s = 0;
+  hw.scaleup_hop_latency_s = 0;
   const double bytes = 1e9, n = 8;
   const double bus = hw.scaleup_bw_bytes_per_s * hw.eff.scaleup_bus;
   EXPECT_NEAR(CollectiveTime(hw, Coll::kAllReduce, Place(8, 1, 8), bytes),

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "graph/attention_pattern.h"
 #include "util/units.h"
 
 namespace trainsim::graph {
@@ -38,6 +39,7 @@ void Gemm(Ctx& c, const char* name, double m, double k, double n, double batch, 
   op.n = n;
   op.batch = batch;
   op.flops = 2.0 * m * n * k * batch;
+  op.param_tensors = batch * (c.m.linear_bias ? 2 : 1);
   op.saved_bytes = saved_elems * GemmInputBytes(c);
   op.rerun = rerun;
   op.drop = drop;
@@ -67,6 +69,8 @@ void Comm(Ctx& c, const char* name, Group g, Coll fwd, Coll bwd, double bytes, b
   op.comm_bytes = bytes;
   op.overlappable = overlappable;
   op.rerun = rerun;
+  op.fwd_kernels = fwd == Coll::kNone ? 0 : 1;
+  op.bwd_kernels = bwd == Coll::kNone ? 0 : 1;
   c.out.push_back(op);
 }
 
@@ -94,12 +98,28 @@ void LeaveTp(Ctx& c, const char* name, double tokens) {
 void Norm(Ctx& c, const char* name) {
   const double x = c.sh.tokens_sp * c.h * kAct;
   Mem(c, name, 2 * x, x, kRecomputeLayerNorm);
+  c.out.back().param_tensors = c.m.layernorm ? 2 : 1;  // weight (and bias)
 }
 
 void ResidualAdd(Ctx& c, const char* name) {
   const double x = c.sh.tokens_sp * c.h;
   // bias-dropout-add reads two tensors and writes one; the dropout mask (1 byte) is saved.
   Mem(c, name, 3 * x * kAct, c.m.dropout ? x : 0);
+}
+
+// Mean keys a query attends to. Training: the model's attention pattern over the sequence
+// (graph/attention_pattern.h; dense causal gives seq/2). Inference: the queries are the last
+// q_len of the sk positions, so a query sees sk - q_len/2 keys (context-parallel ranks hold
+// load-balanced query chunks); a sliding window caps that at the window in the windowed layers.
+double KeysSeen(const Ctx& c) {
+  const ModelSpec& m = c.m;
+  const double sk = c.sh.seq_kv;
+  if (c.sh.phase == Phase::kTrain) return MeanKeysPerQuery(m, sk, false);
+  const double dense = sk - c.sh.q_len / 2;
+  const int windowed = m.windowed_layers();
+  if (windowed == 0) return dense;
+  const double capped = std::min(dense, static_cast<double>(m.attention.window));
+  return (windowed * capped + (m.layers - windowed) * dense) / m.layers;
 }
 
 void Attention(Ctx& c) {
@@ -117,6 +137,7 @@ void Attention(Ctx& c) {
     if (a.q_lora_rank > 0) {
       Gemm(c, "q_down_proj", T, c.h, a.q_lora_rank, 1, Tin * c.h, 0, kRecomputeLayerNorm);
       Mem(c, "q_norm", 2 * T * a.q_lora_rank * kAct, T * a.q_lora_rank * kAct);
+      c.out.back().param_tensors = 1;
       Gemm(c, "q_up_proj", T, a.q_lora_rank, heads * dqk, 1, T * a.q_lora_rank,
            kRecomputeMlaUpProj);
     } else {
@@ -125,6 +146,7 @@ void Attention(Ctx& c) {
     Gemm(c, "kv_down_proj", T, c.h, a.kv_lora_rank + a.qk_rope_head_dim, 1,
          0);  // input shared with q
     Mem(c, "kv_norm", 2 * T * a.kv_lora_rank * kAct, T * a.kv_lora_rank * kAct);
+    c.out.back().param_tensors = 1;
     Gemm(c, "kv_up_proj", T, a.kv_lora_rank, heads * (a.qk_nope_head_dim + dv), 1,
          T * a.kv_lora_rank, kRecomputeMlaUpProj);
   } else {
@@ -148,14 +170,16 @@ void Attention(Ctx& c) {
     op.rerun = kRecomputeCoreAttn;
     if (m.is_mla()) op.drop = kRecomputeMlaUpProj;  // q, k, v come back from the latents
     const double b = c.sh.batch, sq = c.sh.tokens / b, sk = c.sh.seq_kv;
-    // QK^T and PV: 2*sq*sk*(dqk + dv) FLOPs per head. Causal masking: the queries are the last
-    // q_len of the sk positions, so a query sees sk - q_len/2 keys on average (sk/2 in training,
-    // where q_len = sk; context-parallel ranks hold load-balanced query chunks).
-    const double keys_seen = sk - c.sh.q_len / 2;
+    // QK^T and PV: 2*sq*keys*(dqk + dv) FLOPs per head, keys = the keys a query attends to.
+    const double keys_seen = KeysSeen(c);
     op.flops = 2.0 * b * sq * keys_seen * heads * (dqk + dv);
     op.bwd_flops_factor = 2.5;  // flash-attention backward: 5 GEMMs vs 2 in forward
     op.m = sq;
-    op.n = sk;
+    // The kernel's key loop: sk for causal attention (mean sk/2 keys); under a window or
+    // document mask twice the mean keys, so that the efficiency's sk/(sk + 256) reads
+    // keys/(keys + 128) for every pattern.
+    op.n = c.sh.phase == Phase::kTrain ? 2 * keys_seen : sk;
+    op.block_sparse = m.attention.kind == AttentionKind::kBlockSparse;
     op.k = dqk;
     op.batch = b * heads;
     // Q, K, V are saved in 16 bits (attention runs in bf16 even with FP8 GEMMs).
@@ -283,7 +307,11 @@ Ctx MakeCtx(const ModelSpec& m, const Strategy& s, const Shape& shape, bool low_
 void ApplyPass(const Pass& pass, std::vector<Op>& out, size_t first) {
   for (size_t i = first; i < out.size(); ++i) {
     Op& op = out[i];
-    if (op.kind == OpKind::kGemm) op.trainable = pass.trainable;
+    if (op.kind == OpKind::kGemm) {
+      op.trainable = pass.trainable;
+      if (!op.trainable) op.bwd_kernels = 1, op.param_tensors = 0;  // data gradient only
+    }
+    if (pass.shape.phase != Phase::kTrain) op.bwd_kernels = 0;
     if (pass.shape.phase != Phase::kTrain) op.saved_bytes = op.saved_extra_bytes = 0;
   }
 }
@@ -312,6 +340,7 @@ void BuildEmbedding(const ModelSpec& m, const Strategy& s, std::vector<Op>& out)
   Ctx c = MakeCtx(m, s, MakeShape(m, s), false, out);
   const double x = c.sh.tokens * c.h * kAct;
   Mem(c, "embedding", 2 * x, m.dropout ? c.sh.tokens_sp * c.h : 0);
+  c.out.back().param_tensors = m.learned_pos_emb > 0 ? 2 : 1;
   // Vocab-parallel embedding: partial rows are summed over TP (reduce-scatter with SP).
   if (c.t > 1)
     Comm(c, "embedding_tp_reduce", Group::kTp, c.sp ? Coll::kReduceScatter : Coll::kAllReduce,

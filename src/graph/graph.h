@@ -38,6 +38,14 @@ struct Op {
   int drop = 0;            // RecomputeModule mask whose recomputation frees saved_bytes
   bool keep_bf16 = false;  // GEMM stays in BF16 under FP8 training (LM head)
   bool trainable = true;  // GEMM weights receive gradients (false: frozen, no weight-gradient GEMM)
+  bool block_sparse = false;  // attention through a block-sparse kernel (FlexAttention)
+  // GPU kernels the op launches in forward and in backward (docs/MODEL.md, "Launch floor and
+  // host issue"): one per GEMM, attention, memory-bound op and collective; the backward of a
+  // GEMM is two (data and weight gradient), of attention and memory-bound ops about two.
+  int fwd_kernels = 1, bwd_kernels = 2;
+  // Trained parameter tensors the op owns (a GEMM's weight and bias, a norm's weight and bias,
+  // the embedding table): the optimizer launches per tensor.
+  double param_tensors = 0;
 };
 
 // What a pass over the model computes: a training step (forward, backward, weight gradients), a

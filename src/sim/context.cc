@@ -27,6 +27,7 @@ StepContext MakeContext(const ModelSpec& m, const HardwareSpec& hw, const Strate
   c.p2p_s = cost::CollectiveTime(hw, graph::Coll::kP2P, c.pl.pp,
                                  c.shape.tokens_sp * static_cast<double>(m.hidden) * 2);
   c.layer_overhead_s = hw.eff.layer_overhead_us * 1e-6;
+  c.host_issue_s = s.exec.host_issue_us_per_kernel * 1e-6;
   c.full_recompute = s.recompute == Recompute::kFull;
   for (int i = 0; i < m.layers; ++i) (m.layer_is_moe(i) ? c.has_moe : c.has_dense) = true;
   c.grad_bytes_per_param = s.main_grad_fp32 ? 4.0 : 2.0;

@@ -1,4 +1,4 @@
-// Data-parallel communication (DP x CP and expert-DP groups) and the optimizer step.
+// Data-parallel communication (DP x CP and expert-DP groups).
 #include <algorithm>
 
 #include "sim/step.h"
@@ -9,12 +9,6 @@ namespace {
 // Parameters are gathered in 16 bits (Megatron's distributed optimizer and FSDP all-gather the
 // bf16/fp16 model weights).
 constexpr double kGatherBytesPerParam = 2.0;
-// Mixed-precision Adam per sharded parameter: reads fp32 master weight, momentum, variance and
-// gradient (16 bytes), writes the first three (12) and the 16-bit weight copy (2).
-constexpr double kAdamTrafficBytesPerParam = 30.0;
-// Host (CPU) Adam with the optimizer offloaded: about one parameter per nanosecond across the
-// cores of a node (DeepSpeed ZeRO-Offload's CPU-Adam, Ren et al. 2021, section 5).
-constexpr double kHostAdamSecondsPerParam = 1e-9;
 
 // One collective over the dense (DP x CP) and the expert-DP groups of a stage.
 double StageCollective(const StepContext& c, graph::Coll coll, double dense, double expert,
@@ -83,25 +77,6 @@ DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StageP
     t.exposed_s = std::max(t.exposed_s, t.stages[k].exposed_s);
   }
   return t;
-}
-
-double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans) {
-  const Strategy& s = c.s;
-  const double shard_d = s.zero >= 1 ? s.dp() * s.cp : 1, shard_e = s.zero >= 1 ? s.expert_dp() : 1;
-  double opt_s = 0;
-  for (const StagePlan& plan : plans) {
-    const double dense = plan.Params(false, true), expert = plan.Params(true, true);
-    const double sharded = dense / shard_d + expert / shard_e;
-    double t = cost::MemoryTime(
-        c.hw, sharded * kAdamTrafficBytesPerParam + (dense + expert) * c.grad_bytes_per_param);
-    if (s.offload_optimizer) {
-      // Host Adam plus gradients down and weights up the host link.
-      t = sharded * kHostAdamSecondsPerParam +
-          sharded * (c.grad_bytes_per_param + 2.0) / c.hw.host_link_bw_bytes_per_s;
-    }
-    opt_s = std::max(opt_s, t);
-  }
-  return opt_s;
 }
 
 }  // namespace trainsim::sim

@@ -52,6 +52,8 @@ void Accumulate(LayerCost& sum, const LayerCost& k, double count) {
   sum.wgrad_flops += k.wgrad_flops * count;
   sum.recompute_flops += k.recompute_flops * count;
   sum.max_intermediate = std::max(sum.max_intermediate, k.max_intermediate);
+  sum.fwd_kernels += k.fwd_kernels * count;
+  sum.bwd_kernels += k.bwd_kernels * count;
 }
 
 // Adds `count` layers of one kind, `frac_full` of them fully recomputed; saved_none then holds
@@ -129,9 +131,17 @@ StageCost CostStage(const StepContext& c, const StagePlan& plan, const LayerKind
     Accumulate(sum, c.has_moe ? kinds.moe[0] : kinds.dense[0], c.m.mtp_layers);
     Accumulate(sum, kinds.head, c.m.mtp_layers);
   }
-  sc.launch_overhead_s = c.layer_overhead_s * n;
-  sc.fwd_s = sum.fwd_compute_s + sum.fwd_comm_s + sc.launch_overhead_s * 0.5;
-  sc.bwd_s = sum.bwd_compute_s + sum.bwd_comm_s + sum.recompute_s + sc.launch_overhead_s * 0.5;
+  const double layer_s = c.layer_overhead_s * n;
+  const double fwd_gpu = sum.fwd_compute_s + sum.fwd_comm_s + layer_s * 0.5;
+  const double bwd_gpu = sum.bwd_compute_s + sum.bwd_comm_s + sum.recompute_s + layer_s * 0.5;
+  // The host issues the kernels asynchronously; a pass is never shorter than its launches
+  // (docs/MODEL.md, "Launch floor and host issue").
+  const double fwd_host = sum.fwd_kernels * c.host_issue_s;
+  const double bwd_host = sum.bwd_kernels * c.host_issue_s;
+  sc.host_bound_s = std::max(0.0, fwd_host - fwd_gpu) + std::max(0.0, bwd_host - bwd_gpu);
+  sc.launch_overhead_s = layer_s + sc.host_bound_s;
+  sc.fwd_s = std::max(fwd_gpu, fwd_host);
+  sc.bwd_s = std::max(bwd_gpu, bwd_host);
   // DualPipe overlaps a forward chunk with a backward chunk of another micro-batch, which hides
   // the EP all-to-all (DeepSeek-V3 report, section 3.2.1).
   if (c.sched == PipelineSchedule::kDualPipe) sc.hidden_s = sum.ep_comm_s;

@@ -28,6 +28,7 @@ struct StepContext {
   graph::Shape shape;
   double p2p_s = 0;             // one activation transfer between neighbouring stages
   double layer_overhead_s = 0;  // launch overhead per layer, forward + backward
+  double host_issue_s = 0;      // host time to launch one kernel (Execution)
   bool full_recompute = false;  // Recompute::kFull
   bool has_dense = false, has_moe = false;
   double grad_bytes_per_param = 4;  // main gradients: fp32 or 16-bit
@@ -59,7 +60,8 @@ std::vector<StagePlan> PlanStages(const StepContext& c);
 // Per-micro-batch costs of one stage, the recompute policy applied.
 struct StageCost {
   LayerCost sum;                 // compute, exposed comm, recompute, activations, FLOPs
-  double launch_overhead_s = 0;  // per-layer launch overhead
+  double launch_overhead_s = 0;  // per-layer launch overhead + time the host cannot keep up
+  double host_bound_s = 0;       // of launch_overhead_s: host issue beyond the GPU's work
   double fwd_s = 0;              // forward incl. exposed comm and half the launch overhead
   double bwd_s = 0;              // backward incl. recompute, exposed comm, the other half
   double hidden_s = 0;           // DualPipe: EP all-to-all hidden behind the paired chunk
@@ -89,8 +91,11 @@ struct DataParallelTime {
 DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StagePlan>& plans,
                                   const std::vector<StageCost>& costs);
 
-// Optimizer step of the slowest stage (Adam, memory-bound; host Adam when offloaded).
-double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans);
+// Optimizer step of the slowest stage, per step: Adam (memory-bound, or launch-bound for
+// foreach / per-tensor updates; host Adam when offloaded), fp16 loss-scale unscaling, and for
+// Muon the Newton-Schulz GEMMs on the hidden matrices (src/sim/optimizer.cc).
+double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
+                     const LayerKindCosts& kinds);
 
 // Fills the memory fields of `out[k]` for every stage; returns whether every stage fits.
 bool StageMemories(const StepContext& c, const std::vector<StagePlan>& plans,

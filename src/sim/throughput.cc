@@ -1,4 +1,5 @@
 // Model and hardware FLOPs of a step, utilisation and throughput.
+#include "graph/attention_pattern.h"
 #include "sim/step.h"
 
 namespace trainsim::sim {
@@ -20,7 +21,9 @@ ModelFlops PerTokenForwardFlops(const ModelSpec& m, const ParamCounts& pc, doubl
     dqk = static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
     dv = static_cast<double>(m.mla.v_head_dim);
   }
-  const double attn = 2.0 * seq * m.heads * (dqk + dv) * 0.5;
+  // 2 FLOPs per multiply-add of QK^T and PV over the keys a query attends to (seq/2 when
+  // causal; token exact under windows and document masks, graph/attention_pattern.h).
+  const double attn = 2.0 * graph::MeanKeysPerQuery(m, seq, true) * m.heads * (dqk + dv);
   f.dense_layer = 2.0 * (pc.dense_layer - norms) + attn;
   f.moe_layer = 2.0 * (pc.moe_layer_active - norms) + attn;
   f.head = 2.0 * h * m.vocab;

@@ -46,6 +46,12 @@ constexpr EfficiencyField kFields[] = {
     {"layer_overhead_us", &Efficiency::layer_overhead_us, R::kNonNegative, 0, 400,
      "host/launch overhead per layer per micro-batch (fwd+bwd), µs"},
     // Not fitted.
+    {"attn_flex_fwd", &Efficiency::attn_flex_fwd, R::kFractionOrUnset, 0, kNotFitted,
+     "FlexAttention block-sparse forward (measured); unset: attn_fwd"},
+    {"attn_flex_bwd", &Efficiency::attn_flex_bwd, R::kFractionOrUnset, 0, kNotFitted,
+     "FlexAttention block-sparse backward (measured); unset: attn_bwd"},
+    {"kernel_floor_us", &Efficiency::kernel_floor_us, R::kNonNegative, 0, kNotFitted,
+     "shortest time one kernel occupies the GPU back to back (measured), µs"},
     {"scaleup_bus", &Efficiency::scaleup_bus, R::kFraction, 0, kNotFitted,
      "NCCL bus bandwidth / nominal, scale-up domain"},
     {"step_overhead_s", &Efficiency::step_overhead_s, R::kNonNegative, 0, kNotFitted,

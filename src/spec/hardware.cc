@@ -100,6 +100,13 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   double su_gbps = BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), su_lat = SToUs(hw.scaleup_latency_s);
   double nic_gbps = BytesPerSToGbps(hw.nic_bw_bytes_per_s), nic_lat = SToUs(hw.nic_latency_s);
   double host = BytesPerSToGBps(hw.host_link_bw_bytes_per_s);
+  double su_hop = SToUs(hw.scaleup_hop_latency_s), nic_hop = SToUs(hw.nic_hop_latency_s);
+  double nic_tree = SToUs(hw.nic_tree_level_latency_s);
+  r.Double("scaleup_hop_latency_us", su_hop);
+  r.Double("nic_hop_latency_us", nic_hop);
+  r.Double("nic_tree_level_latency_us", nic_tree);
+  r.Ignore("latency_source");
+  r.Ignore("efficiency_measured");
   r.Double("hbm_gib", hbm_gib);
   r.Double("hbm_tbps", hbm_tbps);
   r.Int("sm_count", hw.sm_count);
@@ -128,6 +135,9 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   hw.scaleup_latency_s = UsToS(su_lat);
   hw.nic_bw_bytes_per_s = GbpsToBytesPerS(nic_gbps);
   hw.nic_latency_s = UsToS(nic_lat);
+  hw.scaleup_hop_latency_s = UsToS(su_hop);
+  hw.nic_hop_latency_s = UsToS(nic_hop);
+  hw.nic_tree_level_latency_s = UsToS(nic_tree);
   hw.host_link_bw_bytes_per_s = GBpsToBytesPerS(host);
   return CheckFinite(hw, origin);
 }

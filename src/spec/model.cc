@@ -1,6 +1,7 @@
 #include "trainsim/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace trainsim {
@@ -85,6 +86,21 @@ ParamCounts CountParams(const ModelSpec& m) {
   return c;
 }
 
+Status ValidateAttention(const AttentionSpec& a) {
+  if (a.window < 0) return Status::Invalid("sliding_window", "must be >= 0 (0 = none)");
+  if (a.window > kMaxModelDim)
+    return Status::Invalid("sliding_window", "must be <= " + std::to_string(kMaxModelDim));
+  if (a.window_layers < -1)
+    return Status::Invalid("max_window_layers", "window layers must be >= 0 (-1 = all)");
+  if (!(a.mean_document_tokens >= 0) || !std::isfinite(a.mean_document_tokens))
+    return Status::Invalid("mean_document_tokens", "must be a finite number >= 0 (0 = unknown)");
+  if (a.kind != AttentionKind::kDenseCausal && a.window == 0 && !a.document_masking)
+    return Status::Invalid("window_tokens",
+                           "a sliding-window or block-sparse pattern needs a "
+                           "window or document masking");
+  return Status::Ok();
+}
+
 Status ValidateModel(const ModelSpec& m) {
   auto bad = [&](const std::string& field, const std::string& rule) {
     return Status::Invalid(field, rule).WithContext("model " + m.name);
@@ -112,6 +128,8 @@ Status ValidateModel(const ModelSpec& m) {
   if (m.is_mla() && (m.mla.qk_nope_head_dim <= 0 || m.mla.v_head_dim <= 0))
     return bad("qk_nope_head_dim", "MLA needs qk_nope_head_dim and v_head_dim > 0");
   if (m.mtp_layers < 0) return bad("mtp_layers", "must be >= 0");
+  if (Status st = ValidateAttention(m.attention); !st.ok())
+    return st.WithContext("model " + m.name);
   // Upper bounds: parameter counts must fit in int64 and the per-layer loops stay short.
   if (m.layers > kMaxModelLayers)
     return bad("num_hidden_layers", "must be <= " + std::to_string(kMaxModelLayers));

@@ -1,5 +1,6 @@
 // Model readers: HF config.json (by model_type), the validation-case `model` object, SimuMax model
 // JSON and GPT-2 style configs. All produce one ModelSpec and validate it.
+#include <algorithm>
 #include <string>
 
 #include "spec/json_fields.h"
@@ -127,6 +128,31 @@ Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
   return r.Finish(false);
 }
 
+// Sliding-window attention of an HF config: Mistral windows every layer when `sliding_window` is
+// set; Qwen2-family configs switch it with `use_sliding_window` and window the layers from
+// `max_window_layers` on (transformers' Qwen2Config builds layer_types that way); an explicit
+// `layer_types` list names each layer ("sliding_attention" / "full_attention").
+void ReadSlidingWindow(const json& j, FieldReader& r, ModelSpec& m) {
+  int64_t window = 0;
+  r.Int64("sliding_window", window, 0);
+  bool use = true;
+  r.Bool("use_sliding_window", use);
+  int max_window_layers = 0;
+  r.Int("max_window_layers", max_window_layers, 0);
+  r.Ignore("layer_types");
+  if (!use || window <= 0) return;
+  m.attention.kind = AttentionKind::kSlidingWindow;
+  m.attention.window = window;
+  if (r.Has("layer_types") && j["layer_types"].is_array()) {
+    int n = 0;
+    for (const json& t : j["layer_types"])
+      n += t.is_string() && t.get<std::string>() == "sliding_attention";
+    m.attention.window_layers = n;
+  } else if (r.Has("max_window_layers")) {
+    m.attention.window_layers = std::max(0, m.layers - max_window_layers);
+  }
+}
+
 // HF config.json of llama-family, qwen, mixtral, deepseek models.
 Status ReadHf(const json& j, ModelSpec& m, const std::string& origin) {
   FieldReader r(j, origin);
@@ -151,6 +177,7 @@ Status ReadHf(const json& j, ModelSpec& m, const std::string& origin) {
   if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;
   r.Bool("attention_bias", m.qkv_bias);
   if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;
+  ReadSlidingWindow(j, r, m);
 
   if (type == "mixtral") {
     r.Int("num_local_experts", m.moe.num_experts, 0);

@@ -374,7 +374,8 @@ TEST(ParseHardwareJsonTest, H100PresetFile) {
   EXPECT_DOUBLE_EQ(hw->hbm_bw_bytes_per_s, 3.35e12);
   EXPECT_DOUBLE_EQ(hw->scaleup_bw_bytes_per_s, 450e9);
   EXPECT_DOUBLE_EQ(hw->nic_bw_bytes_per_s, 50e9);  // 400 Gb/s
-  EXPECT_DOUBLE_EQ(hw->scaleup_latency_s, 2.5e-6);
+  EXPECT_DOUBLE_EQ(hw->scaleup_latency_s, 8.4e-6);
+  EXPECT_DOUBLE_EQ(hw->scaleup_hop_latency_s, 1.3e-6);
   EXPECT_EQ(hw->scaleup_domain, 8);
   EXPECT_EQ(hw->sm_count, 132);
   EXPECT_DOUBLE_EQ(hw->PeakFlops(DType::kFp8), 1978.9e12);

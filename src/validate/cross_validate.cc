@@ -2,11 +2,17 @@
 #include <utility>
 
 #include "trainsim/calibrate.h"
+#include "trainsim/schema.h"
 
 namespace trainsim {
 
 std::vector<ValidationCase> WithNominalEfficiency(std::vector<ValidationCase> cases) {
-  for (ValidationCase& c : cases) c.hw.eff = Efficiency{};
+  // Only the fitted parameters go back to nominal; measured ones (kernel floor, FlexAttention,
+  // those without calibration bounds in the Efficiency schema) stay as the preset has them.
+  const Efficiency nominal{};
+  for (ValidationCase& c : cases)
+    for (const EfficiencyField& f : EfficiencySchema())
+      if (f.fit_lo <= f.fit_hi) c.hw.eff.*f.field = nominal.*f.field;
   return cases;
 }
 

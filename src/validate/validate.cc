@@ -19,13 +19,26 @@ using nlohmann::json;
 struct Framework {
   std::string id;
   std::vector<std::string> match;
+  std::vector<std::string> names;  // case `framework` values this profile stands for
   bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
   bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false, fa2 = false;
   double ep_overlap = 0;
   bool dedup = false;
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
   int zero = 0, mbs = 1;
+  Execution exec;  // host issue rate, optimizer implementation
 };
+
+// A profile's execution keys: host_issue_us_per_kernel, optimizer_impl (fused | foreach |
+// per_tensor), muon_distributed.
+void ReadExecution(const json& f, Execution& e) {
+  e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
+  const std::string impl = f.value("optimizer_impl", "fused");
+  e.optimizer_impl = impl == "foreach"      ? OptimizerImpl::kForeach
+                     : impl == "per_tensor" ? OptimizerImpl::kPerTensor
+                                            : OptimizerImpl::kFused;
+  e.muon_distributed = f.value("muon_distributed", true);
+}
 
 const std::vector<Framework>& Frameworks() {
   static const std::vector<Framework> list = [] {
@@ -38,6 +51,8 @@ const std::vector<Framework>& Frameworks() {
       Framework w;
       w.id = f.value("id", "");
       for (const json& m : f["match"]) w.match.push_back(m.get<std::string>());
+      if (f.contains("frameworks"))
+        for (const json& n : f["frameworks"]) w.names.push_back(n.get<std::string>());
       w.sp = f.value("sp", false);
       w.zero = f.value("zero", 0);
       w.etp_one = f.value("etp_one", false);
@@ -52,6 +67,7 @@ const std::vector<Framework>& Frameworks() {
       w.dedup = f.value("moe_dedup_dispatch", false);
       w.fa2 = f.value("attention", "") == "fa2";
       w.recompute = f.value("recompute", "auto");
+      ReadExecution(f, w.exec);
       out.push_back(w);
     }
     return out;
@@ -59,12 +75,49 @@ const std::vector<Framework>& Frameworks() {
   return list;
 }
 
-const Framework& PickFramework(const std::string& source) {
+// The case's `framework` field names a profile by its id or `frameworks` list; else the first
+// profile with a `match` substring in the case's source.
+const Framework& PickFramework(const std::string& framework, const std::string& source) {
   static const Framework fallback;
+  if (!framework.empty())
+    for (const Framework& f : Frameworks())
+      if (f.id == framework ||
+          std::find(f.names.begin(), f.names.end(), framework) != f.names.end())
+        return f;
   for (const Framework& f : Frameworks())
     for (const std::string& m : f.match)
       if (source.find(m) != std::string::npos) return f;
   return fallback;
+}
+
+// The `attention` object of a case (shared/validation/README.md, small_pretrain.jsonl): kind
+// dense_causal | sliding_window | block_sparse_windowed, window_tokens, document_masking,
+// mean_document_tokens (null: kDefaultMeanDocumentTokens when documents are masked).
+Status ReadAttention(const json& j, AttentionSpec& a, const std::string& where) {
+  detail::FieldReader r(j, where + ": attention");
+  std::string kind = "dense_causal";
+  r.String("kind", kind);
+  if (kind == "dense_causal") {
+    a.kind = AttentionKind::kDenseCausal;
+  } else if (kind == "sliding_window") {
+    a.kind = AttentionKind::kSlidingWindow;
+  } else if (kind == "block_sparse_windowed") {
+    a.kind = AttentionKind::kBlockSparse;
+  } else {
+    r.Fail("kind", "must be dense_causal, sliding_window or block_sparse_windowed");
+  }
+  r.Int64("window_tokens", a.window, 0);
+  r.Bool("document_masking", a.document_masking);
+  r.Double("mean_document_tokens", a.mean_document_tokens);
+  r.Ignore("window_schedule");  // free text; window_tokens (the largest window) is used
+  if (Status st = r.Finish(true); !st.ok()) return st;
+  return ValidateAttention(a).WithContext(where + ": attention");
+}
+
+// The case's optimizer: muon (Newton-Schulz on hidden matrices), else Adam-family.
+void ReadOptimizer(const json& j, Execution& e) {
+  if (j.contains("optimizer") && j["optimizer"].is_string() && j["optimizer"] == "muon")
+    e.optimizer = OptimizerKind::kMuon;
 }
 
 std::string Family(const std::string& id) {
@@ -72,7 +125,22 @@ std::string Family(const std::string& id) {
   return dash == std::string::npos ? id : id.substr(0, dash);
 }
 
-std::string Describe(const Strategy& s) {
+// The attention pattern in force, with the mean document length assumed when none is given
+// (docs/MODEL.md, "Attention patterns"): " swa1408+doc622(default)", " bsa1792+doc500".
+std::string DescribeAttention(const AttentionSpec& a) {
+  std::ostringstream o;
+  if (a.kind == AttentionKind::kSlidingWindow && a.window > 0) o << " swa" << a.window;
+  if (a.kind == AttentionKind::kBlockSparse) o << " bsa" << a.window;
+  if (a.document_masking) {
+    if (a.mean_document_tokens > 0)
+      o << "+doc" << a.mean_document_tokens;
+    else
+      o << "+doc" << kDefaultMeanDocumentTokens << "(default)";
+  }
+  return o.str();
+}
+
+std::string Describe(const Strategy& s, const ModelSpec& m) {
   std::ostringstream o;
   o << "tp" << s.tp << " pp" << s.pp << " vpp" << s.vpp << " cp" << s.cp << " ep" << s.ep << " etp"
     << s.expert_tp() << " dp" << s.dp() << " mbs" << s.mbs << " zero" << s.zero
@@ -81,7 +149,8 @@ std::string Describe(const Strategy& s) {
             ? (s.recompute_layers > 0 ? " rc-full/" + std::to_string(s.recompute_layers)
                                       : std::string(" rc-full"))
         : s.recompute == Recompute::kSelective ? std::string(" rc-sel")
-                                               : std::string(""));
+                                               : std::string(""))
+    << DescribeAttention(m.attention) << (s.exec.optimizer == OptimizerKind::kMuon ? " muon" : "");
   return o.str();
 }
 
@@ -100,12 +169,17 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
       j.contains("source") && j["source"].is_string() ? j["source"].get<std::string>() : "";
   const std::string notes =
       j.contains("notes") && j["notes"].is_string() ? j["notes"].get<std::string>() : "";
-  const Framework& fw = PickFramework(source);
+  const std::string framework = j.contains("framework") && j["framework"].is_string()
+                                    ? j["framework"].get<std::string>()
+                                    : "";
+  const Framework& fw = PickFramework(framework, source);
   c.framework = fw.id;
   if (!j.contains("model")) return Status::Invalid(where + ": model: missing");
   auto model = ParseModelJson(j["model"].dump(), where + ": model");
   if (!model.ok()) return model.status();
   c.model = model.value();
+  if (j.contains("attention") && j["attention"].is_object())
+    if (Status st = ReadAttention(j["attention"], c.model.attention, where); !st.ok()) return st;
   if (!j.contains("hardware") || !j["hardware"].is_string())
     return Status::Invalid(where + ": hardware: must be a preset id");
   auto hw = LoadHardwarePreset(j["hardware"].get<std::string>());
@@ -162,6 +236,8 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   s.ep_comm_overlap = fw.ep_overlap;
   s.moe_dedup_dispatch = fw.dedup;
   s.fa2_attention = fw.fa2;
+  s.exec = fw.exec;
+  ReadOptimizer(j, s.exec);
   // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
   // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only
   // (arguments.py: bf16 implies --accumulate-allreduce-grads-in-fp32); fp16 keeps fp16 grads.
@@ -348,7 +424,7 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
       r.predicted_mem_gib = rep->peak_mem_bytes / (1024.0 * 1024.0 * 1024.0);
       if (r.measured_mem_gib > 0)
         r.mem_error = (r.predicted_mem_gib - r.measured_mem_gib) / r.measured_mem_gib;
-      r.strategy_used = Describe(s);
+      r.strategy_used = Describe(s, c.model);
     }
     sum.cases.push_back(std::move(r));
   }

@@ -1,0 +1,32 @@
+// Execution: how a framework runs the step on the host and which optimizer it steps, as far as
+// the time of small, launch-bound steps needs it (docs/MODEL.md, "Launch floor and host issue",
+// "Optimizer"). Framework profiles (data/frameworks.json) fill it.
+#pragma once
+
+#include <cstdint>
+
+namespace trainsim {
+
+enum class OptimizerKind : uint8_t {
+  kAdam,  // Adam / AdamW on every parameter
+  kMuon,  // Muon (Newton-Schulz orthogonalised momentum) on the hidden matrices, Adam elsewhere
+};
+
+// How the optimizer's element-wise update is launched.
+enum class OptimizerImpl : uint8_t {
+  kFused,      // one multi-tensor kernel over all tensors (apex/TE FusedAdam, torch fused=True)
+  kForeach,    // torch foreach: one multi-tensor launch per arithmetic step
+  kPerTensor,  // a Python loop: every arithmetic step of every tensor is its own kernel
+};
+
+struct Execution {
+  // Host time to issue one GPU kernel, microseconds: the step runs no faster than its kernels
+  // can be launched (eager PyTorch tens of us, CUDA graphs far less); 0 = never host bound.
+  double host_issue_us_per_kernel = 0;
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  OptimizerImpl optimizer_impl = OptimizerImpl::kFused;
+  int muon_ns_steps = 5;         // Newton-Schulz iterations per Muon step
+  bool muon_distributed = true;  // each DP rank orthogonalises its share, then all-gather
+};
+
+}  // namespace trainsim

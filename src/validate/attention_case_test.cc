@@ -1,0 +1,119 @@
+// The validation reader's attention object, optimizer and framework field; HF sliding windows.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
+
+namespace trainsim {
+namespace {
+
+nlohmann::json SmallCase() {
+  return nlohmann::json::parse(R"({
+    "id": "sp_test-001", "source": "KellerJordan/modded-nanogpt README.md record #1 llm.c",
+    "model": {"name": "gpt2", "hidden_size": 768, "num_hidden_layers": 12,
+              "num_attention_heads": 6, "num_key_value_heads": null, "head_dim": 128,
+              "intermediate_size": 3072, "vocab_size": 50304, "hidden_act": "gelu",
+              "tie_word_embeddings": false, "moe": null, "mla": null, "mtp_layers": 0},
+    "hardware": "h100_sxm_80gb", "hardware_overrides": null, "gpus": 8, "precision": "bf16",
+    "parallel": {"tp": 1, "pp": 1, "vpp": null, "cp": 1, "ep": null, "etp": null, "dp": 8,
+                 "sp": false, "zero": 0, "fsdp": false},
+    "recompute": "none", "seq": 65536, "mbs": 1, "gbs": 8, "target_iter_time_s": 0.15,
+    "optimizer": "muon", "framework": "modded-nanogpt",
+    "attention": {"kind": "block_sparse_windowed", "window_tokens": 1792,
+                  "window_schedule": "free text", "document_masking": true,
+                  "mean_document_tokens": null}})");
+}
+
+TEST(AttentionCase, ReadsThePatternOptimizerAndFramework) {
+  auto c = ParseValidationCase(SmallCase().dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->model.attention.kind, AttentionKind::kBlockSparse);
+  EXPECT_EQ(c->model.attention.window, 1792);
+  EXPECT_TRUE(c->model.attention.document_masking);
+  EXPECT_EQ(c->model.attention.mean_document_tokens, 0);  // null: the default applies
+  EXPECT_EQ(c->strategy.exec.optimizer, OptimizerKind::kMuon);
+  EXPECT_EQ(c->framework, "modded-nanogpt");
+  EXPECT_TRUE(c->strategy.fused_cross_entropy);
+  // The strategy column shows the default document length in use.
+  const ValidationSummary s = ScoreCases({c.value()});
+  EXPECT_NE(s.cases[0].strategy_used.find("bsa1792+doc622(default) muon"), std::string::npos)
+      << s.cases[0].strategy_used;
+}
+
+TEST(AttentionCase, FrameworkFieldWinsOverTheSource) {
+  nlohmann::json j = SmallCase();
+  j["framework"] = "llm.c";  // the source names modded-nanogpt too
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "llm.c");
+  EXPECT_EQ(c->strategy.exec.host_issue_us_per_kernel, 3.0);
+}
+
+TEST(AttentionCase, BadPatternNamesTheField) {
+  nlohmann::json j = SmallCase();
+  j["attention"]["kind"] = "ring";
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("attention: kind"), std::string::npos)
+      << c.status().message();
+  j = SmallCase();
+  j["attention"]["mean_document_tokens"] = -5;
+  EXPECT_FALSE(ParseValidationCase(j.dump(), "case").ok());
+  j = SmallCase();
+  j["attention"]["window_tokens"] = nullptr;
+  j["attention"]["document_masking"] = false;  // block-sparse with nothing to skip
+  EXPECT_FALSE(ParseValidationCase(j.dump(), "case").ok());
+}
+
+TEST(HfSlidingWindow, MistralQwen2AndLayerTypes) {
+  auto mistral = ParseModelJson(R"({"model_type": "mistral", "hidden_size": 4096,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096})",
+                                "m");
+  ASSERT_TRUE(mistral.ok()) << mistral.status().message();
+  EXPECT_EQ(mistral->attention.kind, AttentionKind::kSlidingWindow);
+  EXPECT_EQ(mistral->windowed_layers(), 32);
+  const char* qwen = R"({"model_type": "qwen2", "hidden_size": 1024, "num_hidden_layers": 24,
+      "num_attention_heads": 16, "intermediate_size": 2816, "vocab_size": 151936,
+      "sliding_window": 4096, "max_window_layers": 21, "use_sliding_window": USE})";
+  std::string on = qwen, off = qwen;
+  on.replace(on.find("USE"), 3, "true");
+  off.replace(off.find("USE"), 3, "false");
+  auto q_on = ParseModelJson(on, "q"), q_off = ParseModelJson(off, "q");
+  ASSERT_TRUE(q_on.ok() && q_off.ok());
+  EXPECT_EQ(q_on->windowed_layers(), 3);  // layers 21, 22, 23
+  EXPECT_EQ(q_off->windowed_layers(), 0);
+  auto typed = ParseModelJson(R"({"model_type": "qwen2", "hidden_size": 1024,
+      "num_hidden_layers": 4, "num_attention_heads": 16, "intermediate_size": 2816,
+      "vocab_size": 1000, "sliding_window": 128, "use_sliding_window": true,
+      "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
+                      "full_attention"]})",
+                              "t");
+  ASSERT_TRUE(typed.ok());
+  EXPECT_EQ(typed->windowed_layers(), 2);
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(SmallPretrain, StaysUnderItsRatchet) {
+  const std::string cases =
+      std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/small_pretrain.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->skipped, 0);
+  EXPECT_LE(res->mape, ratchet["small_pretrain_time_mape_max"].get<double>());
+}
+
+}  // namespace
+}  // namespace trainsim
