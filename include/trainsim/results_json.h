@@ -50,7 +50,8 @@ std::string ValidationSummaryLine(const ValidationSummary& s);
 // {"time_mape", "cases_scored", "cases_skipped", "memory_mape", "memory_cases",
 //  "families": [{"family", "n", "skipped", "mape", "worst", "worst_id", "memory_n",
 //  "memory_mape"}], "cases": [case...], "summary": ValidationSummaryLine}. A case: {"id",
-// "family", "skipped"} and either "reason" (skipped) or "framework", "strategy", "predicted_s",
+// "family", "skipped"} and either "reason" (skipped) or "framework", "strategy", "assumed"
+// ([{"field", "value", "why"}]: what the case left null and was filled), "predicted_s",
 // "target_s", "error", "predicted_mem_gib" and, when memory was measured, "measured_mem_gib",
 // "mem_error". "families" / "cases" are absent when empty. MAPEs and errors are fractions.
 std::string ValidationJson(const ValidationSummary& s, int indent = 2);

@@ -6,6 +6,7 @@
 
 #include "trainsim/hardware.h"
 #include "trainsim/model.h"
+#include "trainsim/report.h"
 #include "trainsim/status.h"
 #include "trainsim/strategy.h"
 
@@ -20,6 +21,9 @@ struct ValidationCase {
   HardwareSpec hw;
   Strategy strategy;
   bool recompute_auto = false;  // recompute was null: lightest policy that fits is chosen
+  // The case's null fields and unstated settings filled from its framework profile or from
+  // trainsim's defaults (recompute_auto adds the policy chosen when the case is scored).
+  std::vector<Assumption> assumed;
   double target_s = 0;
   double measured_mem_gib = 0;  // 0 = not measured
 };
@@ -35,6 +39,8 @@ struct CaseResult {
   double predicted_s = 0, target_s = 0, error = 0;  // error = (pred - target) / target
   double predicted_mem_gib = 0, measured_mem_gib = 0, mem_error = 0;
   std::string strategy_used;  // the filled-in strategy, for reading the result
+  // What was assumed: the case's, the recompute policy chosen, and Simulate's (pipeline_split).
+  std::vector<Assumption> assumed;
 };
 
 struct FamilyStats {
