@@ -31,7 +31,8 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
   for (const StageReport& st : r.stages)
     r.peak_mem_bytes = std::max(r.peak_mem_bytes, st.peak_mem_bytes);
   sim::FillThroughput(c, costs, r);
-  if (auto split = detail::PipelineSplitAssumption(s, m)) r.assumed.push_back(std::move(*split));
+  if (opt.assumptions)
+    if (auto split = detail::PipelineSplitAssumption(s, m)) r.assumed.push_back(std::move(*split));
   return r;
 }
 

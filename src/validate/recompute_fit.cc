@@ -8,17 +8,24 @@
 namespace trainsim::detail {
 namespace {
 
+// Many probes per case: without the assumption texts (the caller adds the split once).
+Result<StepReport> Probe(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s) {
+  SimOptions quiet;
+  quiet.assumptions = false;
+  return Simulate(m, hw, s, quiet);
+}
+
 // Full recompute of the fewest layers per stage that fits (memory falls as N grows).
 Result<StepReport> FewestFullLayers(const ModelSpec& m, const HardwareSpec& hw, Strategy& s) {
   const int per_stage = std::max(1, m.layers / s.pp);
   int lo = 1, hi = per_stage;
   s.recompute_layers = hi;
-  Result<StepReport> rep = Simulate(m, hw, s);
+  Result<StepReport> rep = Probe(m, hw, s);
   if (!rep.ok() || !rep->fits) return rep;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
     s.recompute_layers = mid;
-    auto probe = Simulate(m, hw, s);
+    auto probe = Probe(m, hw, s);
     if (probe.ok() && probe->fits) {
       hi = mid;
     } else {
@@ -26,7 +33,7 @@ Result<StepReport> FewestFullLayers(const ModelSpec& m, const HardwareSpec& hw, 
     }
   }
   s.recompute_layers = hi == per_stage ? -1 : hi;
-  return Simulate(m, hw, s);
+  return Probe(m, hw, s);
 }
 
 }  // namespace
@@ -45,7 +52,7 @@ Result<StepReport> SimulateLightestFittingRecompute(const ModelSpec& m, const Ha
   for (const auto& step : ladder) {
     s.recompute = step.policy;
     if (step.modules) s.recompute_modules = step.modules;
-    rep = step.policy == Recompute::kFull ? FewestFullLayers(m, hw, s) : Simulate(m, hw, s);
+    rep = step.policy == Recompute::kFull ? FewestFullLayers(m, hw, s) : Probe(m, hw, s);
     if (!rep.ok() || rep->fits) break;
   }
   if (assumption && rep.ok()) {

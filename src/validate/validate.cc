@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "spec/json_fields.h"
+#include "spec/pipeline_split.h"
 #include "trainsim/presets.h"
 #include "trainsim/trainsim.h"
 #include "validate/case_strategy.h"
@@ -176,13 +177,17 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
     r.target_s = c.target_s;
     r.measured_mem_gib = c.measured_mem_gib;
     Strategy s = c.strategy;
-    r.assumed = c.assumed;
+    SimOptions quiet;  // the split is added below with the other assumptions
+    quiet.assumptions = false;
     Assumption recompute;
     Result<StepReport> rep =
         c.recompute_auto ? detail::SimulateLightestFittingRecompute(c.model, c.hw, s, &recompute)
-                         : Simulate(c.model, c.hw, s);
-    if (c.recompute_auto && rep.ok()) r.assumed.push_back(recompute);
-    if (rep.ok()) r.assumed.insert(r.assumed.end(), rep->assumed.begin(), rep->assumed.end());
+                         : Simulate(c.model, c.hw, s, quiet);
+    if (rep.ok()) {
+      r.assumed = c.assumed;
+      if (c.recompute_auto) r.assumed.push_back(std::move(recompute));
+      if (auto split = detail::PipelineSplitAssumption(s, c.model)) r.assumed.push_back(*split);
+    }
     if (!rep.ok()) {
       r.skipped = true;
       r.reason = rep.status().message();
