@@ -68,11 +68,13 @@ Status CheckFirstLast(const Strategy& s, int layers) {
     return Status::Invalid(key,
                            "the first and last stage layers must add up to at most "
                            "num_hidden_layers (" +
-                               S(layers) + "), and with pp 2 to exactly that");
+                               S(layers) + "), and to exactly that when they are the only stages");
   if (middle_stages > 0 && (middle == 0 || middle % (1LL * middle_stages * s.vpp) != 0))
-    return Status::Invalid(key, "the other " + S(middle) + " layers must divide evenly over the " +
-                                    S(middle_stages) + " middle stages and their " + S(s.vpp) +
-                                    " chunks each (Megatron-LM's rule)");
+    return Status::Invalid(
+        key, "the other " + S(middle) + " layers must divide evenly over the " + S(middle_stages) +
+                 " middle stages" +
+                 (s.vpp > 1 ? " and their " + S(s.vpp) + " chunks each" : std::string()) +
+                 " (Megatron-LM's rule)");
   return Status::Ok();
 }
 
