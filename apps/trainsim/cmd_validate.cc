@@ -79,8 +79,8 @@ int RunValidate(const ValidateArgs& a) {
                 100 * f.worst, f.worst_id.c_str(), f.mem_n, 100 * f.mem_mape,
                 f.skipped ? fmt::format("  ({} skipped)", f.skipped).c_str() : "");
   std::printf(
-      "assumed: %zu settings the printed cases leave null, over %d cases (--json lists "
-      "them per case)\n",
+      "assumed: %zu settings filled in (null or unstated in the cases) over %d cases; --json "
+      "lists them per case\n",
       assumed, with_assumed);
   std::printf("%s\n", last.c_str());
   return 0;
