@@ -2,6 +2,7 @@
 // per pipeline stage, as a sequence of named steps (src/sim/step.h). The cost of a 16,384-GPU
 // job equals that of an 8-GPU job.
 #include "sim/step.h"
+#include "spec/pipeline_split.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/uncertainty.h"
 
@@ -32,6 +33,8 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
     r.peak_mem_bytes = std::max(r.peak_mem_bytes, st.peak_mem_bytes);
   sim::FillThroughput(c, costs, r);
   EstimateUncertainty(r, m, hw, s);
+  if (opt.assumptions)
+    if (auto split = detail::PipelineSplitAssumption(s, m)) r.assumed.push_back(std::move(*split));
   return r;
 }
 

@@ -468,6 +468,92 @@ expect_ok "zero-bubble schedule" simulate --model llama3-8b --gpus 8 --pp 4 --gb
 expect_ok "dualpipe schedule" simulate --model llama3-8b --gpus 8 --pp 4 --gbs 16 --schedule dualpipe
 expect_field_error "bad slowdown" slowdown simulate --model llama3-8b --gpus 8 --pp 4 --gbs 16 --slowdown 9:2
 
+# --- assumed settings and framework pipeline splits (issue 9) ---------------------------------------
+if expect_ok "assumed: only --model --gpus" simulate --model llama3-8b --gpus 16 --tp 2 --json; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+a = {x["field"]: x for x in d["assumed"]}
+for k in ("global_batch_size", "zero_state", "enable_sequence_parallel", "overlap_grad_reduce",
+          "dtype", "seq_len", "micro_batch_size"):
+    assert k in a and a[k]["why"], "not listed: " + k
+assert a["global_batch_size"]["value"] == "64", a["global_batch_size"]
+for k in ("world_size", "tp_size"):
+    assert k not in a, "given but listed: " + k
+' <"$OUT" 2>&1); then
+    ok "assumed: gbs, zero, sp, overlaps, dtype listed with a why; --gpus/--tp not"
+  else
+    bad "assumed: gbs, zero, sp, overlaps, dtype listed with a why; --gpus/--tp not" "$msg"
+  fi
+fi
+if expect_ok "assumed: text section" simulate --model llama3-8b --gpus 8; then
+  if grep -q "Assumed (not given" "$OUT" && grep -qE "^    global_batch_size +64 " "$OUT"; then
+    ok "assumed: the text report has an Assumed section, one line per entry"
+  else
+    bad "assumed: the text report has an Assumed section, one line per entry" "$(tail -n 15 "$OUT")"
+  fi
+fi
+if expect_ok "assumed: all given" simulate --model llama3-8b --from-megatron-args \
+    "--bf16 --seq-length 4096 --global-batch-size 16" --gpus 8 --schedule 1f1b --json; then
+  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["assumed"] == [], d["assumed"]' <"$OUT" 2>/dev/null; then
+    ok "assumed: nothing when Megatron-LM arguments and flags say everything (Megatron defaults kept)"
+  else
+    bad "assumed: nothing when Megatron-LM arguments and flags say everything" "$(head -c 600 "$OUT")"
+  fi
+fi
+# split MODEL ARGS... EXPECTED: the per-stage layers of simulate --json.
+split() {
+  local name=$1 want=$2
+  shift 2
+  if expect_ok "$name" simulate "$@" --json; then
+    if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+got = ",".join(str(s["layers"]) for s in d["stages"])
+assert got == sys.argv[1], got
+a = [x for x in d["assumed"] if x["field"] == "pipeline_split"]
+assert len(a) == (0 if "first" in sys.argv[2] else 1), d["assumed"]
+' "$want" "$*" <"$OUT" 2>&1); then
+      ok "$name: layers per stage $want"
+    else
+      bad "$name: layers per stage $want" "$msg"
+    fi
+  fi
+}
+split "405B pp 8 vpp 8" 15,16,16,16,16,16,16,15 --model llama3.1-405b --gpus 512 --tp 8 --pp 8 --vpp 8 --gbs 64 --seq 8192
+split "DeepSeek-V3 pp 4" 15,16,16,14 --model deepseek-v3 --hardware h800_sxm_80gb --gpus 256 --pp 4 --ep 64 --gbs 256
+split "DeepSeek-V3 pp 16" 3,4,4,4,4,4,4,4,4,4,4,4,4,4,4,2 --model deepseek-v3 --hardware h800_sxm_80gb --gpus 1024 --pp 16 --ep 64 --gbs 1024
+split "Qwen3-235B pp 8 vpp 4" 11,12,12,12,12,12,12,11 --model qwen3-235b-a22b --gpus 256 --tp 2 --pp 8 --vpp 4 --ep 8 --gbs 256
+split "first and last given" 7,8,8,8,8,8,8,6 --model deepseek-v3 --hardware h800_sxm_80gb --gpus 512 --pp 8 --ep 64 --gbs 512 --first-pipeline-layers 7 --last-pipeline-layers 6
+expect_field_error "first and last not dividing the middle" "first_pipeline_num_layers" simulate --model deepseek-v3 --hardware h800_sxm_80gb --gpus 512 --pp 8 --ep 64 --gbs 512 --first-pipeline-layers 8
+expect_field_error "more chunks than layers" "pp" simulate --model llama3-8b --gpus 40 --pp 40 --gbs 40
+if expect_ok "search with an uneven split" search --model deepseek-v3 --hardware h800_sxm_80gb --gpus 64 --gbs 64 --top 3 --json --no-progress; then
+  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["rejected"].get("does not divide: pp", 0) < d["evaluated"]; assert d["top"]' <"$OUT" 2>/dev/null; then
+    ok "search: DeepSeek-V3 (61 layers) gets feasible strategies"
+  else
+    bad "search: DeepSeek-V3 (61 layers) gets feasible strategies" "$(head -c 400 "$OUT")"
+  fi
+fi
+printf '%s\n' '{"id": "vendor-001", "source": "Some vendor benchmark table (2025)", "model": {"name": "Llama-3-70B", "hidden_size": 8192, "num_hidden_layers": 80, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 28672, "vocab_size": 128256, "hidden_act": "silu", "tie_word_embeddings": false, "moe": null, "mla": null, "mtp_layers": 0}, "hardware": "h100_sxm_80gb", "hardware_overrides": null, "gpus": 64, "precision": "bf16", "parallel": {"tp": 4, "pp": 4, "vpp": null, "cp": 1, "ep": null, "etp": null, "dp": null, "sp": null, "zero": null, "fsdp": null}, "recompute": null, "seq": 8192, "mbs": 1, "gbs": 128, "measured": {}, "target_iter_time_s": 10.0, "target_derived": false, "notes": ""}' >"$TMP/vendor.jsonl"
+if expect_ok "validate: unknown source on H100" validate --json "$TMP/vendor.jsonl"; then
+  if msg=$(python3 -c '
+import json, sys
+c = json.load(sys.stdin)["cases"][0]
+assert c["framework"] == "generic-modern", c["framework"]
+a = {x["field"]: x for x in c["assumed"]}
+assert a["parallel.sp"]["value"] == "true" and "no profile matches" in a["parallel.sp"]["why"], a
+assert a["parallel.zero"]["value"] == "1" and a["tp_comm_overlap"]["value"] == "true", a
+assert "recompute" in a, a
+' <"$OUT" 2>&1); then
+    ok "validate: unknown source on H100 takes generic-modern (sp, zero 1, TP overlap) and says so"
+  else
+    bad "validate: unknown source on H100 takes generic-modern (sp, zero 1, TP overlap) and says so" "$msg"
+  fi
+fi
+if expect_ok "validate text: assumed count" validate "$TMP/vendor.jsonl"; then
+  if grep -qE "^assumed: [0-9]+ settings" "$OUT"; then ok "validate text: assumed count line"; else bad "validate text: assumed count line" "$(tail -n 3 "$OUT")"; fi
+fi
+
 # --- summary -----------------------------------------------------------------------------------------
 echo
 echo "cli_test: $PASS passed, $FAIL failed"

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "strategy_flags.h"
 #include "trainsim/batch_default.h"
+#include "trainsim/schema.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
 
@@ -41,22 +42,24 @@ void AddSimulate(CLI::App& app, SimulateArgs& a) {
 namespace {
 
 // Struct defaults, then the --strategy file, then --from-megatron-args, then the flags; then the
-// default batch and NormaliseStrategy.
-Result<Strategy> BuildStrategy(const SimulateArgs& a) {
+// default batch and NormaliseStrategy. `given` receives the keys the sources gave.
+Result<Strategy> BuildStrategy(const SimulateArgs& a, StrategyKeys& given) {
   Strategy s;
   if (!a.strategy_file.empty()) {
     auto text = ReadTextFile(a.strategy_file);
     if (!text.ok()) return Status::NotFound("strategy: " + text.status().message());
-    if (Status st = ApplyStrategyJson(text.value(), a.strategy_file, s); !st.ok()) return st;
+    if (Status st = ApplyStrategyJson(text.value(), a.strategy_file, s, &given); !st.ok())
+      return st;
   }
   if (!a.megatron_args.empty())
-    if (Status st = ApplyMegatronArgs(a.megatron_args, s); !st.ok()) return st;
+    if (Status st = ApplyMegatronArgs(a.megatron_args, s, &given); !st.ok()) return st;
   std::map<std::string, std::string> flags = a.strategy;
   if (a.no_overlap) {
     flags.emplace("overlap_grad_reduce", "false");
     flags.emplace("overlap_param_gather", "false");
   }
   if (Status st = ApplyStrategySettings(s, flags, /*name_flags=*/true); !st.ok()) return st;
+  for (const auto& [key, value] : flags) given.insert(key);
   ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
   return NormaliseStrategy(s);
 }
@@ -149,12 +152,15 @@ int RunSimulate(const SimulateArgs& a) {
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
   const HardwareSpec& h = hw.value();
-  auto strategy = BuildStrategy(a);
+  StrategyKeys given;
+  auto strategy = BuildStrategy(a, given);
   if (!strategy.ok()) return Fail(strategy.status());
   SimOptions opt;
   opt.detail = a.detail;
   auto rep = Simulate(model.value(), h, strategy.value(), opt);
   if (!rep.ok()) return Fail(rep.status());
+  std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
+  rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
   const SimulateArgs& ta = a;

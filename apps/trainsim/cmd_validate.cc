@@ -53,8 +53,10 @@ int RunValidate(const ValidateArgs& a) {
     std::cout << ValidationJson(s) << "\n";
     return 0;
   }
-  std::printf("%-22s %-40s %10s %10s %8s %9s %9s %8s\n", "case", "strategy", "pred s", "target s",
-              "err %", "mem GiB", "meas GiB", "err %");
+  std::printf("%-22s %-40s %10s %10s %8s %9s %9s %8s %8s\n", "case", "strategy", "pred s",
+              "target s", "err %", "mem GiB", "meas GiB", "err %", "assumed");
+  size_t assumed = 0;
+  int with_assumed = 0;
   for (const CaseResult& r : s.cases) {
     if (!a.family.empty() && r.family != a.family) continue;
     if (r.skipped) {
@@ -65,8 +67,10 @@ int RunValidate(const ValidateArgs& a) {
                           ? fmt::format("{:9.2f} {:9.2f} {:+8.1f}", r.predicted_mem_gib,
                                         r.measured_mem_gib, 100 * r.mem_error)
                           : fmt::format("{:9.2f} {:>9} {:>8}", r.predicted_mem_gib, "-", "-");
-    std::printf("%-22s %-40s %10.4f %10.4f %+8.1f %s\n", r.id.c_str(), r.strategy_used.c_str(),
-                r.predicted_s, r.target_s, 100 * r.error, mem.c_str());
+    std::printf("%-22s %-40s %10.4f %10.4f %+8.1f %s %8zu\n", r.id.c_str(), r.strategy_used.c_str(),
+                r.predicted_s, r.target_s, 100 * r.error, mem.c_str(), r.assumed.size());
+    assumed += r.assumed.size();
+    with_assumed += !r.assumed.empty();
   }
   std::printf("\n%-16s %5s %8s %9s  %-22s %6s %10s\n", "family", "n", "MAPE %", "worst %",
               "worst case", "mem n", "mem MAPE %");
@@ -74,6 +78,10 @@ int RunValidate(const ValidateArgs& a) {
     std::printf("%-16s %5d %8.1f %9.1f  %-22s %6d %10.1f%s\n", f.family.c_str(), f.n, 100 * f.mape,
                 100 * f.worst, f.worst_id.c_str(), f.mem_n, 100 * f.mem_mape,
                 f.skipped ? fmt::format("  ({} skipped)", f.skipped).c_str() : "");
+  std::printf(
+      "assumed: %zu settings filled in (null or unstated in the cases) over %d cases; --json "
+      "lists them per case\n",
+      assumed, with_assumed);
   std::printf("%s\n", BandCoverageLine(s).c_str());
   std::printf("%s\n", last.c_str());
   return 0;

@@ -89,6 +89,15 @@ struct StepUncertainty {
   int cases = 0;                     // held-out cases behind the band
 };
 
+// A setting the simulator filled in because its input did not give it: the key (a strategy key
+// such as "zero_state", a validation-case key such as "parallel.sp", or "pipeline_split"), the
+// value taken, as text, and why that value (whose default, or which rule chose it).
+struct Assumption {
+  std::string field;
+  std::string value;
+  std::string why;
+};
+
 struct StepReport {
   double step_time_s = 0;
   double mfu = 0;             // model FLOPs (no recompute) / (time * gpus * dense BF16 peak)
@@ -104,6 +113,10 @@ struct StepReport {
   double step_overhead_s = 0;  // of time.overhead_s: the fixed per-step framework overhead
   double peak_mem_bytes = 0;   // max over stages
   bool fits = true;            // every stage's reserved_bytes <= HBM
+  // What was assumed for settings the input left out, in the order they were filled. Simulate
+  // adds what it chooses itself (the pipeline split); front-ends put the defaults of the
+  // settings their user did not give in front (AssumedStrategyDefaults, validate's profiles).
+  std::vector<Assumption> assumed;
   TimeBreakdown time;
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail

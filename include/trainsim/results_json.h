@@ -53,7 +53,8 @@ std::string BandCoverageLine(const ValidationSummary& s);
 //  "band_coverage", "band_inside", "families": [{"family", "n", "skipped", "mape", "worst",
 //  "worst_id", "memory_n", "memory_mape"}], "cases": [case...], "summary":
 //  ValidationSummaryLine}. A case: {"id", "family", "skipped"} and either "reason" (skipped) or
-// "framework", "strategy", "predicted_s", "predicted_low_s", "predicted_high_s", "regime",
+// "framework", "strategy", "assumed" ([{"field", "value", "why"}]: what the case left null and
+// was filled), "predicted_s", "predicted_low_s", "predicted_high_s", "regime",
 // "target_s", "error", "predicted_mem_gib" and, when memory was measured, "measured_mem_gib",
 // "mem_error". "families" / "cases" are absent when empty. MAPEs, errors and coverage are
 // fractions.

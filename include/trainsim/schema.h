@@ -8,8 +8,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trainsim/hardware.h"
+#include "trainsim/report.h"
 #include "trainsim/status.h"
 #include "trainsim/strategy.h"
 
@@ -41,6 +43,13 @@ struct StrategyField {
   // the first argument of `megatron`, with get()'s value (a switch when "true").
   Status (*from_megatron)(Strategy& s, std::string_view arg, std::string_view value) = nullptr;
   void (*to_megatron)(const Strategy& s, std::string& out) = nullptr;
+  // Why the default is what people run, for the report's list of assumptions when no source
+  // gives the field (AssumedStrategyDefaults); "" = not listed (a size of 1, an off switch for
+  // a feature, a derived value: the absence of a choice, not an assumption).
+  std::string_view assumed = {};
+  // Whether the field changes the step of this normalised strategy (sp only with tp > 1, ...);
+  // nullptr = always. A field that does not matter is not listed as assumed.
+  bool (*matters)(const Strategy& s) = nullptr;
 };
 
 // Keys a strategy file accepts besides the canonical ones: SimuMax spellings and keys that are
@@ -51,6 +60,7 @@ struct StrategyAlias {
   std::string_view meaning;  // one line, naming the canonical key it sets
   bool wins;  // applied after the canonical keys (it overrides them) rather than before
   Status (*set)(Strategy& s, std::string_view text);  // nullptr: accepted and ignored
+  std::string_view sets = {};  // the canonical key it gives (StrategyKeys); "" = none
 };
 
 // Every Strategy setting, in application order (a field that implies a default for another
@@ -63,6 +73,12 @@ const StrategyField* FindStrategyField(std::string_view key);  // by canonical k
 // ApplyStrategyJson. Errors name the key, or the field's CLI flag with `name_flags`.
 Status ApplyStrategySettings(Strategy& s, const std::map<std::string, std::string>& settings,
                              bool name_flags);
+
+// The defaults a strategy holds for the fields none of its sources gave (`given`), as the
+// report's assumptions: one per schema row with an `assumed` text that matters for the
+// normalised strategy `s`, in schema order, with the value s holds. global_batch_size counts as
+// given when micro_batch_num is.
+std::vector<Assumption> AssumedStrategyDefaults(const Strategy& s, const StrategyKeys& given);
 
 // The normalised strategy with every canonical key (null where a value cannot be derived), plus
 // the derived "dp". ParseStrategyJson(StrategyToJson(s).dump()) gives NormaliseStrategy(s).

@@ -1,8 +1,11 @@
 // Strategy: how one training step is laid over the GPUs (Megatron-LM / torchtitan semantics).
 #pragma once
 
+#include <functional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trainsim/execution.h"
 #include "trainsim/hardware.h"
@@ -88,11 +91,18 @@ struct Layout {
   bool fused_cross_entropy = false;  // TE fused cross-entropy: no fp32 logits copy
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   RankOrder order = RankOrder::kTpCpDpPp;  // Megatron-LM's default tp-cp-ep-dp-pp
-  // Layers not divisible by pp*vpp: balance them over the virtual chunks, counting the
-  // embedding and the loss (and MTP modules) as one layer each, as Megatron-LM's
-  // --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split do.
+  // Megatron-LM's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-
+  // split: layers not divisible by pp*vpp are balanced over the virtual chunks with the
+  // embedding and the loss (and MTP modules) counted as one layer each. That is also the split
+  // taken when this is false (PipelineChunkLayers); kept for the files and arguments that say it.
   bool uneven_pipeline = false;
   Execution exec;  // host issue rate and optimizer (trainsim/execution.h)
+  // Transformer layers on the first / last pipeline stage (Megatron-LM
+  // --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers); 0 = not given.
+  // The other layers are spread evenly over the middle stages; with vpp > 1 every stage's
+  // layers are spread evenly over its chunks.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
 };
 
 // A workload under a layout. An aggregate: `Strategy{workload, layout}` combines the two, and
@@ -123,9 +133,30 @@ inline Strategy Combine(const Workload& w, const Layout& l) {
 // model; broken rules are left for ValidateStrategy to report.
 Strategy NormaliseStrategy(Strategy s);
 
+// Transformer layers of each virtual pipeline chunk, chunk index j*pp + stage (Megatron's
+// interleaved order), as the frameworks split them:
+//  * first_stage_layers / last_stage_layers given: as Megatron-LM splits them (the first / last
+//    stage holds those, the middle stages the rest evenly, each stage's layers evenly over its
+//    vpp chunks);
+//  * else layers divisible by pp*vpp: evenly;
+//  * else: the embedding, the loss and each MTP module count as one layer, and these slots are
+//    balanced over the chunks (Megatron-LM --account-for-embedding-in-pipeline-split
+//    --account-for-loss-in-pipeline-split; DeepSpeed's partition_method
+//    type:transformer|embedding), whether uneven_pipeline is set or not.
+// REQUIRES: ValidateStrategy(s, model) is ok for a model of `layers` layers and `mtp_layers`
+// MTP modules.
+std::vector<int> PipelineChunkLayers(const Strategy& s, int layers, int mtp_layers);
+// The same summed per pipeline stage.
+std::vector<int> PipelineStageLayers(const Strategy& s, int layers, int mtp_layers);
+
 // Checks the strategy against the model: divisibility and ranges. The message names the field
 // and the rule, e.g. "tp: num_attention_heads (32) must be divisible by tp (3)".
 Status ValidateStrategy(const Strategy& s, const ModelSpec& m);
+
+// Canonical keys of the Strategy schema (trainsim/schema.h) that a source gave: a strategy
+// file's keys, Megatron-LM arguments, CLI flags. What no source gives is a default, listed as
+// assumed in the report (AssumedStrategyDefaults).
+using StrategyKeys = std::set<std::string, std::less<>>;
 
 // Parses a SimuMax strategy JSON (its field names) plus trainsim's extensions (cp_size, zero 2/3,
 // fsdp, global_batch_size, offload and overlap switches; every key of StrategySchema() in
@@ -134,13 +165,19 @@ Result<Strategy> ParseStrategyJson(std::string_view text, std::string_view origi
 // Applies the keys present in a strategy JSON object onto `s`, without normalising: for layering
 // sources (a file, then flags). A source that gives only one of global_batch_size and
 // micro_batch_num clears the other; one that gives both keeps global_batch_size (and checks them).
-Status ApplyStrategyJson(std::string_view text, std::string_view origin, Strategy& s);
+// `given` (optional) receives the canonical keys the text sets (an alias counts for its key).
+Status ApplyStrategyJson(std::string_view text, std::string_view origin, Strategy& s,
+                         StrategyKeys* given = nullptr);
 
 // Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ") on top of
 // `base`, first resetting sp, zero and the DP overlaps to Megatron's defaults (off). Normalised.
 Result<Strategy> ParseMegatronArgs(std::string_view args, Strategy base);
-// The same without normalising, onto `s`.
-Status ApplyMegatronArgs(std::string_view args, Strategy& s);
+// The same without normalising, onto `s`. `given` (optional) receives every key that has a
+// Megatron-LM argument (an absent argument keeps Megatron-LM's own default, which is no
+// assumption), except dtype, seq_len and global_batch_size unless their arguments appear
+// (Megatron-LM alone would train in fp32, needs --seq-length, and takes one micro-batch per DP
+// rank).
+Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given = nullptr);
 // The strategy as Megatron-LM arguments (the normalised strategy; world size, rank order,
 // ZB-H1/DualPipe and the EP overlap fraction have no Megatron-LM argument).
 std::string FormatMegatronArgs(const Strategy& s);

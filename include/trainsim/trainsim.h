@@ -13,6 +13,9 @@ namespace trainsim {
 
 struct SimOptions {
   bool detail = false;  // fill StepReport::layers with the per-op table
+  // Fill StepReport::assumed with what Simulate chooses itself (the pipeline split of layers
+  // that do not divide over pp*vpp). Off in the search's hot loop, where the text would cost.
+  bool assumptions = true;
 };
 
 // Predicts step time, throughput and per-stage memory. Validates the model and the strategy;

@@ -6,6 +6,7 @@
 
 #include "trainsim/hardware.h"
 #include "trainsim/model.h"
+#include "trainsim/report.h"
 #include "trainsim/status.h"
 #include "trainsim/strategy.h"
 
@@ -20,6 +21,9 @@ struct ValidationCase {
   HardwareSpec hw;
   Strategy strategy;
   bool recompute_auto = false;  // recompute was null: lightest policy that fits is chosen
+  // The case's null fields and unstated settings filled from its framework profile or from
+  // trainsim's defaults (recompute_auto adds the policy chosen when the case is scored).
+  std::vector<Assumption> assumed;
   double target_s = 0;
   double measured_mem_gib = 0;  // 0 = not measured
 };
@@ -37,6 +41,8 @@ struct CaseResult {
   std::string strategy_used;  // the filled-in strategy, for reading the result
   double predicted_low_s = 0, predicted_high_s = 0;  // the prediction's uncertainty band
   std::string regime;                                // the regime that set the band
+  // What was assumed: the case's, the recompute policy chosen, and Simulate's (pipeline_split).
+  std::vector<Assumption> assumed;
 };
 
 struct FamilyStats {

@@ -85,6 +85,10 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
                       {"activation_bytes_per_micro_batch", st.activation_bytes_per_mb}});
   }
   j["stages"] = stages;
+  json assumed = json::array();
+  for (const Assumption& a : r.assumed)
+    assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+  j["assumed"] = assumed;
   if (!r.layers.empty()) {
     json layers = json::array();
     for (const LayerReport& l : r.layers) {

@@ -65,6 +65,12 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
         BytesToGiB(st.transient_bytes), BytesToGiB(st.peak_mem_bytes),
         BytesToGiB(st.reserved_bytes)));
   }
+  if (!r.assumed.empty()) {
+    line("");
+    line("  Assumed (not given; the value taken and why)");
+    for (const Assumption& a : r.assumed)
+      line(fmt::format("    {:<26} {:<12} {}", a.field, a.value, a.why));
+  }
   for (const LayerReport& l : r.layers) {
     line("");
     line(

@@ -73,25 +73,11 @@ double InflightMicroBatches(int stage, int pp, int vpp, int micro_batches, Pipel
   return std::min(m, static_cast<double>(pp - stage));
 }
 
-std::vector<int> ChunkLayers(int layers, int pp, int vpp, bool uneven, int mtp_layers) {
-  const int chunks = pp * vpp;
-  std::vector<int> out(chunks, layers / chunks);
-  if (!uneven || layers % chunks == 0) return out;
-  const int slots = layers + 2 + mtp_layers;
-  std::vector<int> cap(chunks, slots / chunks);
-  for (int c = 0; c < slots % chunks; ++c) cap[1 + c % std::max(1, chunks - 2)] += 1;
-  cap[0] -= 1;                        // embedding
-  cap[chunks - 1] -= 1 + mtp_layers;  // loss and MTP modules
-  int left = layers;
-  for (int c = 0; c < chunks; ++c) {
-    out[c] = std::max(0, std::min(cap[c], left));
-    left -= out[c];
-  }
-  for (int c = chunks - 1; left > 0; c = (c + chunks - 1) % chunks) {  // rounding leftovers
-    ++out[c];
-    --left;
-  }
-  return out;
+std::vector<int> ChunkLayers(int layers, int pp, int vpp, bool /*uneven*/, int mtp_layers) {
+  Strategy s;
+  s.pp = pp;
+  s.vpp = vpp;
+  return PipelineChunkLayers(s, layers, mtp_layers);
 }
 
 }  // namespace trainsim::schedule

@@ -31,9 +31,10 @@ PipelineTime PipelineStepTime(const std::vector<double>& stage_s, int micro_batc
 // holds p; interleaving multiplies it by 1 + (p-1)/(p*v)).
 double InflightMicroBatches(int stage, int pp, int vpp, int micro_batches, PipelineSchedule sched);
 
-// Transformer layers of each virtual chunk, chunk index = j*pp + stage (Megatron's interleaved
-// order). Even split when divisible; otherwise (uneven) the embedding, the loss and MTP modules
-// take one slot each on the first and last chunk and layers are balanced over the rest.
+// Transformer layers of each virtual chunk without first / last stage layers: PipelineChunkLayers
+// (trainsim/strategy.h), which Simulate uses. Even split when divisible; otherwise the embedding,
+// the loss and MTP modules take one slot each on the first and last chunk and layers are
+// balanced over the rest, whatever `uneven` says (kept for callers).
 std::vector<int> ChunkLayers(int layers, int pp, int vpp, bool uneven, int mtp_layers);
 
 }  // namespace trainsim::schedule

@@ -146,7 +146,9 @@ void Evaluate(const Ctx& c, uint64_t i, SearchResult& r) {
     ++r.rejected["out of memory"];
     return;
   }
-  auto rep = Simulate(m, hw, s);
+  SimOptions quiet;
+  quiet.assumptions = false;
+  auto rep = Simulate(m, hw, s, quiet);
   if (!rep.ok()) {
     ++r.rejected["invalid: " + rep.status().field()];
     return;

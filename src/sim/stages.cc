@@ -94,8 +94,7 @@ LayerKindCosts CostLayerKinds(const StepContext& c, std::vector<LayerReport>* de
 
 std::vector<StagePlan> PlanStages(const StepContext& c) {
   // Chunk j of stage k is virtual stage j*p + k (Megatron's interleaved order).
-  const std::vector<int> chunk =
-      schedule::ChunkLayers(c.m.layers, c.p, c.v, c.s.uneven_pipeline, c.m.mtp_layers);
+  const std::vector<int> chunk = PipelineChunkLayers(c.s, c.m.layers, c.m.mtp_layers);
   std::vector<StagePlan> plans(c.p);
   int layer = 0;
   for (int vs = 0; vs < c.p * c.v; ++vs)

@@ -751,10 +751,10 @@ TEST(ValidateStrategyRulesTest, RangesNameField) {
        },
        "fsdp"},
       {[](Strategy& s) {
-         s.pp = 3;
-         s.world_size = 24;
+         s.pp = 40;
+         s.world_size = 40;
        },
-       "pp"},  // 32 layers % 3
+       "pp"},  // 40 stages > 32 layers + embedding + loss
       {[](Strategy& s) {
          s.cp = 2;
          s.seq = 4095;

@@ -131,7 +131,8 @@ Result<nlohmann::json> SchemaJson(std::string_view name) {
                       {"rule", f.rule},
                       {"default", DefaultCell(f)},
                       {"example", f.example},
-                      {"doc", f.doc}});
+                      {"doc", f.doc},
+                      {"assumed", f.assumed}});
   } else if (name == "strategy-aliases") {
     for (const StrategyAlias& a : StrategyAliases())
       rows.push_back({{"key", a.key},

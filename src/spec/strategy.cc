@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "spec/pipeline_split.h"
 #include "trainsim/model.h"
 
 namespace trainsim {
@@ -53,11 +54,7 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
     return bad("tp", "num_key_value_heads (" + S(m.kv_heads) + ") must be divisible by tp (" +
                          S(s.tp) + ")");
   if (s.vpp > 1 && s.pp == 1) return bad("vpp", "interleaving needs pp > 1");
-  if (m.layers % (1LL * s.pp * s.vpp) != 0 && !s.uneven_pipeline)
-    return bad("pp", "num_hidden_layers (" + S(m.layers) + ") must be divisible by pp*vpp (" +
-                         S(1LL * s.pp * s.vpp) + ") unless uneven_pipeline is set");
-  if (s.uneven_pipeline && m.layers + 2LL + m.mtp_layers < 1LL * s.pp * s.vpp)
-    return bad("pp", "pp*vpp must not exceed num_hidden_layers + 2");
+  if (Status st = detail::CheckPipelineSplit(s, m); !st.ok()) return st;
   if (s.ep > 1 && !m.is_moe()) return bad("ep", "expert parallelism needs an MoE model");
   if (m.is_moe()) {
     if (m.moe.num_experts % s.ep != 0)

@@ -15,19 +15,31 @@ Status SetBool(Strategy& s, std::string_view t) {
   return detail::ParseBoolText(t, s.*M);
 }
 
+template <auto M>
+Status SetLayers(Strategy& s, std::string_view t) {
+  return detail::ParseIntText(t, 1, s.*M);
+}
+
 constexpr StrategyAlias kAliases[] = {
     {"cross_entropy_loss_fusion", FieldKind::kBool, "fused_cross_entropy", false,
-     SetBool<&Strategy::fused_cross_entropy>},
+     SetBool<&Strategy::fused_cross_entropy>, "fused_cross_entropy"},
     {"account_for_embedding_in_pipeline_split", FieldKind::kBool, "uneven_pipeline", false,
-     SetBool<&Strategy::uneven_pipeline>},
+     SetBool<&Strategy::uneven_pipeline>, "uneven_pipeline"},
+    {"num_layers_in_first_pipeline_stage", FieldKind::kInt, "first_pipeline_num_layers", false,
+     SetLayers<&Strategy::first_stage_layers>, "first_pipeline_num_layers"},
+    {"num_layers_in_last_pipeline_stage", FieldKind::kInt, "last_pipeline_num_layers", false,
+     SetLayers<&Strategy::last_stage_layers>, "last_pipeline_num_layers"},
     {"moe_dispatcher_policy", FieldKind::kText,
      "deepep or flex: moe_dedup_dispatch true; other values are ignored", false,
      [](Strategy& s, std::string_view t) {
        if (t == "deepep" || t == "flex") s.moe_dedup_dispatch = true;
        return Status::Ok();
-     }},
-    {"enable_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
-    {"recompute_granularity", FieldKind::kText, "SimuMax recompute (below)", false, nullptr},
+     },
+     "moe_dedup_dispatch"},
+    {"enable_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr,
+     "recompute"},
+    {"recompute_granularity", FieldKind::kText, "SimuMax recompute (below)", false, nullptr,
+     "recompute"},
     {"attn_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
     {"mlp_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
     {"mla_rms_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
@@ -40,19 +52,22 @@ constexpr StrategyAlias kAliases[] = {
        Status st = detail::ParseBoolText(t, on);
        if (on) s.dtype = DType::kFp8;
        return st;
-     }},
+     },
+     "dtype"},
     {"fp8_recipe", FieldKind::kText, "mxfp8: dtype mxfp8 (even without fp8); others ignored", true,
      [](Strategy& s, std::string_view t) {
        if (t == "mxfp8") s.dtype = DType::kMxfp8;
        return Status::Ok();
-     }},
+     },
+     "dtype"},
     {"use_math_sdp", FieldKind::kBool, "true: use_flash_sdp false", true,
      [](Strategy& s, std::string_view t) {
        bool on = false;
        Status st = detail::ParseBoolText(t, on);
        if (on) s.flash_attention = false;
        return st;
-     }},
+     },
+     "use_flash_sdp"},
     {"enable_dropout", FieldKind::kBool, "ignored (dropout comes from the model)", false, Nothing},
     {"account_for_loss_in_pipeline_split", FieldKind::kBool,
      "ignored (the embedding key sets uneven_pipeline)", false, nullptr},

@@ -91,9 +91,25 @@ Status ApplyArg(Strategy& s, const ArgSpec& a, std::string_view value) {
   return f.set(s, a.takes_value ? value : std::string_view("true"));
 }
 
+// Keys whose Megatron-LM default differs from trainsim's and that ApplyMegatronArgs does not
+// reset: without their argument, trainsim's default is an assumption.
+bool KeepsTrainsimDefault(std::string_view key) {
+  return key == "dtype" || key == "seq_len" || key == "global_batch_size";
+}
+
+// Every key with a Megatron-LM argument: given by the command line, or by Megatron's default.
+void RecordMegatronKeys(const std::map<std::string_view, std::string>& seen, StrategyKeys& given) {
+  for (const StrategyField& f : StrategySchema()) {
+    if (f.megatron.empty()) continue;
+    bool appeared = false;
+    for (const ArgSpec& a : SpecsOf(f)) appeared = appeared || seen.count(a.name) > 0;
+    if (appeared || !KeepsTrainsimDefault(f.key)) given.emplace(f.key);
+  }
+}
+
 }  // namespace
 
-Status ApplyMegatronArgs(std::string_view args, Strategy& s) {
+Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given) {
   const std::vector<std::string> tok = Tokenize(args);
   // Megatron-LM's own defaults for what the command line does not say.
   s.sp = false;
@@ -128,6 +144,7 @@ Status ApplyMegatronArgs(std::string_view args, Strategy& s) {
   // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
   if (seen.count("--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
   ApplyBatchSource(s, seen.count("--global-batch-size") > 0, false);
+  if (given) RecordMegatronKeys(seen, *given);
   return Status::Ok();
 }
 

@@ -102,7 +102,8 @@ void RecomputeLayersOut(const Strategy& s, std::string& out) {
 }
 
 void UnevenOut(const Strategy& s, std::string& out) {
-  if (s.uneven_pipeline)
+  // Megatron-LM refuses the flags together with first / last stage layers, which win here.
+  if (s.uneven_pipeline && s.first_stage_layers == 0 && s.last_stage_layers == 0)
     out += " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split";
 }
 

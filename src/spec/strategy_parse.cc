@@ -106,9 +106,18 @@ void CheckDp(FieldReader& r, const Strategy& s) {
                      std::to_string(dp));
 }
 
+// The canonical keys the object gives, directly or through an alias.
+void RecordKeys(const FieldReader& r, StrategyKeys& given) {
+  for (const StrategyField& f : StrategySchema())
+    if (r.Has(std::string(f.key).c_str())) given.emplace(f.key);
+  for (const StrategyAlias& a : StrategyAliases())
+    if (!a.sets.empty() && r.Has(std::string(a.key).c_str())) given.emplace(a.sets);
+}
+
 }  // namespace
 
-Status ApplyStrategyJson(std::string_view text, std::string_view origin_sv, Strategy& s) {
+Status ApplyStrategyJson(std::string_view text, std::string_view origin_sv, Strategy& s,
+                         StrategyKeys* given) {
   const std::string origin(origin_sv);
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
@@ -123,6 +132,7 @@ Status ApplyStrategyJson(std::string_view text, std::string_view origin_sv, Stra
   if (Status st = r.Finish(true); !st.ok()) return st;
   ApplyBatchSource(out, r.Has("global_batch_size"), r.Has("micro_batch_num"));
   s = out;
+  if (given) RecordKeys(r, *given);
   return Status::Ok();
 }
 

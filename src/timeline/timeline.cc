@@ -20,7 +20,10 @@ void ChunkLayerRanges(const StepReport& r, const Strategy& s, int v, std::vector
   const int p = static_cast<int>(r.stages.size());
   int total = 0;
   for (const StageReport& st : r.stages) total += st.layers;
-  std::vector<int> per_vs = schedule::ChunkLayers(total, p, v, s.uneven_pipeline, 0);
+  Strategy split = s;
+  split.pp = p;
+  split.vpp = v;
+  std::vector<int> per_vs = PipelineChunkLayers(split, total, 0);
   std::vector<int> check(p, 0);
   for (int vs = 0; vs < p * v; ++vs) check[vs % p] += per_vs[vs];
   for (int k = 0; k < p; ++k) {

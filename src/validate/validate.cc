@@ -6,89 +6,17 @@
 #include <map>
 #include <sstream>
 
-#include "spec/embedded.h"
 #include "spec/json_fields.h"
+#include "spec/pipeline_split.h"
 #include "trainsim/presets.h"
 #include "trainsim/trainsim.h"
+#include "validate/case_strategy.h"
+#include "validate/recompute_fit.h"
 
 namespace trainsim {
 namespace {
 
 using nlohmann::json;
-
-struct Framework {
-  std::string id;
-  std::vector<std::string> match;
-  std::vector<std::string> names;  // case `framework` values this profile stands for
-  bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
-  bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false, fa2 = false;
-  double ep_overlap = 0;
-  bool dedup = false;
-  std::string recompute = "auto";  // default for null: auto = lightest policy that fits
-  int zero = 0, mbs = 1;
-  Execution exec;  // host issue rate, optimizer implementation
-};
-
-// A profile's execution keys: host_issue_us_per_kernel, optimizer_impl (fused | foreach |
-// per_tensor), muon_distributed.
-void ReadExecution(const json& f, Execution& e) {
-  e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
-  const std::string impl = f.value("optimizer_impl", "fused");
-  e.optimizer_impl = impl == "foreach"      ? OptimizerImpl::kForeach
-                     : impl == "per_tensor" ? OptimizerImpl::kPerTensor
-                                            : OptimizerImpl::kFused;
-  e.muon_distributed = f.value("muon_distributed", true);
-}
-
-const std::vector<Framework>& Frameworks() {
-  static const std::vector<Framework> list = [] {
-    std::vector<Framework> out;
-    const std::string_view* text = detail::FindEmbeddedFile("frameworks.json");
-    if (!text) return out;
-    json j = json::parse(text->begin(), text->end(), nullptr, false);
-    if (!j.is_object() || !j.contains("frameworks")) return out;
-    for (const json& f : j["frameworks"]) {
-      Framework w;
-      w.id = f.value("id", "");
-      for (const json& m : f["match"]) w.match.push_back(m.get<std::string>());
-      if (f.contains("frameworks"))
-        for (const json& n : f["frameworks"]) w.names.push_back(n.get<std::string>());
-      w.sp = f.value("sp", false);
-      w.zero = f.value("zero", 0);
-      w.etp_one = f.value("etp_one", false);
-      w.overlap_grad = f.value("overlap_grad_reduce", false);
-      w.overlap_param = f.value("overlap_param_gather", false);
-      w.tp_overlap = f.value("tp_comm_overlap", false);
-      w.cp_a2a = f.value("cp_a2a", false);
-      w.fused_ce = f.value("fused_cross_entropy", false);
-      w.mbs = f.value("mbs", 1);
-      w.uneven = f.value("uneven_pipeline", false);
-      w.ep_overlap = f.value("ep_comm_overlap", 0.0);
-      w.dedup = f.value("moe_dedup_dispatch", false);
-      w.fa2 = f.value("attention", "") == "fa2";
-      w.recompute = f.value("recompute", "auto");
-      ReadExecution(f, w.exec);
-      out.push_back(w);
-    }
-    return out;
-  }();
-  return list;
-}
-
-// The case's `framework` field names a profile by its id or `frameworks` list; else the first
-// profile with a `match` substring in the case's source.
-const Framework& PickFramework(const std::string& framework, const std::string& source) {
-  static const Framework fallback;
-  if (!framework.empty())
-    for (const Framework& f : Frameworks())
-      if (f.id == framework ||
-          std::find(f.names.begin(), f.names.end(), framework) != f.names.end())
-        return f;
-  for (const Framework& f : Frameworks())
-    for (const std::string& m : f.match)
-      if (source.find(m) != std::string::npos) return f;
-  return fallback;
-}
 
 // The `attention` object of a case (shared/validation/README.md, small_pretrain.jsonl): kind
 // dense_causal | sliding_window | block_sparse_windowed, window_tokens, document_masking,
@@ -172,8 +100,6 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   const std::string framework = j.contains("framework") && j["framework"].is_string()
                                     ? j["framework"].get<std::string>()
                                     : "";
-  const Framework& fw = PickFramework(framework, source);
-  c.framework = fw.id;
   if (!j.contains("model")) return Status::Invalid(where + ": model: missing");
   auto model = ParseModelJson(j["model"].dump(), where + ": model");
   if (!model.ok()) return model.status();
@@ -191,73 +117,11 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
         !st.ok())
       return st;
 
-  Strategy& s = c.strategy;
-  detail::FieldReader top(j, where);
-  top.Int("gpus", s.world_size);
-  top.Int("seq", s.seq);
-  s.mbs = fw.mbs;
-  top.Int("mbs", s.mbs);
-  top.Int("gbs", s.gbs);
-  std::string precision = "bf16";
-  top.String("precision", precision);
-  if (!top.status().ok()) return top.status();
-  auto dt = ParseDType(precision);
-  if (!dt.ok()) return Status::Invalid(where + ": precision: " + dt.status().message());
-  s.dtype = dt.value();
-  if (!j.contains("parallel") || !j["parallel"].is_object())
-    return Status::Invalid(where + ": parallel: missing");
-  const json& par = j["parallel"];
-  detail::FieldReader p(par, where + ": parallel");
-  p.Int("tp", s.tp);
-  p.Int("pp", s.pp);
-  p.Int("vpp", s.vpp);
-  p.Int("cp", s.cp);
-  p.Int("ep", s.ep);
-  s.etp = 0;
-  p.Int("etp", s.etp);
-  int dp = 0;
-  p.Int("dp", dp);
-  bool fsdp = false;
-  p.Bool("fsdp", fsdp);
-  int zero = -1;
-  p.Int("zero", zero, 0);
-  s.sp = fw.sp;
-  p.Bool("sp", s.sp);
-  if (!p.status().ok()) return p.status();
-  if (s.etp == 0 && fw.etp_one && c.model.is_moe()) s.etp = 1;
-  s.fsdp = fsdp;
-  s.zero = zero >= 0 ? zero : (fsdp ? 3 : fw.zero);  // fsdp with zero < 2: 3 (normalised)
-  s.overlap_grad_reduce = fw.overlap_grad;
-  s.overlap_param_gather = fw.overlap_param;
-  s.tp_comm_overlap = fw.tp_overlap;
-  s.cp_a2a = fw.cp_a2a;
-  s.fused_cross_entropy = fw.fused_ce;
-  s.uneven_pipeline = fw.uneven;
-  s.ep_comm_overlap = fw.ep_overlap;
-  s.moe_dedup_dispatch = fw.dedup;
-  s.fa2_attention = fw.fa2;
-  s.exec = fw.exec;
-  ReadOptimizer(j, s.exec);
-  // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
-  // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only
-  // (arguments.py: bf16 implies --accumulate-allreduce-grads-in-fp32); fp16 keeps fp16 grads.
-  if (s.fsdp)
-    s.main_grad_fp32 = notes.find("PURE") == std::string::npos;
-  else
-    s.main_grad_fp32 = s.dtype != DType::kFp16;
-  if (dp > 0 && 1LL * dp * s.tp * s.pp * s.cp != s.world_size)
-    return Status::Invalid(where + ": parallel.dp: dp*tp*pp*cp must equal gpus");
-  std::string rc;
-  if (j.contains("recompute") && j["recompute"].is_string()) rc = j["recompute"].get<std::string>();
-  if (rc.empty()) rc = fw.recompute;
-  if (rc == "auto") {
-    c.recompute_auto = true;
-  } else if (auto policy = ParseRecompute(rc); policy.ok()) {
-    s.recompute = policy.value();
-  } else {
-    return Status::Invalid(where + ": recompute: must be none, selective, full or null");
-  }
-  s = NormaliseStrategy(s);  // vpp > 1: interleaved; fsdp: zero >= 2; the batch both ways
+  const detail::ProfilePick pick = detail::PickFramework(framework, source, c.hw);
+  c.framework = pick.fw->id;
+  if (Status st = detail::FillCaseStrategy(j, where, pick, notes, c); !st.ok()) return st;
+  c.strategy.exec = pick.fw->exec;  // host issue rate, optimizer implementation
+  ReadOptimizer(j, c.strategy.exec);
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())
     return Status::Invalid(where + ": target_iter_time_s: must be a number");
   c.target_s = j["target_iter_time_s"].get<double>();
@@ -368,49 +232,16 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
     r.target_s = c.target_s;
     r.measured_mem_gib = c.measured_mem_gib;
     Strategy s = c.strategy;
-    Result<StepReport> rep = Status::Invalid("not run");
-    if (c.recompute_auto) {
-      // The framework's default is no recompute; a run that would not fit used recompute.
-      // Lightest first: none, Megatron's default selective (core_attn), the wider module set
-      // that MoE/MLA recipes use, then full.
-      const struct {
-        Recompute policy;
-        int modules;
-      } ladder[] = {{Recompute::kNone, 0},
-                    {Recompute::kSelective, kRecomputeCoreAttn},
-                    {Recompute::kSelective, kRecomputeCoreAttn | kRecomputeLayerNorm |
-                                                kRecomputeMlaUpProj | kRecomputeMoeAct},
-                    {Recompute::kFull, 0}};
-      for (const auto& step : ladder) {
-        s.recompute = step.policy;
-        if (step.modules) s.recompute_modules = step.modules;
-        if (step.policy == Recompute::kFull) {
-          // Full recompute of the fewest layers per stage that fits (Megatron's
-          // --recompute-method block --recompute-num-layers N); memory falls as N grows.
-          const int per_stage = std::max(1, c.model.layers / s.pp);
-          int lo = 1, hi = per_stage;
-          s.recompute_layers = hi;
-          rep = Simulate(c.model, c.hw, s);
-          if (!rep.ok() || !rep->fits) break;
-          while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            s.recompute_layers = mid;
-            auto probe = Simulate(c.model, c.hw, s);
-            if (probe.ok() && probe->fits) {
-              hi = mid;
-            } else {
-              lo = mid + 1;
-            }
-          }
-          s.recompute_layers = hi == per_stage ? -1 : hi;
-          rep = Simulate(c.model, c.hw, s);
-          break;
-        }
-        rep = Simulate(c.model, c.hw, s);
-        if (!rep.ok() || rep->fits) break;
-      }
-    } else {
-      rep = Simulate(c.model, c.hw, s);
+    SimOptions quiet;  // the split is added below with the other assumptions
+    quiet.assumptions = false;
+    Assumption recompute;
+    Result<StepReport> rep =
+        c.recompute_auto ? detail::SimulateLightestFittingRecompute(c.model, c.hw, s, &recompute)
+                         : Simulate(c.model, c.hw, s, quiet);
+    if (rep.ok()) {
+      r.assumed = c.assumed;
+      if (c.recompute_auto) r.assumed.push_back(std::move(recompute));
+      if (auto split = detail::PipelineSplitAssumption(s, c.model)) r.assumed.push_back(*split);
     }
     if (!rep.ok()) {
       r.skipped = true;

@@ -18,6 +18,10 @@ json CaseJson(const CaseResult& r) {
   }
   c["framework"] = r.framework;
   c["strategy"] = r.strategy_used;
+  json assumed = json::array();
+  for (const Assumption& a : r.assumed)
+    assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+  c["assumed"] = assumed;
   c["predicted_s"] = r.predicted_s;
   c["predicted_low_s"] = r.predicted_low_s;
   c["predicted_high_s"] = r.predicted_high_s;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "trainsim/calibrate.h"
@@ -116,6 +117,73 @@ TEST(ParseValidationCase, HardwareIsAPresetIdNeverAFile) {
   auto c = ParseValidationCase(j.dump(), "case");
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("unknown preset"), std::string::npos);
+}
+
+// The built-in case from a source no profile matches, with sp, zero and recompute null.
+std::string UnknownSourceCase(const std::string& hardware) {
+  nlohmann::json j = nlohmann::json::parse(testing::BuiltinCaseLine());
+  j["source"] = "A vendor's benchmark table (2025)";
+  j["hardware"] = hardware;
+  j["parallel"]["tp"] = 2;
+  j["parallel"]["sp"] = nullptr;
+  j["parallel"]["zero"] = nullptr;
+  return j.dump();
+}
+
+std::map<std::string, Assumption> Assumed(const std::vector<Assumption>& list) {
+  std::map<std::string, Assumption> out;
+  for (const Assumption& a : list) out[a.field] = a;
+  return out;
+}
+
+TEST(ValidateAssumed, UnknownSourceOnH100GetsTodaysRecipes) {
+  auto c = ParseValidationCase(UnknownSourceCase("h100_sxm_80gb"), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-modern");
+  EXPECT_TRUE(c->strategy.sp);
+  EXPECT_EQ(c->strategy.zero, 1);
+  EXPECT_TRUE(c->strategy.tp_comm_overlap);
+  EXPECT_TRUE(c->strategy.fused_cross_entropy);
+  const auto a = Assumed(c->assumed);
+  ASSERT_TRUE(a.count("parallel.sp"));
+  EXPECT_EQ(a.at("parallel.sp").value, "true");
+  EXPECT_NE(a.at("parallel.sp").why.find("no profile matches"), std::string::npos);
+  EXPECT_EQ(a.at("parallel.zero").value, "1");
+  // Scoring adds the recompute policy it chose, and why.
+  const ValidationSummary s = ScoreCases({c.value()});
+  ASSERT_FALSE(s.cases[0].skipped) << s.cases[0].reason;
+  const auto scored = Assumed(s.cases[0].assumed);
+  ASSERT_TRUE(scored.count("recompute"));
+  EXPECT_FALSE(scored.at("recompute").why.empty());
+}
+
+TEST(ValidateAssumed, UnknownSourceOnA100Gets2021Habits) {
+  auto c = ParseValidationCase(UnknownSourceCase("a100_sxm_80gb"), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-2021");
+  EXPECT_FALSE(c->strategy.sp);
+  EXPECT_EQ(c->strategy.zero, 0);
+  EXPECT_FALSE(c->strategy.overlap_grad_reduce);
+  EXPECT_EQ(Assumed(c->assumed).at("parallel.sp").value, "false");
+}
+
+TEST(ValidateAssumed, NoTpOverlapOverPcie) {
+  auto c = ParseValidationCase(UnknownSourceCase("h100_pcie_80gb"), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-modern");
+  EXPECT_FALSE(c->strategy.tp_comm_overlap);
+  EXPECT_NE(Assumed(c->assumed).at("tp_comm_overlap").why.find("scale-up"), std::string::npos);
+}
+
+TEST(ValidateAssumed, KnownSourceKeepsItsProfileAndGivenFieldsAreNotListed) {
+  auto c = ParseValidationCase(testing::BuiltinCaseLine(), "case");  // Narayanan, sp/zero given
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->framework, "megatron-lm-2021");
+  const auto a = Assumed(c->assumed);
+  EXPECT_FALSE(a.count("parallel.sp"));
+  EXPECT_FALSE(a.count("parallel.zero"));
+  EXPECT_EQ(a.at("recompute").value, "full");  // the profile's --checkpoint-activations
+  EXPECT_EQ(a.at("mbs").value, "1");
 }
 
 }  // namespace

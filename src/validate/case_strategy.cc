@@ -1,0 +1,188 @@
+// Filling a validation case's strategy from the case and its framework profile.
+#include "validate/case_strategy.h"
+
+#include "spec/field_text.h"
+#include "spec/json_fields.h"
+
+namespace trainsim::detail {
+namespace {
+
+using nlohmann::json;
+
+bool Given(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && !o[key].is_null();
+}
+
+std::string B(bool b) {
+  return b ? "true" : "false";
+}
+
+// Appends the assumptions of one case: trainsim's own defaults and the profile's.
+struct Recorder {
+  std::vector<Assumption>& out;
+  const std::string& profile_why;
+  void Default(std::string field, std::string value, std::string why) {
+    out.push_back({std::move(field), std::move(value), std::move(why)});
+  }
+  void Profile(std::string field, std::string value, const std::string& note = "") {
+    out.push_back({std::move(field), std::move(value),
+                   note.empty() ? profile_why : profile_why + "; " + note});
+  }
+};
+
+Status ReadTop(const json& j, const std::string& where, const Framework& fw, Strategy& s,
+               Recorder& rec) {
+  FieldReader top(j, where);
+  top.Int("gpus", s.world_size);
+  top.Int("seq", s.seq);
+  s.mbs = fw.mbs;
+  top.Int("mbs", s.mbs);
+  top.Int("gbs", s.gbs);
+  std::string precision = "bf16";
+  top.String("precision", precision);
+  if (!top.status().ok()) return top.status();
+  auto dt = ParseDType(precision);
+  if (!dt.ok()) return Status::Invalid(where + ": precision: " + dt.status().message());
+  s.dtype = dt.value();
+  if (!Given(j, "gpus"))
+    rec.Default("gpus", std::to_string(s.world_size), "not in the case: one 8-GPU node");
+  if (!Given(j, "seq"))
+    rec.Default("seq", std::to_string(s.seq), "not in the case: trainsim's default length");
+  if (!Given(j, "mbs")) rec.Profile("mbs", std::to_string(s.mbs));
+  if (!Given(j, "precision"))
+    rec.Default("precision", precision, "not in the case: bf16 mixed precision, the recipes'");
+  return Status::Ok();
+}
+
+// Sizes the case leaves null are 1 (no parallelism along that axis); listed where they matter.
+void RecordNullSizes(const json& par, const ValidationCase& c, Recorder& rec) {
+  const Strategy& s = c.strategy;
+  const char* why = "not in the case: no parallelism along this axis";
+  if (!Given(par, "tp")) rec.Default("parallel.tp", "1", why);
+  if (!Given(par, "pp")) rec.Default("parallel.pp", "1", why);
+  if (!Given(par, "vpp") && s.pp > 1) rec.Default("parallel.vpp", "1", why);
+  if (!Given(par, "ep") && c.model.is_moe()) rec.Default("parallel.ep", "1", why);
+  if (!Given(par, "etp") && c.model.is_moe()) rec.Profile("parallel.etp", std::to_string(s.etp));
+  if (!Given(par, "sp") && s.tp > 1) rec.Profile("parallel.sp", B(s.sp));
+}
+
+Status ReadParallel(const json& j, const std::string& where, const Framework& fw, ValidationCase& c,
+                    Recorder& rec) {
+  if (!j.contains("parallel") || !j["parallel"].is_object())
+    return Status::Invalid(where + ": parallel: missing");
+  Strategy& s = c.strategy;
+  const json& par = j["parallel"];
+  FieldReader p(par, where + ": parallel");
+  p.Int("tp", s.tp);
+  p.Int("pp", s.pp);
+  p.Int("vpp", s.vpp);
+  p.Int("cp", s.cp);
+  p.Int("ep", s.ep);
+  s.etp = 0;
+  p.Int("etp", s.etp);
+  int dp = 0;
+  p.Int("dp", dp);
+  p.Bool("fsdp", s.fsdp);
+  int zero = -1;
+  p.Int("zero", zero, 0);
+  s.sp = fw.sp;
+  p.Bool("sp", s.sp);
+  if (!p.status().ok()) return p.status();
+  if (dp > 0 && 1LL * dp * s.tp * s.pp * s.cp != s.world_size)
+    return Status::Invalid(where + ": parallel.dp: dp*tp*pp*cp must equal gpus");
+  if (s.etp == 0) s.etp = fw.etp_one && c.model.is_moe() ? 1 : s.tp;
+  s.zero = zero >= 0 ? zero : (s.fsdp ? 3 : fw.zero);  // fsdp with zero < 2: 3 (normalised)
+  RecordNullSizes(par, c, rec);
+  if (zero < 0 && s.dp() > 1) {
+    if (s.fsdp)
+      rec.Default("parallel.zero", "3", "not in the case: FSDP shards parameters (ZeRO-3)");
+    else
+      rec.Profile("parallel.zero", std::to_string(s.zero));
+  }
+  return Status::Ok();
+}
+
+// The settings a case never states come from the profile.
+void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string& notes,
+                  Strategy& s, Recorder& rec) {
+  const bool dp = s.dp() > 1;
+  s.overlap_grad_reduce = fw.overlap_grad;
+  s.overlap_param_gather = fw.overlap_param;
+  const bool tp_overlap_fits = ScaleUpAllowsTpOverlap(hw, s.tp);
+  s.tp_comm_overlap = fw.tp_overlap && tp_overlap_fits;
+  s.cp_a2a = fw.cp_a2a;
+  s.fused_cross_entropy = fw.fused_ce;
+  s.uneven_pipeline = fw.uneven;  // the split itself is reported by Simulate (pipeline_split)
+  s.ep_comm_overlap = fw.ep_overlap;
+  s.moe_dedup_dispatch = fw.dedup;
+  s.fa2_attention = fw.fa2;
+  if (dp) rec.Profile("overlap_grad_reduce", B(s.overlap_grad_reduce));
+  if (dp && s.zero >= 1) rec.Profile("overlap_param_gather", B(s.overlap_param_gather));
+  if (s.tp > 1)
+    rec.Profile("tp_comm_overlap", B(s.tp_comm_overlap),
+                fw.tp_overlap && !tp_overlap_fits
+                    ? "off: the TP group is not inside an NVLink-class scale-up domain"
+                    : "");
+  if (s.cp > 1) rec.Profile("cp_comm_type", s.cp_a2a ? "a2a" : "p2p");
+  if (s.ep > 1) rec.Profile("ep_comm_overlap", NumberText(s.ep_comm_overlap));
+  if (s.ep > 1) rec.Profile("moe_dedup_dispatch", B(s.moe_dedup_dispatch));
+  rec.Profile("attention_kernel", s.fa2_attention ? "fa2" : "fused");
+  rec.Profile("fused_cross_entropy", B(s.fused_cross_entropy));
+  // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
+  // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only
+  // (arguments.py: bf16 implies --accumulate-allreduce-grads-in-fp32); fp16 keeps fp16 grads.
+  const bool pure = notes.find("PURE") != std::string::npos;
+  s.main_grad_fp32 = s.fsdp ? !pure : s.dtype != DType::kFp16;
+  rec.Default("use_fp32_accum_grad", B(s.main_grad_fp32),
+              !s.fsdp ? "Megatron-LM's default: fp32 main gradients with bf16, fp16 with fp16"
+              : pure  ? "FSDP mixed precision PURE (case notes): gradients reduced in bf16"
+                      : "FSDP mixed precision DEFAULT: gradients reduced in fp32");
+}
+
+Status ReadRecompute(const json& j, const std::string& where, const Framework& fw,
+                     ValidationCase& c, Recorder& rec) {
+  std::string rc;
+  if (j.contains("recompute") && j["recompute"].is_string()) rc = j["recompute"].get<std::string>();
+  const bool given = !rc.empty();
+  if (!given) rc = fw.recompute;
+  if (rc == "auto") {
+    c.recompute_auto = true;  // the policy is chosen, and recorded, when the case is scored
+  } else if (auto policy = ParseRecompute(rc); policy.ok()) {
+    c.strategy.recompute = policy.value();
+    if (!given) rec.Profile("recompute", rc);
+  } else {
+    return Status::Invalid(where + ": recompute: must be none, selective, full or null");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePick& pick,
+                        const std::string& notes, ValidationCase& c) {
+  const Framework& fw = *pick.fw;
+  Recorder rec{c.assumed, pick.why};
+  Strategy& s = c.strategy;
+  if (Status st = ReadTop(j, where, fw, s, rec); !st.ok()) return st;
+  if (Status st = ReadParallel(j, where, fw, c, rec); !st.ok()) return st;
+  ApplyProfile(fw, c.hw, notes, s, rec);
+  if (Status st = ReadRecompute(j, where, fw, c, rec); !st.ok()) return st;
+  s = NormaliseStrategy(s);  // vpp > 1: interleaved; fsdp: zero >= 2; the batch both ways
+  return Status::Ok();
+}
+
+std::string RecomputeText(const Strategy& s) {
+  std::string out(RecomputeName(s.recompute));
+  if (s.recompute == Recompute::kSelective) {
+    out += ' ';
+    out += RecomputeModulesName(s.recompute_modules);
+  }
+  if (s.recompute == Recompute::kFull && s.recompute_layers > 0) {
+    out += ' ';
+    out += std::to_string(s.recompute_layers);
+    out += " layers per stage";
+  }
+  return out;
+}
+
+}  // namespace trainsim::detail

@@ -1,0 +1,24 @@
+// A validation case's strategy: what the case gives, and its framework profile's defaults for
+// what it leaves null, each fill recorded as an assumption.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "trainsim/validate.h"
+#include "validate/framework_profile.h"
+
+namespace trainsim::detail {
+
+// Reads gpus, seq, mbs, gbs, precision, parallel and recompute of the case object `j` into
+// c.strategy (normalised) and c.recompute_auto; c.model and c.hw must be set. Null fields and
+// the settings a case never states (overlaps, fused kernels, ...) take the profile's values, and
+// each one that matters for the run is appended to c.assumed. Errors name `where` and the key.
+Status FillCaseStrategy(const nlohmann::json& j, const std::string& where, const ProfilePick& pick,
+                        const std::string& notes, ValidationCase& c);
+
+// The policy of a strategy's recompute, as the assumption's value: "none", "selective
+// core_attn,...", "full", "full 3 layers per stage".
+std::string RecomputeText(const Strategy& s);
+
+}  // namespace trainsim::detail

@@ -1,0 +1,96 @@
+// Framework profiles: loading data/frameworks.json and picking one for a case.
+#include "validate/framework_profile.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "spec/embedded.h"
+
+namespace trainsim::detail {
+namespace {
+
+using nlohmann::json;
+
+// PCIe 5.0 x16, bytes/s per direction: a scale-up link no faster than this is PCIe.
+constexpr double kPcie5x16BytesPerS = 64e9;
+
+// A profile's execution keys: host_issue_us_per_kernel, optimizer_impl (fused | foreach |
+// per_tensor), muon_distributed.
+void ReadExecution(const json& f, Execution& e) {
+  e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
+  const std::string impl = f.value("optimizer_impl", "fused");
+  e.optimizer_impl = impl == "foreach"      ? OptimizerImpl::kForeach
+                     : impl == "per_tensor" ? OptimizerImpl::kPerTensor
+                                            : OptimizerImpl::kFused;
+  e.muon_distributed = f.value("muon_distributed", true);
+}
+
+Framework ReadProfile(const json& f) {
+  Framework w;
+  w.id = f.value("id", "");
+  for (const json& m : f.value("match", json::array())) w.match.push_back(m.get<std::string>());
+  w.fallback = f.value("fallback", "");
+  w.sp = f.value("sp", false);
+  w.zero = f.value("zero", 0);
+  w.etp_one = f.value("etp_one", false);
+  w.overlap_grad = f.value("overlap_grad_reduce", false);
+  w.overlap_param = f.value("overlap_param_gather", false);
+  w.tp_overlap = f.value("tp_comm_overlap", false);
+  w.cp_a2a = f.value("cp_a2a", false);
+  w.fused_ce = f.value("fused_cross_entropy", false);
+  w.mbs = f.value("mbs", 1);
+  w.uneven = f.value("uneven_pipeline", false);
+  w.ep_overlap = f.value("ep_comm_overlap", 0.0);
+  w.dedup = f.value("moe_dedup_dispatch", false);
+  w.fa2 = f.value("attention", "") == "fa2";
+  w.recompute = f.value("recompute", "auto");
+  for (const json& n : f.value("frameworks", json::array())) w.names.push_back(n.get<std::string>());
+  ReadExecution(f, w.exec);
+  return w;
+}
+
+}  // namespace
+
+const std::vector<Framework>& Frameworks() {
+  static const std::vector<Framework> list = [] {
+    std::vector<Framework> out;
+    const std::string_view* text = FindEmbeddedFile("frameworks.json");
+    if (!text) return out;
+    json j = json::parse(text->begin(), text->end(), nullptr, false);
+    if (!j.is_object() || !j.contains("frameworks")) return out;
+    for (const json& f : j["frameworks"]) out.push_back(ReadProfile(f));
+    return out;
+  }();
+  return list;
+}
+
+ProfilePick PickFramework(const std::string& framework, const std::string& source,
+                          const HardwareSpec& hw) {
+  if (!framework.empty())
+    for (const Framework& f : Frameworks())
+      if (f.id == framework ||
+          std::find(f.names.begin(), f.names.end(), framework) != f.names.end())
+        return {&f, "profile " + f.id + " (the case's framework is '" + framework + "')"};
+  for (const Framework& f : Frameworks())
+    for (const std::string& m : f.match)
+      if (source.find(m) != std::string::npos)
+        return {&f, "profile " + f.id + " (source matches '" + m + "')"};
+  const bool fp8 = hw.peak_fp8_flops > 0;
+  for (const Framework& f : Frameworks())
+    if (f.fallback == (fp8 ? "fp8" : "pre-fp8"))
+      return {&f, "no profile matches the source: " + f.id +
+                      (fp8 ? " for GPUs with FP8 tensor cores (today's performance recipes)"
+                           : " for GPUs before FP8 tensor cores (2020-21 Megatron-LM habits)")};
+  static const Framework none = [] {
+    Framework f;
+    f.id = "none";
+    return f;
+  }();
+  return {&none, "no profile matches the source (no fallback profile)"};
+}
+
+bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp) {
+  return hw.scaleup_bw_bytes_per_s > kPcie5x16BytesPerS && tp <= hw.scaleup_domain;
+}
+
+}  // namespace trainsim::detail

@@ -1,0 +1,46 @@
+// Framework profiles (data/frameworks.json): the defaults a framework applies to what a
+// validation case leaves null, and which profile a case gets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trainsim/execution.h"
+#include "trainsim/hardware.h"
+
+namespace trainsim::detail {
+
+struct Framework {
+  std::string id;
+  std::vector<std::string> match;  // substrings of a case's `source`
+  std::vector<std::string> names;  // case `framework` values this profile stands for
+  std::string fallback;            // "fp8" / "pre-fp8": the GPU class it serves when none matches
+  bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
+  bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false, fa2 = false;
+  double ep_overlap = 0;
+  bool dedup = false;
+  std::string recompute = "auto";  // default for null: auto = lightest policy that fits
+  int zero = 0, mbs = 1;
+  Execution exec;  // host issue rate, optimizer implementation
+};
+
+// The embedded profiles, in file order.
+const std::vector<Framework>& Frameworks();
+
+struct ProfilePick {
+  const Framework* fw = nullptr;  // never null
+  std::string why;  // "profile X (source matches 'Y')" or why a fallback profile was taken
+};
+
+// The profile the case's `framework` field names (by id or `frameworks` list); else the first
+// profile with a `match` substring in `source`; else the fallback profile of the GPU's
+// class: "fp8" when it has FP8 tensor cores (Hopper, Ada, Blackwell, MI300: today's recipes),
+// "pre-fp8" otherwise (V100, A100: the 2020-21 Megatron-LM habits).
+ProfilePick PickFramework(const std::string& framework, const std::string& source,
+                          const HardwareSpec& hw);
+
+// Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
+// domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).
+bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp);
+
+}  // namespace trainsim::detail
