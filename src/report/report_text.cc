@@ -37,7 +37,7 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   line(fmt::format("  peak memory      {:10.2f} GiB (max over stages){}",
                    BytesToGiB(r.peak_mem_bytes), r.fits ? "" : "  ** does not fit in HBM **"));
   line("");
-  line("  time breakdown (slowest stage)                 s      share");
+  line("  time breakdown (critical stage)                s      share");
   const TimeBreakdown& t = r.time;
   auto row = [&](const char* name, double x) {
     line(fmt::format("    {:<40} {:9.4f}  {:5.1f} %", name, x, 100 * x / r.step_time_s));
