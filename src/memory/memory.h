@@ -2,6 +2,7 @@
 // "ZeRO", section 5), activations of the in-flight micro-batches, transient peaks, overheads.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "graph/graph.h"
@@ -14,9 +15,10 @@ namespace trainsim::memory {
 constexpr double kFragmentation = 0.05;
 
 struct StageInput {
-  std::vector<graph::ParamGroup> params;  // the parameter groups one rank of the stage holds
-  double dense_shard = 1;                 // DP x CP: shards non-expert groups under ZeRO
-  double expert_shard = 1;                // expert DP: shards expert groups under ZeRO
+  // The parameter groups one rank of the stage holds (a view: the caller keeps them alive).
+  std::span<const graph::ParamGroup> params;
+  double dense_shard = 1;     // DP x CP: shards non-expert groups under ZeRO
+  double expert_shard = 1;    // expert DP: shards expert groups under ZeRO
   double act_per_mb = 0;      // saved activations of one micro-batch through the whole stage
   double inflight = 1;        // from schedule::InflightMicroBatches
   double transient = 0;       // largest short-lived buffer (recompute, loss, gradients)

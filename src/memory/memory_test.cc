@@ -85,7 +85,9 @@ TEST(ZeroPaper, ModelStatesOf7_5BOn64Gpus) {
     s.zero = stage;
     s.main_grad_fp32 = false;  // the paper's fp16 gradients
     memory::StageInput in;
-    in.params = {graph::ParamGroup{"layers", 7.5e9, false, true, 2.0}};
+    const std::vector<graph::ParamGroup> groups = {
+        graph::ParamGroup{"layers", 7.5e9, false, true, 2.0}};
+    in.params = groups;
     in.dense_shard = 64;
     StageReport out;
     memory::StageMemory(in, s, out);
