@@ -73,9 +73,10 @@ struct Layout {
   Recompute recompute = Recompute::kNone;
   int recompute_layers = -1;                   // with kFull: layers per stage recomputed; -1 = all
   int recompute_modules = kRecomputeCoreAttn;  // with kSelective: RecomputeModule mask
-  DType dtype = DType::kBf16;      // training GEMM precision (kFp8, kMxfp8, kFp4 for low precision)
-  bool main_grad_fp32 = true;      // fp32 gradient buffers (Megatron default for bf16)
-  bool offload_optimizer = false;  // optimizer states in host memory, Adam step on the CPU
+  DType dtype = DType::kBf16;  // training GEMM precision (kFp8, kMxfp8, kFp4 for low precision)
+  bool main_grad_fp32 = true;  // fp32 gradient buffers (Megatron default for bf16)
+  double grad_bytes_per_param() const { return main_grad_fp32 ? 4.0 : 2.0; }
+  bool offload_optimizer = false;    // optimizer states in host memory, Adam step on the CPU
   bool overlap_grad_reduce = true;   // DP gradient reduce overlapped with backward
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlapped with forward
   bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (TE userbuffers)

@@ -1,18 +1,19 @@
 #include "memory/memory.h"
 
+#include "util/units.h"
+
 namespace trainsim::memory {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12).
 constexpr double kAdamBytes = 12.0;
 // CUDA context and cuBLAS/NCCL workspaces, which max_memory_allocated does not see.
-constexpr double kRuntimeOverhead = 1.5 * kGiB;
+constexpr double kRuntimeOverhead = 1.5 * units::kGiB;
 
 }  // namespace
 
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
-  const double grad_b = s.main_grad_fp32 ? 4.0 : 2.0;
+  const double grad_b = s.grad_bytes_per_param();
   const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
   // Bytes of a per-parameter state, sharded over each group's DP group from ZeRO stage
   // `min_stage` on; `trainable_only` for gradients and optimizer states.

@@ -74,7 +74,7 @@ double StatesLowerBound(const ParamCounts& pc, const ModelSpec& m, const Strateg
                           (m.is_moe() ? static_cast<double>(s.ep) : 1.0);
   const double shard = static_cast<double>(s.dp()) * s.cp;
   double bytes = 2.0 * (s.zero >= 3 ? per_rank / shard : per_rank);
-  bytes += (s.main_grad_fp32 ? 4.0 : 2.0) * (s.zero >= 2 ? per_rank / shard : per_rank);
+  bytes += s.grad_bytes_per_param() * (s.zero >= 2 ? per_rank / shard : per_rank);
   if (!s.offload_optimizer) bytes += 12.0 * (s.zero >= 1 ? per_rank / shard : per_rank);
   return 0.5 * bytes;  // generous: MoE and embedding sharding make the exact figure uneven
 }

@@ -30,7 +30,7 @@ StepContext MakeContext(const ModelSpec& m, const HardwareSpec& hw, const Strate
   c.host_issue_s = s.exec.host_issue_us_per_kernel * 1e-6;
   c.full_recompute = s.recompute == Recompute::kFull;
   for (int i = 0; i < m.layers; ++i) (m.layer_is_moe(i) ? c.has_moe : c.has_dense) = true;
-  c.grad_bytes_per_param = s.main_grad_fp32 ? 4.0 : 2.0;
+  c.grad_bytes_per_param = s.grad_bytes_per_param();
   return c;
 }
 

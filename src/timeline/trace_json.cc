@@ -9,6 +9,7 @@
 #include <string>
 
 #include "trainsim/timeline.h"
+#include "util/units.h"
 
 namespace trainsim {
 namespace {
@@ -135,7 +136,7 @@ std::string TimelineToChromeTrace(const Timeline& t) {
       fmt::format_to(out, "{{\"name\":\"allocated\",\"ph\":\"C\",\"ts\":");
       Us(b, Ns(m.t_s));
       fmt::format_to(out, ",\"pid\":{},\"tid\":0,\"args\":{{\"GiB\":{:.4f}}}}}", st.stage,
-                     m.bytes / (1024.0 * 1024.0 * 1024.0));
+                     units::BytesToGiB(m.bytes));
     }
   }
   fmt::format_to(out, "\n]}}\n");

@@ -10,6 +10,7 @@
 #include "spec/pipeline_split.h"
 #include "trainsim/presets.h"
 #include "trainsim/trainsim.h"
+#include "util/units.h"
 #include "validate/case_strategy.h"
 #include "validate/recompute_fit.h"
 
@@ -252,7 +253,7 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
       r.predicted_high_s = rep->step_time_s_high;
       r.regime = std::string(rep->uncertainty.regime);
       r.error = (r.predicted_s - r.target_s) / r.target_s;
-      r.predicted_mem_gib = rep->peak_mem_bytes / (1024.0 * 1024.0 * 1024.0);
+      r.predicted_mem_gib = units::BytesToGiB(rep->peak_mem_bytes);
       if (r.measured_mem_gib > 0)
         r.mem_error = (r.predicted_mem_gib - r.measured_mem_gib) / r.measured_mem_gib;
       r.strategy_used = Describe(s, c.model);
