@@ -26,7 +26,13 @@ Result<DType> ParseDType(std::string_view s);
 // field's key, rule and calibration bounds are in EfficiencySchema() (trainsim/schema.h).
 struct Efficiency {
   double gemm_max = 0.80;      // best GEMM efficiency for large, well-shaped matmuls
-  double gemm_half_dim = 96;   // a GEMM dimension of this size halves the efficiency factor
+  // Reduction depth k at which a GEMM's main loop reaches half its asymptotic rate: the factor
+  // k/(k+gemm_k_half) (prologue/epilogue of each output tile against its k-loop). Measured on
+  // H100 (data/measurements/h100_small_kernels.csv: k 768 -> 0.62 of peak, k >= 4096 -> 0.70).
+  double gemm_k_half = 100;
+  // Optional extra factor x/(x+gemm_half_dim) on the output dimensions m and n; 0 = none (the
+  // measured cuBLAS rates show no such loss beyond tile and wave quantization).
+  double gemm_half_dim = 0;
   double grouped_gemm = 0.75;  // grouped (MoE expert) GEMM efficiency relative to dense GEMM
   double attn_fwd = 0.65;      // flash-attention forward, fraction of peak (causal FLOPs)
   double attn_bwd = 0.50;      // flash-attention backward
@@ -93,6 +99,10 @@ struct HardwareSpec {
   double tdp_w = 0;
   double price_usd_per_gpu_hour = 0;
   Efficiency eff;
+  // Efficiency fields whose values come from a measurement on this hardware (the file's
+  // "efficiency_pinned", with the measurement in "efficiency_measured"): `trainsim calibrate`
+  // keeps them instead of fitting them.
+  std::vector<std::string> efficiency_pinned;
 
   // Peak FLOP/s for GEMMs in `d`; 0 when unsupported.
   double PeakFlops(DType d) const;

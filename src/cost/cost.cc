@@ -60,9 +60,10 @@ Placement Place(int size, int stride, int domain) {
 
 double GemmEfficiency(const HardwareSpec& hw, double m, double n, double k, double batch) {
   const Efficiency& e = hw.eff;
-  // Small dimensions starve the tensor cores: each of m, n, k scales the efficiency by
-  // x / (x + half_dim).
-  auto dim = [&](double x) { return x / (x + e.gemm_half_dim); };
+  auto dim = [&](double x) { return e.gemm_half_dim > 0 ? x / (x + e.gemm_half_dim) : 1.0; };
+  // The main loop of a tile runs over k; its fixed prologue/epilogue costs about gemm_k_half
+  // steps of it (measured, data/measurements/h100_small_kernels.csv).
+  const double depth = k / (k + e.gemm_k_half);
   // Wave quantization over the SMs with 128x128 output tiles.
   const double tiles = std::ceil(m / kGemmTile) * std::ceil(n / kGemmTile) * batch;
   const double sms = SmCount(hw);
@@ -71,7 +72,7 @@ double GemmEfficiency(const HardwareSpec& hw, double m, double n, double k, doub
   // Grouped GEMMs (one problem per local expert) lose to scheduling and uneven tiles:
   // SimuMax's B200 measurements give 0.30 grouped vs 0.49 dense on the same shapes.
   const double grouped = batch > 1 ? e.grouped_gemm : 1.0;
-  return e.gemm_max * grouped * dim(m) * dim(n) * dim(k) * util;
+  return e.gemm_max * grouped * dim(m) * dim(n) * depth * util;
 }
 
 double GemmTime(const HardwareSpec& hw, DType d, double m, double n, double k, double batch) {

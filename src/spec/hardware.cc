@@ -10,6 +10,7 @@
 #include "spec/efficiency_read.h"
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
+#include "trainsim/schema.h"
 #include "util/parse_number.h"
 #include "util/units.h"
 
@@ -85,6 +86,23 @@ Status ReadGroupTable(const json& j, const char* key, std::vector<std::pair<int,
   return Status::Ok();
 }
 
+// ["gemm_max", "gemm_k_half"]: names of efficiency fields measured on this hardware.
+Status ReadPinned(const json& j, std::vector<std::string>& out) {
+  constexpr const char* kKey = "efficiency_pinned";
+  if (!j.is_array()) return Status::Invalid(kKey, "must be an array of efficiency field names");
+  std::vector<std::string> names;
+  for (const json& v : j) {
+    if (!v.is_string()) return Status::Invalid(kKey, "must be an array of efficiency field names");
+    const std::string name = v.get<std::string>();
+    bool known = false;
+    for (const EfficiencyField& f : EfficiencySchema()) known = known || name == f.key;
+    if (!known) return Status::Invalid(kKey, "unknown efficiency field '" + name + "'");
+    names.push_back(name);
+  }
+  out = std::move(names);
+  return Status::Ok();
+}
+
 Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& origin, bool strict) {
   FieldReader r(j, origin);
   r.String("id", hw.id);
@@ -107,6 +125,11 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("nic_tree_level_latency_us", nic_tree);
   r.Ignore("latency_source");
   r.Ignore("efficiency_measured");
+  if (r.Has("efficiency_pinned")) {
+    if (Status s = ReadPinned(j["efficiency_pinned"], hw.efficiency_pinned); !s.ok())
+      return s.WithContext(origin);
+    r.Ignore("efficiency_pinned");
+  }
   r.Double("hbm_gib", hbm_gib);
   r.Double("hbm_tbps", hbm_tbps);
   r.Int("sm_count", hw.sm_count);

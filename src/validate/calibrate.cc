@@ -19,7 +19,6 @@ struct Param {
 const Param kParams[] = {
     {"gemm_max", &Efficiency::gemm_max, 0.30, 0.85},
     {"grouped_gemm", &Efficiency::grouped_gemm, 0.30, 1.00},
-    {"gemm_half_dim", &Efficiency::gemm_half_dim, 16.0, 512.0},
     {"attn_fwd", &Efficiency::attn_fwd, 0.15, 0.90},
     {"attn_bwd", &Efficiency::attn_bwd, 0.15, 0.90},
     {"attn_fa2_fwd", &Efficiency::attn_fa2_fwd, 0.10, 0.90},
@@ -129,7 +128,10 @@ CalibrationResult FitOne(const std::string& hw, std::vector<ValidationCase>& cas
   if (e.attn_fa2_bwd <= 0) e.attn_fa2_bwd = e.attn_bwd;
   if (e.mxfp8_gemm_speedup <= 0) e.mxfp8_gemm_speedup = e.fp8_gemm_speedup;
   SetEff(cases, e);
-  const std::vector<const Param*> free = FreeParams(cases, e, r.mape_before, frozen);
+  // Values measured on this hardware stay as measured.
+  std::vector<std::string> kept = frozen;
+  for (const std::string& p : cases.front().hw.efficiency_pinned) kept.push_back(p);
+  const std::vector<const Param*> free = FreeParams(cases, e, r.mape_before, kept);
   for (const Param* p : free) r.fitted.push_back(p->name);
   double best = Mape(cases) + Prior(e);
   for (int round = 0; round < 8; ++round) {
