@@ -1,0 +1,193 @@
+// Published architectures as data: every row of src/spec/testdata/hf_configs/params.jsonl names a
+// config.json gathered from a public source (listed in that folder's README.md) and the parameter
+// count its authors published (total, and active for MoE). CountParams must agree to 1 %.
+// Behavioural tests of the HF reader (class defaults, key spellings, refusals) follow the table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "trainsim/model.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+const std::string kDir = std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/hf_configs/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<json> Rows() {
+  std::vector<json> rows;
+  std::istringstream in(ReadFile(kDir + "params.jsonl"));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) rows.push_back(json::parse(line));
+  return rows;
+}
+
+// The count the publisher reports. OpenAI's gpt-oss card counts the unembedding but not the
+// embedding lookup in "active" (row flag active_without_embedding).
+double Active(const json& row, const ModelSpec& m, const ParamCounts& c) {
+  double active = static_cast<double>(c.active);
+  if (row.value("active_without_embedding", false))
+    active -= static_cast<double>(m.vocab * m.hidden);
+  return active;
+}
+
+TEST(HfConfigTable, PublishedParameterCountsWithinOnePercent) {
+  const std::vector<json> rows = Rows();
+  // A ratchet: the table only grows (the issue's target is 30; see hf_configs/README.md).
+  EXPECT_GE(rows.size(), 29u);
+  std::set<std::string> listed;
+  for (const json& row : rows) {
+    // "file": a config gathered into hf_configs/; "path": a model preset (data/models/) that is
+    // itself a published config.json (data/models/README.md gives its source).
+    const bool preset = row.contains("path");
+    const std::string file = row.at(preset ? "path" : "file").get<std::string>();
+    if (!preset) listed.insert(file);
+    SCOPED_TRACE(file);
+    const double tol = row.value("tolerance", 0.01);  // wider only where the row says why
+    if (tol != 0.01) {
+      EXPECT_TRUE(row.contains("tolerance_why")) << "a wider tolerance needs a reason";
+    }
+    auto m = ParseModelJson(
+        ReadFile(preset ? std::string(TRAINSIM_SOURCE_DIR) + "/" + file : kDir + file), file);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    const ParamCounts c = CountParams(m.value());
+    const double want_total = row.at("total_b").get<double>() * 1e9;
+    EXPECT_NEAR(static_cast<double>(c.total) / want_total, 1.0, tol)
+        << "total " << c.total / 1e9 << " B, published " << want_total / 1e9 << " B";
+    if (row.contains("active_b") && !row["active_b"].is_null()) {
+      const double want_active = row["active_b"].get<double>() * 1e9;
+      EXPECT_NEAR(Active(row, m.value(), c) / want_active, 1.0, tol)
+          << "active " << Active(row, m.value(), c) / 1e9 << " B, published " << want_active / 1e9
+          << " B";
+      EXPECT_TRUE(m->is_moe());
+    }
+  }
+  // Every stored config is in the table.
+  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".json") {
+      EXPECT_TRUE(listed.count(name)) << name << " has no row";
+    }
+  }
+}
+
+Result<ModelSpec> Parse(const std::string& text) {
+  return ParseModelJson(text, "t.json");
+}
+
+constexpr const char* kBase =
+    R"("hidden_size": 1024, "num_attention_heads": 16, "num_hidden_layers": 4,
+       "intermediate_size": 4096, "vocab_size": 32000)";
+
+std::string Cfg(const std::string& type, const std::string& extra = "") {
+  return "{\"model_type\": \"" + type + "\", " + kBase + (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+TEST(HfConfigClass, GatedFollowsTheClassNotTheActivation) {
+  const std::string act = R"("hidden_act": "gelu_pytorch_tanh")";
+  auto gemma = Parse(Cfg("gemma2", act));
+  auto starcoder = Parse(Cfg("starcoder2", act));
+  ASSERT_TRUE(gemma.ok() && starcoder.ok());
+  EXPECT_TRUE(gemma->gated_mlp);       // Gemma2MLP: gate_proj, up_proj, down_proj
+  EXPECT_FALSE(starcoder->gated_mlp);  // Starcoder2MLP: c_fc, c_proj
+  EXPECT_TRUE(gemma->tied_embeddings);
+  EXPECT_TRUE(starcoder->tied_embeddings);
+  EXPECT_TRUE(starcoder->linear_bias);
+  auto untied = Parse(Cfg("gemma", R"("tie_word_embeddings": false)"));
+  ASSERT_TRUE(untied.ok());
+  EXPECT_FALSE(untied->tied_embeddings);
+}
+
+TEST(HfConfigClass, FalconAndChatGlmSpellings) {
+  auto falcon = Parse(R"({"model_type": "falcon", "hidden_size": 4544, "n_head": 71,
+      "n_layer": 32, "multi_query": true, "vocab_size": 65024})");
+  ASSERT_TRUE(falcon.ok()) << falcon.status().message();
+  EXPECT_EQ(falcon->layers, 32);
+  EXPECT_EQ(falcon->kv_heads, 1);
+  EXPECT_EQ(falcon->ffn, 4 * 4544);
+  auto glm = Parse(ReadFile(kDir + "chatglm2-6b.json"));
+  ASSERT_TRUE(glm.ok()) << glm.status().message();
+  EXPECT_EQ(glm->layers, 28);
+  EXPECT_EQ(glm->kv_heads, 2);
+  EXPECT_EQ(glm->head_dim, 128);
+  EXPECT_EQ(glm->vocab, 65024);
+  EXPECT_TRUE(glm->qkv_bias);
+}
+
+TEST(HfConfigKeys, MoeFromKeysForAnyModelType) {
+  auto m = Parse(Cfg("some_new_moe", R"("n_routed_experts": 64, "num_experts_per_tok": 6,
+      "moe_intermediate_size": 1408, "n_shared_experts": 2, "first_k_dense_replace": 1)"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->moe.num_experts, 64);
+  EXPECT_EQ(m->moe.top_k, 6);
+  EXPECT_EQ(m->moe.shared_ffn, 2 * 1408);
+  EXPECT_EQ(m->moe.first_k_dense, 1);
+  EXPECT_EQ(m->moe.dense_ffn, 4096);
+}
+
+TEST(HfConfigKeys, SparseStepAndDensePrefixPlaceLayersExactly) {
+  // Qwen2MoeDecoderLayer: layer i is sparse when (i + 1) % decoder_sparse_step == 0.
+  auto step = Parse(Cfg("qwen2_moe", R"("num_experts": 8, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 512, "decoder_sparse_step": 2)"));
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  EXPECT_FALSE(step->layer_is_moe(0));
+  EXPECT_TRUE(step->layer_is_moe(1));
+  EXPECT_FALSE(step->layer_is_moe(2));
+  EXPECT_TRUE(step->layer_is_moe(3));
+  auto prefix = Parse(Cfg("qwen3_moe", R"("num_experts": 8, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 512, "mlp_only_layers": [1, 0])"));
+  ASSERT_TRUE(prefix.ok()) << prefix.status().message();
+  EXPECT_EQ(prefix->moe.first_k_dense, 2);
+}
+
+TEST(HfConfigKeys, TextConfigIsTheLanguageModel) {
+  auto m = Parse(R"({"model_type": "gemma3", "vision_config": {"hidden_size": 1152},
+      "text_config": {"hidden_size": 2560, "num_attention_heads": 8, "num_key_value_heads": 4,
+      "head_dim": 256, "num_hidden_layers": 34, "intermediate_size": 10240,
+      "vocab_size": 262208, "sliding_window": 1024}})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->hidden, 2560);
+  EXPECT_TRUE(m->tied_embeddings);  // gemma3_text default
+  EXPECT_TRUE(m->qk_norm);
+  EXPECT_EQ(m->windowed_layers(), 34 - 34 / 6);  // 5 sliding : 1 global
+}
+
+TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
+  auto m = Parse(Cfg("mistral", R"("sliding_window": Infinity, "rope_theta": NaN)"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->attention.window, 0);
+  auto bad = Parse(Cfg("llama", R"("num_key_value_heads": Infinity)"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "num_key_value_heads");
+  // Inside strings the tokens are text.
+  auto s = Parse(Cfg("llama", R"("note": "NaN and Infinity \" NaN")"));
+  EXPECT_TRUE(s.ok()) << s.status().message();
+}
+
+TEST(HfConfigKeys, AbsentKeysAreNamedNotMustBePositive) {
+  auto m = Parse(R"({"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 16,
+      "intermediate_size": 4096, "vocab_size": 32000})");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().field(), "num_hidden_layers");
+  EXPECT_NE(m.status().message().find("n_layer"), std::string::npos) << m.status().message();
+  EXPECT_EQ(m.status().message().find("> 0"), std::string::npos) << m.status().message();
+}
+
+}  // namespace
+}  // namespace trainsim
