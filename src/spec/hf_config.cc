@@ -69,6 +69,7 @@ constexpr HfClass kClasses[] = {
     {"deepseek_v32", true, false, false, false, false, false, false, 0},
     {"kimi_k2", true, false, false, false, false, false, false, 0},
     {"glm4_moe", true, false, false, false, false, false, false, 0},
+    {"glm4_moe_lite", true, false, false, false, false, false, false, 0},
     {"glm", true, false, false, false, false, false, false, 0},
     {"glm4", true, false, false, false, true, false, false, 0},
     {"chatglm", true, false, false, false, true, false, false, 0},
@@ -538,6 +539,11 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   std::string type = root.value("model_type", std::string());
   bool nested = false;
   json j = TextModel(root, type, nested);
+  // A multimodal config flattened to its text keys (e.g. Llama-4 Scout as some tools store it).
+  if (!nested && (type == "llama4" || type == "gemma3")) type += "_text";
+  // Qwen2/3-VL keep tie_word_embeddings at the top level, outside text_config.
+  if (nested && !j.contains("tie_word_embeddings") && root.contains("tie_word_embeddings"))
+    j["tie_word_embeddings"] = root["tie_word_embeddings"];
   if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
   if (Status s = Refusals(j, type, origin); !s.ok()) return s;
   if (nested)

@@ -38,19 +38,22 @@ std::vector<json> Rows() {
   return rows;
 }
 
-// The count the publisher reports. OpenAI's gpt-oss card counts the unembedding but not the
-// embedding lookup in "active" (row flag active_without_embedding).
+// The count the publisher reports as "active". Conventions differ: OpenAI (gpt-oss) and DeepSeek
+// count the output head but not the embedding lookup (row: "active_excludes": "embedding");
+// Zhipu (GLM-4.5) counts neither ("embedding_and_head").
 double Active(const json& row, const ModelSpec& m, const ParamCounts& c) {
   double active = static_cast<double>(c.active);
-  if (row.value("active_without_embedding", false))
+  const std::string excludes = row.value("active_excludes", "");
+  if (excludes == "embedding" || excludes == "embedding_and_head")
     active -= static_cast<double>(m.vocab * m.hidden);
+  if (excludes == "embedding_and_head") active -= static_cast<double>(c.output);
   return active;
 }
 
 TEST(HfConfigTable, PublishedParameterCountsWithinOnePercent) {
   const std::vector<json> rows = Rows();
   // A ratchet: the table only grows (the target is 30; see hf_configs/README.md).
-  EXPECT_GE(rows.size(), 29u);
+  EXPECT_GE(rows.size(), 30u);
   std::set<std::string> listed;
   for (const json& row : rows) {
     // "file": a config gathered into hf_configs/; "path": a model preset (data/models/) that is
