@@ -94,6 +94,8 @@ constexpr HfClass kClasses[] = {
     {"opt", false, true, true, true, false, false, false, 0},
     {"mpt", false, true, false, false, false, false, false, 4},
     {"phi", false, false, true, true, false, false, false, 0},
+    {"phi-msft", false, false, true, true, false, false, false, 4},  // Phi-2 remote code
+    {"qwen", true, false, false, false, true, false, false, 0},      // Qwen-1 remote code
 };
 
 const HfClass* FindClass(const std::string& type) {
@@ -556,6 +558,8 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
     m.name = root["_name_or_path"].get<std::string>();
   const HfClass* cls = FindClass(type);
   ReadShape(j, r, cls, m);
+  // Qwen-1 (remote code, modeling_qwen.py QWenMLP): each of w1, w2 is intermediate_size / 2 wide.
+  if (type == "qwen") m.ffn /= 2;
   ReadActivationAndFlags(r, cls, type, m);
   ReadWindow(j, r, cls, type, m);
   ReadMoe(j, r, type, m);
