@@ -87,6 +87,8 @@ constexpr HfClass kClasses[] = {
     {"starcoder2", false, true, true, true, false, false, false, 0},
     {"nemotron", false, false, true, false, false, false, false, 0},
     {"falcon", false, true, true, false, false, false, false, 4},
+    {"RefinedWeb", false, true, true, false, false, false, false, 4},       // Falcon-40B, old
+    {"RefinedWebModel", false, true, true, false, false, false, false, 4},  // Falcon-7B, old
     {"gpt_neox", false, false, true, true, false, false, false, 0},
     {"gptj", false, false, true, false, false, false, false, 4},
     {"gpt_bigcode", false, true, true, true, false, false, false, 4},

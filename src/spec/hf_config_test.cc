@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "graph/graph.h"
 #include "trainsim/model.h"
+#include "trainsim/strategy.h"
 
 namespace trainsim {
 namespace {
@@ -87,6 +89,28 @@ TEST(HfConfigTable, PublishedParameterCountsWithinOnePercent) {
     if (e.path().extension() == ".json") {
       EXPECT_TRUE(listed.count(name)) << name << " has no row";
     }
+  }
+}
+
+// The graph's parameter groups (what memory and the optimizer see) hold exactly CountParams for
+// every published architecture, so the counts checked above are the ones simulated.
+TEST(HfConfigTable, GraphParameterGroupsMatchTheCount) {
+  for (const json& row : Rows()) {
+    const bool preset = row.contains("path");
+    const std::string file = row.at(preset ? "path" : "file").get<std::string>();
+    auto m = ParseModelJson(
+        ReadFile(preset ? std::string(TRAINSIM_SOURCE_DIR) + "/" + file : kDir + file), file);
+    ASSERT_TRUE(m.ok()) << file << ": " << m.status().message();
+    graph::StageLayers sl;
+    for (int i = 0; i < m->layers; ++i) (m->layer_is_moe(i) ? sl.moe : sl.dense)++;
+    sl.first = sl.last = true;
+    double n = 0;
+    for (const graph::ParamGroup& g : graph::StageParamGroups(m.value(), Strategy{}, sl))
+      n += g.count;
+    const ParamCounts c = CountParams(m.value());
+    // 1e-7: the graph gives DeepSeek-V3's MTP module one more norm (2 x 7168 of 685B) than
+    // CountParams' mtp_total; every other row agrees exactly.
+    EXPECT_NEAR(n / static_cast<double>(c.total + c.mtp_total), 1.0, 1e-7) << file;
   }
 }
 
@@ -190,6 +214,102 @@ TEST(HfConfigKeys, AbsentKeysAreNamedNotMustBePositive) {
   EXPECT_EQ(m.status().field(), "num_hidden_layers");
   EXPECT_NE(m.status().message().find("n_layer"), std::string::npos) << m.status().message();
   EXPECT_EQ(m.status().message().find("> 0"), std::string::npos) << m.status().message();
+}
+
+// GPT-OSS shapes from OpenAI's gpt-oss model card (arXiv:2508.10925, Table 1): 36 layers,
+// 128 experts of width 2880, top-4, 64 query / 8 kv heads of 64, o200k_harmony vocabulary
+// (201,088), alternating sliding (128) and full attention layers; 116.83B total.
+TEST(HfConfigKeys, GptOssExpertsSlidingLayersAndBiases) {
+  std::string types;
+  for (int i = 0; i < 36; ++i)
+    types += std::string(i ? ", " : "") + (i % 2 ? "\"full_attention\"" : "\"sliding_attention\"");
+  auto m = Parse(R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36,
+      "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+      "intermediate_size": 2880, "num_local_experts": 128, "experts_per_token": 4,
+      "vocab_size": 201088, "sliding_window": 128, "layer_types": [)" +
+                 types + "]}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->moe.num_experts, 128);
+  EXPECT_EQ(m->moe.top_k, 4);
+  EXPECT_EQ(m->moe.expert_ffn, 2880);
+  EXPECT_EQ(m->windowed_layers(), 18);
+  EXPECT_TRUE(m->qkv_bias);  // GptOssConfig attention_bias defaults to True
+  EXPECT_FALSE(m->tied_embeddings);
+  EXPECT_NEAR(CountParams(m.value()).total / 116.83e9, 1.0, 0.01);
+}
+
+// Llama4TextDecoderLayer: layer i is MoE when (i + 1) % interleave_moe_layer_step == 0; dense
+// layers use intermediate_size_mlp; each MoE layer adds one shared expert of intermediate_size.
+TEST(HfConfigKeys, Llama4InterleavedMoePlacement) {
+  auto m = Parse(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
+      "hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8, "head_dim": 64,
+      "num_key_value_heads": 2, "intermediate_size": 256, "intermediate_size_mlp": 1024,
+      "num_local_experts": 16, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2,
+      "vocab_size": 1000}})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_FALSE(m->layer_is_moe(0));
+  EXPECT_TRUE(m->layer_is_moe(1));
+  EXPECT_FALSE(m->layer_is_moe(2));
+  EXPECT_TRUE(m->layer_is_moe(3));
+  EXPECT_EQ(m->moe.dense_ffn, 1024);
+  EXPECT_EQ(m->moe.shared_ffn, 256);
+}
+
+TEST(HfConfigClass, MptDbrxOptBloomSpellings) {
+  // MPT: d_model / n_heads / n_layers, MLP = expansion_ratio * d_model, no_bias, tied.
+  auto mpt = Parse(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+      "expansion_ratio": 4, "vocab_size": 50432, "no_bias": true,
+      "attn_config": {"alibi": true, "kv_n_heads": 8}})");
+  ASSERT_TRUE(mpt.ok()) << mpt.status().message();
+  EXPECT_EQ(mpt->ffn, 4 * 4096);
+  EXPECT_EQ(mpt->kv_heads, 8);
+  EXPECT_FALSE(mpt->gated_mlp);
+  EXPECT_FALSE(mpt->linear_bias);
+  EXPECT_TRUE(mpt->tied_embeddings);
+  // DBRX: the MoE is described inside ffn_config.
+  auto dbrx = Parse(R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
+      "vocab_size": 100352, "attn_config": {"kv_n_heads": 8},
+      "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}})");
+  ASSERT_TRUE(dbrx.ok()) << dbrx.status().message();
+  EXPECT_EQ(dbrx->moe.num_experts, 16);
+  EXPECT_EQ(dbrx->moe.top_k, 4);
+  EXPECT_EQ(dbrx->moe.expert_ffn, 10752);
+  EXPECT_FALSE(dbrx->tied_embeddings);
+  // OPT: ffn_dim, ReLU two-matrix MLP, biases, tied, learned positions with an offset of 2.
+  auto opt = Parse(Cfg("opt", R"("ffn_dim": 16384, "max_position_embeddings": 2048,
+      "activation_function": "relu")"));
+  ASSERT_TRUE(opt.ok()) << opt.status().message();
+  EXPECT_EQ(opt->learned_pos_emb, 2050);
+  EXPECT_TRUE(opt->linear_bias);
+  EXPECT_TRUE(opt->tied_embeddings);
+  EXPECT_FALSE(opt->gated_mlp);
+  // BLOOM: n_layer / n_head spellings, 4h MLP, LayerNorm and biases, tied.
+  auto bloom = Parse(R"({"model_type": "bloom", "hidden_size": 4096, "n_layer": 30,
+      "n_head": 32, "vocab_size": 250880})");
+  ASSERT_TRUE(bloom.ok()) << bloom.status().message();
+  EXPECT_EQ(bloom->layers, 30);
+  EXPECT_EQ(bloom->ffn, 4 * 4096);
+  EXPECT_TRUE(bloom->layernorm);
+  EXPECT_TRUE(bloom->tied_embeddings);
+}
+
+TEST(HfConfigKeys, RefusalsNameTheConstruct) {
+  struct Case {
+    const char* extra;
+    const char* field;
+  };
+  for (const Case& c : {Case{R"("block_configs": [{"attention": {}}])", "block_configs"},
+                        Case{R"("hybrid_override_pattern": "M-M*")", "hybrid_override_pattern"},
+                        Case{R"("layers_block_type": ["mamba", "attention"])", "layers_block_type"},
+                        Case{R"("attn_type_list": [0, 1])", "attn_type_list"},
+                        Case{R"("layer_types": ["full_attention", "mamba"])", "layer_types"}}) {
+    auto m = Parse(Cfg("llama", c.extra));
+    ASSERT_FALSE(m.ok()) << c.field;
+    EXPECT_EQ(m.status().field(), c.field) << m.status().message();
+  }
+  auto jamba = Parse(Cfg("jamba"));
+  ASSERT_FALSE(jamba.ok());
+  EXPECT_EQ(jamba.status().field(), "model_type");
 }
 
 }  // namespace
