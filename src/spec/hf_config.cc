@@ -182,6 +182,18 @@ Status ScrubNonFinite(json& j, const std::string& origin) {
   return Status::Ok();
 }
 
+// Lenient reads for keys that only select behaviour: a value of another type counts as absent
+// (the typed FieldReader reads report wrong types for the keys that carry sizes).
+std::string StringOr(const json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool IsTrue(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 bool GatedActivation(const std::string& act) {
   return act == "silu" || act == "swiglu" || act == "swish" || act == "geglu";
 }
@@ -222,6 +234,21 @@ const char* FirstInt(FieldReader& r, std::initializer_list<const char*> keys, in
   return k;
 }
 
+// An integer inside a nested object (MPT / DBRX `attn_config`, `ffn_config`); a bad value fails
+// `r` naming "<object>.<key>". Leaves `out` unchanged when absent.
+template <typename T>
+void NestedInt(const json& j, FieldReader& r, const char* obj, const char* key, T& out,
+               long long min) {
+  r.Ignore(obj);
+  if (!r.Has(obj) || !j[obj].is_object() || !j[obj].contains(key) || j[obj][key].is_null()) return;
+  const json& v = j[obj][key];
+  const long long limit = int64_t{1} << 30;
+  if (!v.is_number_integer() || v.get<long long>() < min || v.get<long long>() > limit)
+    return r.Fail(std::string(obj) + "." + key,
+                  "must be an integer in [" + std::to_string(min) + ", 2^30]");
+  out = static_cast<T>(v.get<long long>());
+}
+
 Status Refusals(const json& j, const std::string& type, const std::string& origin) {
   for (const char* t : kRefusedTypes)
     if (type == t)
@@ -233,7 +260,7 @@ Status Refusals(const json& j, const std::string& type, const std::string& origi
   for (const RefusedKey& k : kRefusedKeys)
     if (j.contains(k.key) && !j[k.key].is_null())
       return Status::Invalid(k.key, k.why).WithContext(origin);
-  if (j.value("is_encoder_decoder", false))
+  if (IsTrue(j, "is_encoder_decoder"))
     return Status::Invalid("is_encoder_decoder", "encoder-decoder models are not representable")
         .WithContext(origin);
   if (j.contains("layer_types") && j["layer_types"].is_array())
@@ -254,8 +281,7 @@ void ReadShape(const json& j, FieldReader& r, const HfClass* cls, ModelSpec& m) 
   FirstInt(r, {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, m.layers);
   FirstInt(r, {"num_attention_heads", "n_head", "n_heads", "num_heads"}, m.heads);
   m.kv_heads = m.heads;
-  const bool multi_query =
-      j.value("multi_query", false) && !j.value("new_decoder_architecture", false);
+  const bool multi_query = IsTrue(j, "multi_query") && !IsTrue(j, "new_decoder_architecture");
   r.Ignore("multi_query");
   r.Ignore("new_decoder_architecture");
   if (multi_query) m.kv_heads = 1;  // Falcon-7B / GPT-BigCode: one shared k/v head
@@ -264,12 +290,7 @@ void ReadShape(const json& j, FieldReader& r, const HfClass* cls, ModelSpec& m) 
   if (chatglm_mq) r.Int("multi_query_group_num", m.kv_heads);
   r.Ignore("multi_query_group_num");
   FirstInt(r, {"num_key_value_heads", "num_kv_heads", "n_head_kv"}, m.kv_heads);
-  for (const char* nest : {"attn_config"}) {  // MPT, DBRX
-    if (j.contains(nest) && j[nest].is_object() && j[nest].contains("kv_n_heads") &&
-        j[nest]["kv_n_heads"].is_number_integer())
-      m.kv_heads = j[nest]["kv_n_heads"].get<int>();
-    r.Ignore(nest);
-  }
+  NestedInt(j, r, "attn_config", "kv_n_heads", m.kv_heads, 1);  // MPT, DBRX
   m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
   FirstInt64(r, {"head_dim", "kv_channels"}, m.head_dim);
   FirstInt64(r, {"padded_vocab_size", "vocab_size"}, m.vocab);
@@ -280,10 +301,7 @@ void ReadShape(const json& j, FieldReader& r, const HfClass* cls, ModelSpec& m) 
     m.ffn = static_cast<int64_t>(ratio * static_cast<double>(m.hidden));
   else if (cls && cls->ffn_per_h > 0)
     m.ffn = cls->ffn_per_h * m.hidden;
-  if (j.contains("ffn_config") && j["ffn_config"].is_object() &&
-      j["ffn_config"].contains("ffn_hidden_size") &&
-      j["ffn_config"]["ffn_hidden_size"].is_number_integer())  // DBRX
-    m.ffn = j["ffn_config"]["ffn_hidden_size"].get<int64_t>();
+  NestedInt(j, r, "ffn_config", "ffn_hidden_size", m.ffn, 1);  // DBRX
 }
 
 // A missing size key is named with its spellings, not reported as "must be > 0".
@@ -462,15 +480,11 @@ int DensePrefix(const json& j, FieldReader& r, const char* key) {
 // Llama-4: when (i + 1) % interleave_moe_layer_step == 0. ModelSpec's rule (i >= first_k_dense,
 // (i - first_k_dense) % layer_freq == 0) expresses each exactly.
 void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& m) {
-  const json* ffn_cfg =
-      j.contains("ffn_config") && j["ffn_config"].is_object() ? &j["ffn_config"] : nullptr;  // DBRX
   FirstInt(r, {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"},
            m.moe.num_experts, 0);
   FirstInt(r, {"num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k"}, m.moe.top_k, 0);
-  if (ffn_cfg) {
-    m.moe.num_experts = ffn_cfg->value("moe_num_experts", m.moe.num_experts);
-    m.moe.top_k = ffn_cfg->value("moe_top_k", m.moe.top_k);
-  }
+  NestedInt(j, r, "ffn_config", "moe_num_experts", m.moe.num_experts, 0);  // DBRX
+  NestedInt(j, r, "ffn_config", "moe_top_k", m.moe.top_k, 0);
   int64_t expert_ffn = 0, shared_ffn = 0;
   int shared = 0, first_dense = 0, freq = 1, sparse_step = 1, interleave = 1;
   const bool own_expert_size = FirstInt64(r, {"moe_intermediate_size"}, expert_ffn, 0) != nullptr;
@@ -527,7 +541,7 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
     if (root.contains(k) && root[k].is_object()) {
       nested = true;
       const json& t = root[k];
-      type = t.value("model_type", type.empty() ? std::string() : type + "_text");
+      type = StringOr(t, "model_type", type.empty() ? std::string() : type + "_text");
       if (type == "gemma3") type = "gemma3_text";
       return t;
     }
@@ -540,7 +554,10 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
 Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin) {
   json root = root_in;
   if (Status s = ScrubNonFinite(root, origin); !s.ok()) return s;
-  std::string type = root.value("model_type", std::string());
+  if (root.contains("model_type") && !root["model_type"].is_string() &&
+      !root["model_type"].is_null())
+    return Status::Invalid("model_type", "must be a string").WithContext(origin);
+  std::string type = StringOr(root, "model_type", std::string());
   bool nested = false;
   json j = TextModel(root, type, nested);
   // A multimodal config flattened to its text keys (e.g. Llama-4 Scout as some tools store it).
@@ -551,7 +568,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
   if (Status s = Refusals(j, type, origin); !s.ok()) return s;
   if (nested)
-    if (Status s = Refusals(root, root.value("model_type", std::string()), origin); !s.ok())
+    if (Status s = Refusals(root, StringOr(root, "model_type", std::string()), origin); !s.ok())
       return s;
   FieldReader r(j, origin);
   m.name = type.empty() ? "hf-model" : type;
