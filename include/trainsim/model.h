@@ -107,9 +107,11 @@ Status ValidateModel(const ModelSpec& m);
 // The attention-pattern rules alone (window >= 0, mean document length finite and >= 0, ...).
 Status ValidateAttention(const AttentionSpec& a);
 
-// Parses a model from JSON text: an HF config.json (llama, mistral, qwen2, qwen3, mixtral,
-// qwen3_moe, deepseek_v2/v3, gpt2), the `model` object of the validation schema, or a SimuMax
-// model JSON. Unknown HF keys are ignored (configs carry many runtime keys).
+// Parses a model from JSON text: an HF config.json of any decoder-only model_type (the
+// architecture is read from the keys present, with each model class's defaults; hybrid and
+// per-layer architectures are refused naming the key; docs/INPUTS.md), the `model` object of the
+// validation schema, or a SimuMax model JSON. Unknown HF keys are ignored (configs carry many
+// runtime keys); NaN / Infinity tokens are accepted where they mean "no limit".
 Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin);
 
 // An embedded preset by id (see ListModelPresets); never reads a file. NotFound lists the ids.

@@ -1,8 +1,9 @@
-// Model readers: HF config.json (by model_type), the validation-case `model` object, SimuMax model
-// JSON and GPT-2 style configs. All produce one ModelSpec and validate it.
+// Model readers: the validation-case `model` object, SimuMax model JSON and GPT-2 style configs;
+// other HF config.json files go to spec/hf_config.cc. All produce one ModelSpec and validate it.
 #include <algorithm>
 #include <string>
 
+#include "spec/hf_config.h"
 #include "spec/json_fields.h"
 #include "trainsim/model.h"
 
@@ -128,107 +129,29 @@ Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
   return r.Finish(false);
 }
 
-// Sliding-window attention of an HF config: Mistral windows every layer when `sliding_window` is
-// set; Qwen2-family configs switch it with `use_sliding_window` and window the layers from
-// `max_window_layers` on (transformers' Qwen2Config builds layer_types that way); an explicit
-// `layer_types` list names each layer ("sliding_attention" / "full_attention").
-void ReadSlidingWindow(const json& j, FieldReader& r, ModelSpec& m) {
-  int64_t window = 0;
-  r.Int64("sliding_window", window, 0);
-  bool use = true;
-  r.Bool("use_sliding_window", use);
-  int max_window_layers = 0;
-  r.Int("max_window_layers", max_window_layers, 0);
-  r.Ignore("layer_types");
-  if (!use || window <= 0) return;
-  m.attention.kind = AttentionKind::kSlidingWindow;
-  m.attention.window = window;
-  if (r.Has("layer_types") && j["layer_types"].is_array()) {
-    int n = 0;
-    for (const json& t : j["layer_types"])
-      n += t.is_string() && t.get<std::string>() == "sliding_attention";
-    m.attention.window_layers = n;
-  } else if (r.Has("max_window_layers")) {
-    m.attention.window_layers = std::max(0, m.layers - max_window_layers);
-  }
-}
-
-// HF config.json of llama-family, qwen, mixtral, deepseek models.
-Status ReadHf(const json& j, ModelSpec& m, const std::string& origin) {
-  FieldReader r(j, origin);
-  std::string type;
-  r.String("model_type", type);
-  m.name = type.empty() ? "hf-model" : type;
-  r.String("_name_or_path", m.name);
-  r.Int64("hidden_size", m.hidden);
-  r.Int("num_hidden_layers", m.layers);
-  r.Int("num_attention_heads", m.heads);
-  m.kv_heads = m.heads;
-  r.Int("num_key_value_heads", m.kv_heads);
-  m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
-  r.Int64("head_dim", m.head_dim);
-  r.Int64("intermediate_size", m.ffn);
-  r.Int64("vocab_size", m.vocab);
-  std::string act = "silu";
-  r.String("hidden_act", act);
-  if (!CheckAct(r, act).ok()) return r.status();
-  m.gated_mlp = GatedAct(act);
-  r.Bool("tie_word_embeddings", m.tied_embeddings);
-  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;
-  r.Bool("attention_bias", m.qkv_bias);
-  if (type == "qwen3" || type == "qwen3_moe") m.qk_norm = true;
-  ReadSlidingWindow(j, r, m);
-
-  if (type == "mixtral") {
-    r.Int("num_local_experts", m.moe.num_experts, 0);
-    r.Int("num_experts_per_tok", m.moe.top_k, 0);
-    m.moe.expert_ffn = m.ffn;
-  } else if (type == "qwen3_moe" || type == "qwen2_moe") {
-    r.Int("num_experts", m.moe.num_experts, 0);
-    r.Int("num_experts_per_tok", m.moe.top_k, 0);
-    r.Int64("moe_intermediate_size", m.moe.expert_ffn, 0);
-    r.Int64("shared_expert_intermediate_size", m.moe.shared_ffn, 0);
-    r.Int("decoder_sparse_step", m.moe.layer_freq, 1);
-    if (r.Has("mlp_only_layers") && !j["mlp_only_layers"].empty())
-      r.Fail("mlp_only_layers", "non-empty lists are not supported");
-  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
-    r.Int("n_routed_experts", m.moe.num_experts, 0);
-    r.Int("num_experts_per_tok", m.moe.top_k, 0);
-    r.Int64("moe_intermediate_size", m.moe.expert_ffn, 0);
-    int shared = 0;
-    r.Int("n_shared_experts", shared, 0);
-    m.moe.shared_ffn = shared * m.moe.expert_ffn;
-    r.Int("first_k_dense_replace", m.moe.first_k_dense, 0);
-    r.Int("moe_layer_freq", m.moe.layer_freq, 1);
-    r.Int64("q_lora_rank", m.mla.q_lora_rank, 0);
-    r.Int64("kv_lora_rank", m.mla.kv_lora_rank, 0);
-    r.Int64("qk_nope_head_dim", m.mla.qk_nope_head_dim, 0);
-    r.Int64("qk_rope_head_dim", m.mla.qk_rope_head_dim, 0);
-    r.Int64("v_head_dim", m.mla.v_head_dim, 0);
-    r.Int("num_nextn_predict_layers", m.mtp_layers, 0);
-  }
-  return r.Finish(false);
-}
-
 }  // namespace
 
 Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_sv) {
   const std::string origin(origin_sv);
-  auto parsed = detail::ParseJsonText(text, origin);
+  // Python's json writes NaN / Infinity; HF's loader accepts them (spec/hf_config.h).
+  auto parsed = detail::ParseJsonText(detail::QuoteNonFiniteTokens(text), origin);
   if (!parsed.ok()) return parsed.status();
   const json& j = parsed.value();
   if (!j.is_object())
     return Status::Invalid("", "a model must be a JSON object").WithContext(origin);
   ModelSpec m;
   Status s;
-  if (j.contains("n_embd")) {
+  const std::string type = j.contains("model_type") && j["model_type"].is_string()
+                               ? j["model_type"].get<std::string>()
+                               : std::string();
+  if (j.contains("n_embd") && (type.empty() || type == "gpt2")) {
     s = ReadGpt2(j, m, origin);
   } else if (j.contains("layer_num") || j.contains("head_num")) {
     s = ReadSimuMaxModel(j, m, origin);
   } else if (j.contains("moe") || j.contains("mla") || j.contains("mtp_layers")) {
     s = ReadValidationModel(j, m, origin);
-  } else if (j.contains("hidden_size")) {
-    s = ReadHf(j, m, origin);
+  } else if (detail::LooksLikeHfConfig(j)) {
+    s = detail::ReadHfConfig(j, m, origin);
   } else {
     return Status::Invalid("",
                            "not a model description (expected an HF config.json with "

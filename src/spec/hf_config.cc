@@ -1,0 +1,591 @@
+// Hugging Face config.json reader: the architecture comes from the keys present (any model_type),
+// each model class's defaults fill absent keys, and what ModelSpec cannot represent is refused by
+// name. Sources: the transformers configuration classes
+// (src/transformers/models/<type>/configuration_<type>.py, v4.57) and, for remote-code models,
+// the configuration file shipped with the checkpoint (ChatGLM, Baichuan, InternLM, MPT).
+#include "spec/hf_config.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "spec/json_fields.h"
+
+namespace trainsim::detail {
+namespace {
+
+using nlohmann::json;
+
+// Facts a config.json may leave out, per model class (model_type).
+struct HfClass {
+  const char* type;
+  bool gated;          // gate+up+down MLP (SwiGLU / GeGLU) vs a two-matrix MLP
+  bool tied;           // the class's tie_word_embeddings default
+  bool layernorm;      // LayerNorm with weight and bias (else RMSNorm-sized: weight only)
+  bool bias;           // biases on every linear layer
+  bool qkv_bias;       // biases on the q/k/v projections
+  bool qk_norm;        // per-head q/k norms
+  bool window_opt_in;  // sliding_window applies only with use_sliding_window: true
+  int64_t ffn_per_h;   // intermediate size = ffn_per_h * hidden when absent (0 = required)
+};
+
+// gated follows the class, not the activation name: Gemma's GeGLU and StarCoder2's plain MLP both
+// use gelu_pytorch_tanh (Gemma*MLP has gate_proj; Starcoder2MLP has c_fc/c_proj only).
+// tied: PretrainedConfig defaults tie_word_embeddings to True; Llama/Mistral/Qwen/Phi-3/DeepSeek/
+// NeoX/GPT-J/OLMo configs override it to False; Gemma 1-3, Cohere, StarCoder2, Falcon, BLOOM,
+// OPT, GPT-2/BigCode and MPT keep True.
+constexpr HfClass kClasses[] = {
+    // type            gated  tied   ln     bias   qkvb   qknorm opt-in ffn/h
+    {"llama", true, false, false, false, false, false, false, 0},
+    {"mistral", true, false, false, false, false, false, false, 0},
+    {"mixtral", true, false, false, false, false, false, false, 0},
+    {"yi", true, false, false, false, false, false, false, 0},
+    {"baichuan", true, false, false, false, false, false, false, 0},
+    {"internlm", true, false, false, false, false, false, false, 0},
+    {"internlm2", true, false, false, false, false, false, false, 0},
+    {"internlm3", true, false, false, false, false, false, false, 0},
+    {"granite", true, false, false, false, false, false, false, 0},
+    {"granitemoe", true, false, false, false, false, false, false, 0},
+    {"exaone", true, false, false, false, false, false, false, 0},
+    {"olmo", true, false, false, false, false, false, false, 0},
+    {"olmo2", true, false, false, false, false, true, false, 0},
+    {"olmoe", true, false, false, false, false, true, false, 0},
+    {"phi3", true, false, false, false, false, false, false, 0},
+    {"phimoe", true, false, true, false, false, false, false, 0},
+    {"qwen2", true, false, false, false, true, false, true, 0},
+    {"qwen2_moe", true, false, false, false, true, false, true, 0},
+    {"qwen2_vl", true, false, false, false, true, false, true, 0},
+    {"qwen2_vl_text", true, false, false, false, true, false, true, 0},
+    {"qwen2_5_vl", true, false, false, false, true, false, true, 0},
+    {"qwen2_5_vl_text", true, false, false, false, true, false, true, 0},
+    {"qwen3", true, false, false, false, false, true, true, 0},
+    {"qwen3_moe", true, false, false, false, false, true, true, 0},
+    {"qwen3_vl_text", true, false, false, false, false, true, true, 0},
+    {"qwen3_vl_moe_text", true, false, false, false, false, true, true, 0},
+    {"deepseek", true, false, false, false, false, false, false, 0},
+    {"deepseek_v2", true, false, false, false, false, false, false, 0},
+    {"deepseek_v3", true, false, false, false, false, false, false, 0},
+    {"deepseek_v32", true, false, false, false, false, false, false, 0},
+    {"kimi_k2", true, false, false, false, false, false, false, 0},
+    {"glm4_moe", true, false, false, false, false, false, false, 0},
+    {"glm4_moe_lite", true, false, false, false, false, false, false, 0},
+    {"glm", true, false, false, false, false, false, false, 0},
+    {"glm4", true, false, false, false, true, false, false, 0},
+    {"chatglm", true, false, false, false, true, false, false, 0},
+    {"minimax_m2", true, false, false, false, false, false, false, 0},
+    {"gpt_oss", true, false, false, false, true, false, false, 0},
+    {"llama4_text", true, false, false, false, false, false, false, 0},
+    {"dbrx", true, false, false, false, false, false, false, 0},
+    {"stablelm", true, false, true, false, false, false, false, 0},
+    {"smollm3", true, true, false, false, false, false, false, 0},
+    {"gemma", true, true, false, false, false, false, false, 0},
+    {"gemma2", true, true, false, false, false, false, false, 0},
+    {"gemma3_text", true, true, false, false, false, true, false, 0},
+    {"cohere", true, true, false, false, false, false, false, 0},
+    {"cohere2", true, true, false, false, false, false, false, 0},
+    {"starcoder2", false, true, true, true, false, false, false, 0},
+    {"nemotron", false, false, true, false, false, false, false, 0},
+    {"falcon", false, true, true, false, false, false, false, 4},
+    {"RefinedWeb", false, true, true, false, false, false, false, 4},       // Falcon-40B, old
+    {"RefinedWebModel", false, true, true, false, false, false, false, 4},  // Falcon-7B, old
+    {"gpt_neox", false, false, true, true, false, false, false, 0},
+    {"gptj", false, false, true, false, false, false, false, 4},
+    {"gpt_bigcode", false, true, true, true, false, false, false, 4},
+    {"bloom", false, true, true, true, false, false, false, 4},
+    {"opt", false, true, true, true, false, false, false, 0},
+    {"mpt", false, true, false, false, false, false, false, 4},
+    {"phi", false, false, true, true, false, false, false, 0},
+    {"phi-msft", false, false, true, true, false, false, false, 4},  // Phi-2 remote code
+    {"qwen", true, false, false, false, true, false, false, 0},      // Qwen-1 remote code
+};
+
+const HfClass* FindClass(const std::string& type) {
+  for (const HfClass& c : kClasses)
+    if (type == c.type) return &c;
+  return nullptr;
+}
+
+// Architectures whose layers are not all attention + MLP (state-space, linear attention) or that
+// are not decoder-only: ModelSpec has one layer kind, so these are refused by name.
+constexpr const char* kRefusedTypes[] = {
+    "mamba",      "mamba2",     "falcon_mamba",    "falcon_h1",
+    "jamba",      "zamba",      "zamba2",          "bamba",
+    "nemotron_h", "rwkv",       "recurrent_gemma", "granitemoehybrid",
+    "lfm2",       "qwen3_next", "minimax",         "t5",
+    "bart",       "whisper"};
+
+// Keys that describe per-layer or hybrid layer stacks.
+struct RefusedKey {
+  const char* key;
+  const char* why;
+};
+constexpr RefusedKey kRefusedKeys[] = {
+    {"block_configs", "per-layer block configs (Nemotron-NAS / DeciLM) are not representable"},
+    {"hybrid_override_pattern", "hybrid Mamba/attention layer patterns are not representable"},
+    {"layers_block_type", "hybrid Mamba/attention layer patterns are not representable"},
+    {"attn_layer_period", "hybrid Mamba/attention layer patterns are not representable"},
+    {"full_attention_interval", "hybrid linear/full attention layers are not representable"},
+    {"attn_type_list", "hybrid linear (lightning) attention layers are not representable"},
+};
+
+// Keys whose non-finite value means "no limit" (Python writes float("inf") as Infinity).
+constexpr const char* kNoLimitKeys[] = {"sliding_window", "attention_chunk_size",
+                                        "max_position_embeddings", "max_window_layers"};
+
+bool IsMarker(const json& v) {
+  return v.is_string() && v.get_ref<const std::string&>().rfind(kNonFiniteMarker, 0) == 0;
+}
+
+// Non-finite values: null where the key means "no limit" or is not read; an error where a size
+// would be read from it.
+Status ScrubNonFinite(json& j, const std::string& origin) {
+  static const char* kSizeKeys[] = {"hidden_size",
+                                    "n_embd",
+                                    "d_model",
+                                    "num_hidden_layers",
+                                    "n_layer",
+                                    "n_layers",
+                                    "num_layers",
+                                    "num_attention_heads",
+                                    "n_head",
+                                    "n_heads",
+                                    "num_key_value_heads",
+                                    "num_kv_heads",
+                                    "head_dim",
+                                    "intermediate_size",
+                                    "ffn_hidden_size",
+                                    "n_inner",
+                                    "ffn_dim",
+                                    "vocab_size",
+                                    "padded_vocab_size",
+                                    "moe_intermediate_size",
+                                    "num_local_experts",
+                                    "n_routed_experts",
+                                    "num_experts",
+                                    "num_experts_per_tok",
+                                    "kv_lora_rank",
+                                    "q_lora_rank"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!IsMarker(it.value())) continue;
+    const std::string& key = it.key();
+    if (std::find(std::begin(kNoLimitKeys), std::end(kNoLimitKeys), key) == std::end(kNoLimitKeys))
+      for (const char* s : kSizeKeys)
+        if (key == s)
+          return Status::Invalid(key,
+                                 "a non-finite value (" +
+                                     it.value().get<std::string>().substr(kNonFiniteMarker.size()) +
+                                     ") is not a size")
+              .WithContext(origin);
+    it.value() = nullptr;
+  }
+  return Status::Ok();
+}
+
+// Lenient reads for keys that only select behaviour: a value of another type counts as absent
+// (the typed FieldReader reads report wrong types for the keys that carry sizes).
+std::string StringOr(const json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool IsTrue(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+bool GatedActivation(const std::string& act) {
+  return act == "silu" || act == "swiglu" || act == "swish" || act == "geglu";
+}
+
+Status CheckActivation(FieldReader& r, const char* key, const std::string& act) {
+  static const char* kKnown[] = {
+      "silu",      "swiglu",  "swish",      "geglu", "gelu",  "gelu_new",     "gelu_pytorch_tanh",
+      "gelu_fast", "gelu_10", "quick_gelu", "relu",  "relu2", "squared_relu", "tanh"};
+  for (const char* k : kKnown)
+    if (act == k) return Status::Ok();
+  r.Fail(key, "unsupported activation '" + act + "' (silu, swiglu, gelu, relu...)");
+  return r.status();
+}
+
+// Reads the first of `keys` that is present; returns it, or nullptr when none is.
+const char* FirstInt64(FieldReader& r, std::initializer_list<const char*> keys, int64_t& out,
+                       long long min = 1) {
+  const char* found = nullptr;
+  for (const char* k : keys) {
+    if (!found && r.Has(k)) {
+      r.Int64(k, out, min);
+      found = k;
+    } else {
+      r.Ignore(k);
+    }
+  }
+  return found;
+}
+
+const char* FirstInt(FieldReader& r, std::initializer_list<const char*> keys, int& out,
+                     long long min = 1) {
+  int64_t v = out;
+  const char* k = FirstInt64(r, keys, v, min);
+  if (k && r.status().ok()) {
+    if (v > (int64_t{1} << 30)) r.Fail(k, "must be <= 2^30");
+    out = static_cast<int>(v);
+  }
+  return k;
+}
+
+// An integer inside a nested object (MPT / DBRX `attn_config`, `ffn_config`); a bad value fails
+// `r` naming "<object>.<key>". Leaves `out` unchanged when absent.
+template <typename T>
+void NestedInt(const json& j, FieldReader& r, const char* obj, const char* key, T& out,
+               long long min) {
+  r.Ignore(obj);
+  if (!r.Has(obj) || !j[obj].is_object() || !j[obj].contains(key) || j[obj][key].is_null()) return;
+  const json& v = j[obj][key];
+  const long long limit = int64_t{1} << 30;
+  if (!v.is_number_integer() || v.get<long long>() < min || v.get<long long>() > limit)
+    return r.Fail(std::string(obj) + "." + key,
+                  "must be an integer in [" + std::to_string(min) + ", 2^30]");
+  out = static_cast<T>(v.get<long long>());
+}
+
+Status Refusals(const json& j, const std::string& type, const std::string& origin) {
+  for (const char* t : kRefusedTypes)
+    if (type == t)
+      return Status::Invalid("model_type", "'" + type +
+                                               "' is not a decoder-only transformer of attention "
+                                               "and MLP layers (state-space, linear-attention or "
+                                               "encoder-decoder); not representable")
+          .WithContext(origin);
+  for (const RefusedKey& k : kRefusedKeys)
+    if (j.contains(k.key) && !j[k.key].is_null())
+      return Status::Invalid(k.key, k.why).WithContext(origin);
+  if (IsTrue(j, "is_encoder_decoder"))
+    return Status::Invalid("is_encoder_decoder", "encoder-decoder models are not representable")
+        .WithContext(origin);
+  if (j.contains("layer_types") && j["layer_types"].is_array())
+    for (const json& t : j["layer_types"]) {
+      const std::string s = t.is_string() ? t.get<std::string>() : t.dump();
+      if (s != "full_attention" && s != "sliding_attention" && s != "chunked_attention")
+        return Status::Invalid("layer_types", "layer kind '" + s +
+                                                  "' is not representable (only full_attention "
+                                                  "and sliding_attention layers are)")
+            .WithContext(origin);
+    }
+  return Status::Ok();
+}
+
+// The architecture's size keys, in every spelling transformers accepts.
+void ReadShape(const json& j, FieldReader& r, const HfClass* cls, ModelSpec& m) {
+  FirstInt64(r, {"hidden_size", "n_embd", "d_model", "n_embed"}, m.hidden);
+  FirstInt(r, {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}, m.layers);
+  FirstInt(r, {"num_attention_heads", "n_head", "n_heads", "num_heads"}, m.heads);
+  m.kv_heads = m.heads;
+  const bool multi_query = IsTrue(j, "multi_query") && !IsTrue(j, "new_decoder_architecture");
+  r.Ignore("multi_query");
+  r.Ignore("new_decoder_architecture");
+  if (multi_query) m.kv_heads = 1;  // Falcon-7B / GPT-BigCode: one shared k/v head
+  bool chatglm_mq = false;
+  r.Bool("multi_query_attention", chatglm_mq);
+  if (chatglm_mq) r.Int("multi_query_group_num", m.kv_heads);
+  r.Ignore("multi_query_group_num");
+  FirstInt(r, {"num_key_value_heads", "num_kv_heads", "n_head_kv"}, m.kv_heads);
+  NestedInt(j, r, "attn_config", "kv_n_heads", m.kv_heads, 1);  // MPT, DBRX
+  m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
+  FirstInt64(r, {"head_dim", "kv_channels"}, m.head_dim);
+  FirstInt64(r, {"padded_vocab_size", "vocab_size"}, m.vocab);
+  if (FirstInt64(r, {"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"}, m.ffn)) return;
+  double ratio = 0;
+  r.Double("expansion_ratio", ratio);  // MPT
+  if (ratio > 0)
+    m.ffn = static_cast<int64_t>(ratio * static_cast<double>(m.hidden));
+  else if (cls && cls->ffn_per_h > 0)
+    m.ffn = cls->ffn_per_h * m.hidden;
+  NestedInt(j, r, "ffn_config", "ffn_hidden_size", m.ffn, 1);  // DBRX
+}
+
+// A missing size key is named with its spellings, not reported as "must be > 0".
+void RequireShape(FieldReader& r, const ModelSpec& m, bool dense_layers) {
+  if (m.layers == 0)
+    r.Fail("num_hidden_layers",
+           "no layer count: expected num_hidden_layers, n_layer, n_layers or num_layers");
+  if (m.hidden == 0)
+    r.Fail("hidden_size", "no hidden size: expected hidden_size, n_embd or d_model");
+  if (m.heads == 0)
+    r.Fail("num_attention_heads",
+           "no head count: expected num_attention_heads, n_head, n_heads or num_heads");
+  if (m.vocab == 0) r.Fail("vocab_size", "no vocabulary size: expected vocab_size");
+  if (m.ffn == 0 && dense_layers)
+    r.Fail("intermediate_size",
+           "no MLP size: expected intermediate_size, ffn_hidden_size, n_inner or ffn_dim");
+}
+
+void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::string& type,
+                            ModelSpec& m) {
+  std::string act;
+  const char* act_key = nullptr;
+  for (const char* k : {"hidden_activation", "hidden_act", "activation_function"}) {
+    if (!act_key && r.Has(k)) {
+      r.String(k, act);
+      act_key = k;
+    }
+    r.Ignore(k);
+  }
+  if (act_key && !CheckActivation(r, act_key, act).ok()) return;
+  if (act.empty()) act = "silu";
+  m.gated_mlp = cls ? cls->gated : GatedActivation(act);
+  m.tied_embeddings = cls ? cls->tied : false;
+  r.Bool("tie_word_embeddings", m.tied_embeddings);
+  if (cls) {
+    m.layernorm = cls->layernorm;
+    m.linear_bias = cls->bias;
+    m.qkv_bias = cls->qkv_bias;
+    m.qk_norm = cls->qk_norm;
+  }
+  // Bias switches: Falcon/InternLM `bias`, StarCoder2 `use_bias`, OPT `enable_bias`, MPT
+  // `no_bias`, ChatGLM `add_bias_linear`/`add_qkv_bias`, StableLM `use_qkv_bias`, llama-style
+  // `attention_bias` (q/k/v/o) .
+  bool all_bias = m.linear_bias;
+  for (const char* k : {"use_bias", "enable_bias", "add_bias_linear"}) r.Bool(k, all_bias);
+  if (r.Has("bias")) {
+    bool b = false;
+    r.Bool("bias", b);
+    if (type == "internlm")
+      m.qkv_bias = b;
+    else
+      all_bias = b;
+  }
+  bool no_bias = !all_bias;
+  r.Bool("no_bias", no_bias);
+  m.linear_bias = !no_bias;
+  for (const char* k : {"attention_bias", "add_qkv_bias", "use_qkv_bias"}) r.Bool(k, m.qkv_bias);
+  for (const char* k : {"use_qk_norm", "qk_layernorm"}) r.Bool(k, m.qk_norm);
+  // Learned absolute positions: GPT-BigCode n_positions; OPT max_position_embeddings + 2 rows
+  // (OPTLearnedPositionalEmbedding offset 2).
+  if (type == "gpt_bigcode") r.Int64("n_positions", m.learned_pos_emb, 0);
+  if (type == "opt") {
+    r.Int64("max_position_embeddings", m.learned_pos_emb, 0);
+    if (m.learned_pos_emb > 0) m.learned_pos_emb += 2;
+  }
+}
+
+}  // namespace
+
+std::string QuoteNonFiniteTokens(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (std::string_view tok : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.substr(i, tok.size()) == tok) {
+        out += '"';
+        out += kNonFiniteMarker;
+        out += tok;
+        out += '"';
+        i += tok.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+bool LooksLikeHfConfig(const json& j) {
+  for (const char* k : {"hidden_size", "n_embd", "d_model", "model_type", "text_config"})
+    if (j.contains(k)) return true;
+  return false;
+}
+
+namespace {
+
+// Sliding-window attention. Mistral / Phi-3 / StarCoder2 window every layer when sliding_window
+// is set; Qwen2-family classes only with use_sliding_window, from max_window_layers on
+// (Qwen2Config builds layer_types that way); an explicit layer_types list names each layer.
+// Without layer_types, Gemma2Config makes the even layers sliding ((i + 1) % 2 != 0), and
+// Gemma3TextConfig / Cohere2Config every layer but each sliding_window_pattern-th (default 6 / 4).
+void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::string& type,
+                ModelSpec& m) {
+  int64_t window = 0;
+  r.Int64("sliding_window", window, 0);
+  bool use = !(cls && cls->window_opt_in);
+  r.Bool("use_sliding_window", use);
+  int max_window_layers = 0;
+  r.Int("max_window_layers", max_window_layers, 0);
+  int pattern = type == "gemma3_text" ? 6 : type == "cohere2" ? 4 : 0;
+  r.Int("sliding_window_pattern", pattern, 1);
+  r.Ignore("layer_types");
+  if (!use || window <= 0) return;
+  m.attention.kind = AttentionKind::kSlidingWindow;
+  m.attention.window = window;
+  if (r.Has("layer_types") && j["layer_types"].is_array()) {
+    int n = 0;
+    for (const json& t : j["layer_types"])
+      n += t.is_string() && t.get<std::string>() == "sliding_attention";
+    m.attention.window_layers = n;
+  } else if (type == "gemma2") {
+    m.attention.window_layers = (m.layers + 1) / 2;
+  } else if (pattern > 0) {
+    m.attention.window_layers = m.layers - m.layers / pattern;
+  } else if (r.Has("max_window_layers")) {
+    m.attention.window_layers = std::max(0, m.layers - max_window_layers);
+  }
+}
+
+// Dense layers given as a list (Qwen2/3-MoE mlp_only_layers): representable when it is the
+// prefix 0..k-1. Returns k, or -1 after failing the reader.
+int DensePrefix(const json& j, FieldReader& r, const char* key) {
+  r.Ignore(key);
+  if (!r.Has(key)) return 0;
+  if (!j[key].is_array()) {
+    r.Fail(key, "must be a list of layer indices");
+    return -1;
+  }
+  std::vector<int64_t> v;
+  for (const json& x : j[key]) {
+    if (!x.is_number_integer()) {
+      r.Fail(key, "must be a list of layer indices");
+      return -1;
+    }
+    v.push_back(x.get<int64_t>());
+  }
+  std::sort(v.begin(), v.end());
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != static_cast<int64_t>(i)) {
+      r.Fail(key, "dense layers must be the first k layers (0..k-1) to be representable");
+      return -1;
+    }
+  return static_cast<int>(v.size());
+}
+
+// MoE from whichever keys the class uses. Placement rules (transformers modeling code):
+// DeepSeek: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0;
+// Qwen2/3-MoE: when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
+// Llama-4: when (i + 1) % interleave_moe_layer_step == 0. ModelSpec's rule (i >= first_k_dense,
+// (i - first_k_dense) % layer_freq == 0) expresses each exactly.
+void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& m) {
+  FirstInt(r, {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"},
+           m.moe.num_experts, 0);
+  FirstInt(r, {"num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k"}, m.moe.top_k, 0);
+  NestedInt(j, r, "ffn_config", "moe_num_experts", m.moe.num_experts, 0);  // DBRX
+  NestedInt(j, r, "ffn_config", "moe_top_k", m.moe.top_k, 0);
+  int64_t expert_ffn = 0, shared_ffn = 0;
+  int shared = 0, first_dense = 0, freq = 1, sparse_step = 1, interleave = 1;
+  const bool own_expert_size = FirstInt64(r, {"moe_intermediate_size"}, expert_ffn, 0) != nullptr;
+  FirstInt(r, {"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"}, shared, 0);
+  r.Int64("shared_expert_intermediate_size", shared_ffn, 0);
+  r.Int("first_k_dense_replace", first_dense, 0);
+  r.Int("moe_layer_freq", freq, 1);
+  r.Int("decoder_sparse_step", sparse_step, 1);
+  r.Int("interleave_moe_layer_step", interleave, 1);
+  int64_t dense_mlp = 0;
+  r.Int64("intermediate_size_mlp", dense_mlp, 0);  // Llama-4 dense layers
+  const int prefix = DensePrefix(j, r, "mlp_only_layers");
+  if (m.moe.num_experts <= 0 || prefix < 0) {
+    m.moe = MoeSpec{};
+    return;
+  }
+  m.moe.expert_ffn = own_expert_size ? expert_ffn : m.ffn;
+  m.moe.shared_ffn = shared_ffn > 0 ? shared_ffn : shared * m.moe.expert_ffn;
+  if (type == "llama4_text") m.moe.shared_ffn = m.ffn;  // one shared expert (Llama4TextMoe)
+  if (freq > 1) {
+    m.moe.first_k_dense = (first_dense + freq - 1) / freq * freq;
+    m.moe.layer_freq = freq;
+  } else if (sparse_step > 1 || interleave > 1) {
+    const int step = std::max(sparse_step, interleave);
+    if (prefix > 0) r.Fail("mlp_only_layers", "with decoder_sparse_step > 1 is not representable");
+    m.moe.first_k_dense = step - 1;
+    m.moe.layer_freq = step;
+  } else {
+    m.moe.first_k_dense = std::max(first_dense, prefix);
+  }
+  if (dense_mlp > 0)
+    m.moe.dense_ffn = dense_mlp;
+  else if (own_expert_size)
+    m.moe.dense_ffn = m.ffn;
+}
+
+void ReadMla(FieldReader& r, ModelSpec& m) {
+  for (const char* k :
+       {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+    r.Ignore(k);
+  if (!r.Has("kv_lora_rank")) return;
+  r.Int64("q_lora_rank", m.mla.q_lora_rank, 0);
+  r.Int64("kv_lora_rank", m.mla.kv_lora_rank, 0);
+  r.Int64("qk_nope_head_dim", m.mla.qk_nope_head_dim, 0);
+  r.Int64("qk_rope_head_dim", m.mla.qk_rope_head_dim, 0);
+  r.Int64("v_head_dim", m.mla.v_head_dim, 0);
+}
+
+// The language model of a multimodal config: text_config (Llama-4, Qwen2/3-VL, Gemma-3),
+// llm_config (InternVL) or language_config (DeepSeek-VL2). Vision towers are not modelled.
+const json& TextModel(const json& root, std::string& type, bool& nested) {
+  nested = false;
+  for (const char* k : {"text_config", "llm_config", "language_config"}) {
+    if (root.contains(k) && root[k].is_object()) {
+      nested = true;
+      const json& t = root[k];
+      type = StringOr(t, "model_type", type.empty() ? std::string() : type + "_text");
+      if (type == "gemma3") type = "gemma3_text";
+      return t;
+    }
+  }
+  return root;
+}
+
+}  // namespace
+
+Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin) {
+  json root = root_in;
+  if (Status s = ScrubNonFinite(root, origin); !s.ok()) return s;
+  if (root.contains("model_type") && !root["model_type"].is_string() &&
+      !root["model_type"].is_null())
+    return Status::Invalid("model_type", "must be a string").WithContext(origin);
+  std::string type = StringOr(root, "model_type", std::string());
+  bool nested = false;
+  json j = TextModel(root, type, nested);
+  // A multimodal config flattened to its text keys (e.g. Llama-4 Scout as some tools store it).
+  if (!nested && (type == "llama4" || type == "gemma3")) type += "_text";
+  // Qwen2/3-VL keep tie_word_embeddings at the top level, outside text_config.
+  if (nested && !j.contains("tie_word_embeddings") && root.contains("tie_word_embeddings"))
+    j["tie_word_embeddings"] = root["tie_word_embeddings"];
+  if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
+  if (Status s = Refusals(j, type, origin); !s.ok()) return s;
+  if (nested)
+    if (Status s = Refusals(root, StringOr(root, "model_type", std::string()), origin); !s.ok())
+      return s;
+  FieldReader r(j, origin);
+  m.name = type.empty() ? "hf-model" : type;
+  if (root.contains("_name_or_path") && root["_name_or_path"].is_string() &&
+      !root["_name_or_path"].get<std::string>().empty())
+    m.name = root["_name_or_path"].get<std::string>();
+  const HfClass* cls = FindClass(type);
+  ReadShape(j, r, cls, m);
+  // Qwen-1 (remote code, modeling_qwen.py QWenMLP): each of w1, w2 is intermediate_size / 2 wide.
+  if (type == "qwen") m.ffn /= 2;
+  ReadActivationAndFlags(r, cls, type, m);
+  ReadWindow(j, r, cls, type, m);
+  ReadMoe(j, r, type, m);
+  ReadMla(r, m);
+  r.Int("num_nextn_predict_layers", m.mtp_layers, 0);
+  RequireShape(r, m, !m.is_moe() || m.moe.first_k_dense > 0 || m.moe.layer_freq > 1);
+  return r.Finish(false);
+}
+
+}  // namespace trainsim::detail

@@ -1,0 +1,31 @@
+// Reader for Hugging Face config.json files of decoder-only language models (any model_type):
+// the architecture is read from the keys present, with each model class's defaults for absent
+// keys. See docs/INPUTS.md, "Hugging Face config.json".
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "trainsim/model.h"
+#include "trainsim/status.h"
+
+namespace trainsim::detail {
+
+// Python's json module writes NaN, Infinity and -Infinity as bare tokens and HF's loader reads
+// them. Returns `text` with those tokens (outside strings) replaced by the JSON strings
+// kNonFiniteMarker + token, so that a strict JSON parser accepts the text and no reader can take
+// them for a number.
+std::string QuoteNonFiniteTokens(std::string_view text);
+inline constexpr std::string_view kNonFiniteMarker = "__trainsim_non_finite__:";
+
+// True for a JSON object that looks like an HF config.json (hidden_size / n_embd / d_model,
+// model_type or a nested text_config).
+bool LooksLikeHfConfig(const nlohmann::json& j);
+
+// Fills `m` from an HF config.json. Refuses, naming the key, what ModelSpec cannot represent
+// (hybrid Mamba / linear-attention layer patterns, per-layer block_configs, encoder-decoder
+// models, dense-layer lists that are not a prefix).
+Status ReadHfConfig(const nlohmann::json& root, ModelSpec& m, const std::string& origin);
+
+}  // namespace trainsim::detail

@@ -1,0 +1,316 @@
+// Published architectures as data: every row of src/spec/testdata/hf_configs/params.jsonl names a
+// config.json gathered from a public source (listed in that folder's README.md) and the parameter
+// count its authors published (total, and active for MoE). CountParams must agree to 1 %.
+// Behavioural tests of the HF reader (class defaults, key spellings, refusals) follow the table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "trainsim/model.h"
+#include "trainsim/strategy.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+const std::string kDir = std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/hf_configs/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<json> Rows() {
+  std::vector<json> rows;
+  std::istringstream in(ReadFile(kDir + "params.jsonl"));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) rows.push_back(json::parse(line));
+  return rows;
+}
+
+// The count the publisher reports as "active". Conventions differ: OpenAI (gpt-oss) and DeepSeek
+// count the output head but not the embedding lookup (row: "active_excludes": "embedding");
+// Zhipu (GLM-4.5) counts neither ("embedding_and_head").
+double Active(const json& row, const ModelSpec& m, const ParamCounts& c) {
+  double active = static_cast<double>(c.active);
+  const std::string excludes = row.value("active_excludes", "");
+  if (excludes == "embedding" || excludes == "embedding_and_head")
+    active -= static_cast<double>(m.vocab * m.hidden);
+  if (excludes == "embedding_and_head") active -= static_cast<double>(c.output);
+  return active;
+}
+
+TEST(HfConfigTable, PublishedParameterCountsWithinOnePercent) {
+  const std::vector<json> rows = Rows();
+  // A ratchet: the table only grows (the issue's target is 30; see hf_configs/README.md).
+  EXPECT_GE(rows.size(), 30u);
+  std::set<std::string> listed;
+  for (const json& row : rows) {
+    // "file": a config gathered into hf_configs/; "path": a model preset (data/models/) that is
+    // itself a published config.json (data/models/README.md gives its source).
+    const bool preset = row.contains("path");
+    const std::string file = row.at(preset ? "path" : "file").get<std::string>();
+    if (!preset) listed.insert(file);
+    SCOPED_TRACE(file);
+    const double tol = row.value("tolerance", 0.01);  // wider only where the row says why
+    if (tol != 0.01) {
+      EXPECT_TRUE(row.contains("tolerance_why")) << "a wider tolerance needs a reason";
+    }
+    auto m = ParseModelJson(
+        ReadFile(preset ? std::string(TRAINSIM_SOURCE_DIR) + "/" + file : kDir + file), file);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    const ParamCounts c = CountParams(m.value());
+    const double want_total = row.at("total_b").get<double>() * 1e9;
+    EXPECT_NEAR(static_cast<double>(c.total) / want_total, 1.0, tol)
+        << "total " << c.total / 1e9 << " B, published " << want_total / 1e9 << " B";
+    if (row.contains("active_b") && !row["active_b"].is_null()) {
+      const double want_active = row["active_b"].get<double>() * 1e9;
+      EXPECT_NEAR(Active(row, m.value(), c) / want_active, 1.0, tol)
+          << "active " << Active(row, m.value(), c) / 1e9 << " B, published " << want_active / 1e9
+          << " B";
+      EXPECT_TRUE(m->is_moe());
+    }
+  }
+  // Every stored config is in the table.
+  for (const auto& e : std::filesystem::directory_iterator(kDir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".json") {
+      EXPECT_TRUE(listed.count(name)) << name << " has no row";
+    }
+  }
+}
+
+// The graph's parameter groups (what memory and the optimizer see) hold exactly CountParams for
+// every published architecture, so the counts checked above are the ones simulated.
+TEST(HfConfigTable, GraphParameterGroupsMatchTheCount) {
+  for (const json& row : Rows()) {
+    const bool preset = row.contains("path");
+    const std::string file = row.at(preset ? "path" : "file").get<std::string>();
+    auto m = ParseModelJson(
+        ReadFile(preset ? std::string(TRAINSIM_SOURCE_DIR) + "/" + file : kDir + file), file);
+    ASSERT_TRUE(m.ok()) << file << ": " << m.status().message();
+    graph::StageLayers sl;
+    for (int i = 0; i < m->layers; ++i) (m->layer_is_moe(i) ? sl.moe : sl.dense)++;
+    sl.first = sl.last = true;
+    double n = 0;
+    for (const graph::ParamGroup& g : graph::StageParamGroups(m.value(), Strategy{}, sl))
+      n += g.count;
+    const ParamCounts c = CountParams(m.value());
+    // 1e-7: the graph gives DeepSeek-V3's MTP module one more norm (2 x 7168 of 685B) than
+    // CountParams' mtp_total; every other row agrees exactly.
+    EXPECT_NEAR(n / static_cast<double>(c.total + c.mtp_total), 1.0, 1e-7) << file;
+  }
+}
+
+Result<ModelSpec> Parse(const std::string& text) {
+  return ParseModelJson(text, "t.json");
+}
+
+constexpr const char* kBase =
+    R"("hidden_size": 1024, "num_attention_heads": 16, "num_hidden_layers": 4,
+       "intermediate_size": 4096, "vocab_size": 32000)";
+
+std::string Cfg(const std::string& type, const std::string& extra = "") {
+  return "{\"model_type\": \"" + type + "\", " + kBase + (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+TEST(HfConfigClass, GatedFollowsTheClassNotTheActivation) {
+  const std::string act = R"("hidden_act": "gelu_pytorch_tanh")";
+  auto gemma = Parse(Cfg("gemma2", act));
+  auto starcoder = Parse(Cfg("starcoder2", act));
+  ASSERT_TRUE(gemma.ok() && starcoder.ok());
+  EXPECT_TRUE(gemma->gated_mlp);       // Gemma2MLP: gate_proj, up_proj, down_proj
+  EXPECT_FALSE(starcoder->gated_mlp);  // Starcoder2MLP: c_fc, c_proj
+  EXPECT_TRUE(gemma->tied_embeddings);
+  EXPECT_TRUE(starcoder->tied_embeddings);
+  EXPECT_TRUE(starcoder->linear_bias);
+  auto untied = Parse(Cfg("gemma", R"("tie_word_embeddings": false)"));
+  ASSERT_TRUE(untied.ok());
+  EXPECT_FALSE(untied->tied_embeddings);
+}
+
+TEST(HfConfigClass, FalconAndChatGlmSpellings) {
+  auto falcon = Parse(R"({"model_type": "falcon", "hidden_size": 4544, "n_head": 71,
+      "n_layer": 32, "multi_query": true, "vocab_size": 65024})");
+  ASSERT_TRUE(falcon.ok()) << falcon.status().message();
+  EXPECT_EQ(falcon->layers, 32);
+  EXPECT_EQ(falcon->kv_heads, 1);
+  EXPECT_EQ(falcon->ffn, 4 * 4544);
+  auto glm = Parse(ReadFile(kDir + "chatglm2-6b.json"));
+  ASSERT_TRUE(glm.ok()) << glm.status().message();
+  EXPECT_EQ(glm->layers, 28);
+  EXPECT_EQ(glm->kv_heads, 2);
+  EXPECT_EQ(glm->head_dim, 128);
+  EXPECT_EQ(glm->vocab, 65024);
+  EXPECT_TRUE(glm->qkv_bias);
+}
+
+TEST(HfConfigKeys, MoeFromKeysForAnyModelType) {
+  auto m = Parse(Cfg("some_new_moe", R"("n_routed_experts": 64, "num_experts_per_tok": 6,
+      "moe_intermediate_size": 1408, "n_shared_experts": 2, "first_k_dense_replace": 1)"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->moe.num_experts, 64);
+  EXPECT_EQ(m->moe.top_k, 6);
+  EXPECT_EQ(m->moe.shared_ffn, 2 * 1408);
+  EXPECT_EQ(m->moe.first_k_dense, 1);
+  EXPECT_EQ(m->moe.dense_ffn, 4096);
+}
+
+TEST(HfConfigKeys, SparseStepAndDensePrefixPlaceLayersExactly) {
+  // Qwen2MoeDecoderLayer: layer i is sparse when (i + 1) % decoder_sparse_step == 0.
+  auto step = Parse(Cfg("qwen2_moe", R"("num_experts": 8, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 512, "decoder_sparse_step": 2)"));
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  EXPECT_FALSE(step->layer_is_moe(0));
+  EXPECT_TRUE(step->layer_is_moe(1));
+  EXPECT_FALSE(step->layer_is_moe(2));
+  EXPECT_TRUE(step->layer_is_moe(3));
+  auto prefix = Parse(Cfg("qwen3_moe", R"("num_experts": 8, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 512, "mlp_only_layers": [1, 0])"));
+  ASSERT_TRUE(prefix.ok()) << prefix.status().message();
+  EXPECT_EQ(prefix->moe.first_k_dense, 2);
+}
+
+TEST(HfConfigKeys, TextConfigIsTheLanguageModel) {
+  auto m = Parse(R"({"model_type": "gemma3", "vision_config": {"hidden_size": 1152},
+      "text_config": {"hidden_size": 2560, "num_attention_heads": 8, "num_key_value_heads": 4,
+      "head_dim": 256, "num_hidden_layers": 34, "intermediate_size": 10240,
+      "vocab_size": 262208, "sliding_window": 1024}})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->hidden, 2560);
+  EXPECT_TRUE(m->tied_embeddings);  // gemma3_text default
+  EXPECT_TRUE(m->qk_norm);
+  EXPECT_EQ(m->windowed_layers(), 34 - 34 / 6);  // 5 sliding : 1 global
+}
+
+TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
+  auto m = Parse(Cfg("mistral", R"("sliding_window": Infinity, "rope_theta": NaN)"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->attention.window, 0);
+  auto bad = Parse(Cfg("llama", R"("num_key_value_heads": Infinity)"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "num_key_value_heads");
+  // Inside strings the tokens are text.
+  auto s = Parse(Cfg("llama", R"("note": "NaN and Infinity \" NaN")"));
+  EXPECT_TRUE(s.ok()) << s.status().message();
+}
+
+TEST(HfConfigKeys, AbsentKeysAreNamedNotMustBePositive) {
+  auto m = Parse(R"({"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 16,
+      "intermediate_size": 4096, "vocab_size": 32000})");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().field(), "num_hidden_layers");
+  EXPECT_NE(m.status().message().find("n_layer"), std::string::npos) << m.status().message();
+  EXPECT_EQ(m.status().message().find("> 0"), std::string::npos) << m.status().message();
+}
+
+// GPT-OSS shapes from OpenAI's gpt-oss model card (arXiv:2508.10925, Table 1): 36 layers,
+// 128 experts of width 2880, top-4, 64 query / 8 kv heads of 64, o200k_harmony vocabulary
+// (201,088), alternating sliding (128) and full attention layers; 116.83B total.
+TEST(HfConfigKeys, GptOssExpertsSlidingLayersAndBiases) {
+  std::string types;
+  for (int i = 0; i < 36; ++i)
+    types += std::string(i ? ", " : "") + (i % 2 ? "\"full_attention\"" : "\"sliding_attention\"");
+  auto m = Parse(R"({"model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 36,
+      "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+      "intermediate_size": 2880, "num_local_experts": 128, "experts_per_token": 4,
+      "vocab_size": 201088, "sliding_window": 128, "layer_types": [)" +
+                 types + "]}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->moe.num_experts, 128);
+  EXPECT_EQ(m->moe.top_k, 4);
+  EXPECT_EQ(m->moe.expert_ffn, 2880);
+  EXPECT_EQ(m->windowed_layers(), 18);
+  EXPECT_TRUE(m->qkv_bias);  // GptOssConfig attention_bias defaults to True
+  EXPECT_FALSE(m->tied_embeddings);
+  EXPECT_NEAR(CountParams(m.value()).total / 116.83e9, 1.0, 0.01);
+}
+
+// Llama4TextDecoderLayer: layer i is MoE when (i + 1) % interleave_moe_layer_step == 0; dense
+// layers use intermediate_size_mlp; each MoE layer adds one shared expert of intermediate_size.
+TEST(HfConfigKeys, Llama4InterleavedMoePlacement) {
+  auto m = Parse(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
+      "hidden_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8, "head_dim": 64,
+      "num_key_value_heads": 2, "intermediate_size": 256, "intermediate_size_mlp": 1024,
+      "num_local_experts": 16, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2,
+      "vocab_size": 1000}})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_FALSE(m->layer_is_moe(0));
+  EXPECT_TRUE(m->layer_is_moe(1));
+  EXPECT_FALSE(m->layer_is_moe(2));
+  EXPECT_TRUE(m->layer_is_moe(3));
+  EXPECT_EQ(m->moe.dense_ffn, 1024);
+  EXPECT_EQ(m->moe.shared_ffn, 256);
+}
+
+TEST(HfConfigClass, MptDbrxOptBloomSpellings) {
+  // MPT: d_model / n_heads / n_layers, MLP = expansion_ratio * d_model, no_bias, tied.
+  auto mpt = Parse(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+      "expansion_ratio": 4, "vocab_size": 50432, "no_bias": true,
+      "attn_config": {"alibi": true, "kv_n_heads": 8}})");
+  ASSERT_TRUE(mpt.ok()) << mpt.status().message();
+  EXPECT_EQ(mpt->ffn, 4 * 4096);
+  EXPECT_EQ(mpt->kv_heads, 8);
+  EXPECT_FALSE(mpt->gated_mlp);
+  EXPECT_FALSE(mpt->linear_bias);
+  EXPECT_TRUE(mpt->tied_embeddings);
+  // DBRX: the MoE is described inside ffn_config.
+  auto dbrx = Parse(R"({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
+      "vocab_size": 100352, "attn_config": {"kv_n_heads": 8},
+      "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}})");
+  ASSERT_TRUE(dbrx.ok()) << dbrx.status().message();
+  EXPECT_EQ(dbrx->moe.num_experts, 16);
+  EXPECT_EQ(dbrx->moe.top_k, 4);
+  EXPECT_EQ(dbrx->moe.expert_ffn, 10752);
+  EXPECT_FALSE(dbrx->tied_embeddings);
+  // OPT: ffn_dim, ReLU two-matrix MLP, biases, tied, learned positions with an offset of 2.
+  auto opt = Parse(Cfg("opt", R"("ffn_dim": 16384, "max_position_embeddings": 2048,
+      "activation_function": "relu")"));
+  ASSERT_TRUE(opt.ok()) << opt.status().message();
+  EXPECT_EQ(opt->learned_pos_emb, 2050);
+  EXPECT_TRUE(opt->linear_bias);
+  EXPECT_TRUE(opt->tied_embeddings);
+  EXPECT_FALSE(opt->gated_mlp);
+  // BLOOM: n_layer / n_head spellings, 4h MLP, LayerNorm and biases, tied.
+  auto bloom = Parse(R"({"model_type": "bloom", "hidden_size": 4096, "n_layer": 30,
+      "n_head": 32, "vocab_size": 250880})");
+  ASSERT_TRUE(bloom.ok()) << bloom.status().message();
+  EXPECT_EQ(bloom->layers, 30);
+  EXPECT_EQ(bloom->ffn, 4 * 4096);
+  EXPECT_TRUE(bloom->layernorm);
+  EXPECT_TRUE(bloom->tied_embeddings);
+}
+
+TEST(HfConfigKeys, RefusalsNameTheConstruct) {
+  struct Case {
+    const char* extra;
+    const char* field;
+  };
+  for (const Case& c : {Case{R"("block_configs": [{"attention": {}}])", "block_configs"},
+                        Case{R"("hybrid_override_pattern": "M-M*")", "hybrid_override_pattern"},
+                        Case{R"("layers_block_type": ["mamba", "attention"])", "layers_block_type"},
+                        Case{R"("attn_type_list": [0, 1])", "attn_type_list"},
+                        Case{R"("layer_types": ["full_attention", "mamba"])", "layer_types"}}) {
+    auto m = Parse(Cfg("llama", c.extra));
+    ASSERT_FALSE(m.ok()) << c.field;
+    EXPECT_EQ(m.status().field(), c.field) << m.status().message();
+  }
+  auto jamba = Parse(Cfg("jamba"));
+  ASSERT_FALSE(jamba.ok());
+  EXPECT_EQ(jamba.status().field(), "model_type");
+}
+
+}  // namespace
+}  // namespace trainsim
