@@ -104,6 +104,17 @@ struct Layout {
   // layers are spread evenly over its chunks.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  // Megatron-LM memory settings (schema rows of the Megatron block).
+  // Optimizer state bytes per trainable parameter: fp32 master weights, momentum and variance
+  // (ZeRO paper's K = 12); Megatron-LM's --use-precision-aware-optimizer with 16-bit
+  // --exp-avg-dtype / --exp-avg-sq-dtype / --main-params-dtype lowers it.
+  double optimizer_state_bytes = 12;
+  // FP8 runs keep the parameters in FP8 only (--fp8-param-gather): 1 B per parameter instead of a
+  // 16-bit copy plus an FP8 cache.
+  bool fp8_param_gather = false;
+  // Distributed-optimizer instances (--num-distributed-optimizer-instances): optimizer states
+  // (and ZeRO-2 gradients) are sharded within each of the N replicas of dp/N ranks (HSDP-like).
+  int dist_opt_instances = 1;
 };
 
 // A workload under a layout. An aggregate: `Strategy{workload, layout}` combines the two, and

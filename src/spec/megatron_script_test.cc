@@ -1,0 +1,201 @@
+// Megatron-LM launch scripts and arguments (trainsim/megatron.h).
+#include <gtest/gtest.h>
+
+#include "trainsim/megatron.h"
+#include "trainsim/trainsim.h"
+
+namespace trainsim {
+namespace {
+
+Strategy Read(const std::string& text, MegatronReading* r = nullptr) {
+  auto cmd = ParseMegatronScript(text);
+  EXPECT_TRUE(cmd.ok()) << cmd.status().message();
+  Strategy s;
+  MegatronReading local;
+  Status st = ReadMegatronArgs(cmd.value().args, s, nullptr, r ? *r : local);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return s;
+}
+
+TEST(MegatronScript, ContinuationsVariablesArraysAndLauncher) {
+  const char* script = R"(#!/bin/bash
+GPUS_PER_NODE=8
+NNODES=2
+TP=2  # tensor parallel
+export PP=${PP:-4}
+WORLD=$(($GPUS_PER_NODE*$NNODES))
+DIST=(--nproc_per_node $GPUS_PER_NODE --nnodes $NNODES)
+ARGS=(
+  --tensor-model-parallel-size $TP
+  --pipeline-model-parallel-size "${PP}"   # quoted
+)
+ARGS+=(--recompute-modules core_attn mlp)
+if [[ "$TP" == "2" ]]; then
+  EXTRA="--sequence-parallel"
+else
+  EXTRA="--no-such-flag"
+fi
+torchrun "${DIST[@]}" pretrain_gpt.py \
+    "${ARGS[@]}" $EXTRA \
+    --micro-batch-size 2 2>&1 | tee log.txt
+)";
+  auto cmd = ParseMegatronScript(script);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->program, "pretrain_gpt.py");
+  EXPECT_EQ(cmd->launcher_gpus, 16);
+  Strategy s;
+  MegatronReading r;
+  ASSERT_TRUE(ReadMegatronArgs(cmd->args, s, nullptr, r).ok());
+  EXPECT_EQ(s.tp, 2);
+  EXPECT_EQ(s.pp, 4);
+  EXPECT_TRUE(s.sp);
+  EXPECT_EQ(s.mbs, 2);
+  EXPECT_EQ(s.recompute, Recompute::kSelective);
+  EXPECT_EQ(s.recompute_modules, kRecomputeCoreAttn | kRecomputeMlp);
+}
+
+TEST(MegatronScript, UnmatchedQuoteNamesTheLine) {
+  auto cmd = ParseMegatronScript(
+      "A=1\nB=\"oops\ntorchrun pretrain_gpt.py --tensor-model-parallel-size 2\n");
+  ASSERT_FALSE(cmd.ok());
+  EXPECT_NE(cmd.status().message().find("line 2"), std::string::npos) << cmd.status().message();
+}
+
+TEST(MegatronArgs, CurrentVirtualPipelineSpellings) {
+  EXPECT_EQ(Read("--pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 2").vpp,
+            2);
+  MegatronReading r;
+  Strategy s = Read(
+      "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2 "
+      "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 32000",
+      &r);
+  auto m = ResolveMegatronModel(r, nullptr, s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(s.vpp, 4);  // 32 layers / pp 4 / 2 layers per chunk
+}
+
+TEST(MegatronArgs, Fp8RecipeOrderDoesNotMatter) {
+  EXPECT_EQ(Read("--bf16 --fp8-recipe mxfp8 --fp8-format e4m3").dtype, DType::kMxfp8);
+  EXPECT_EQ(Read("--bf16 --fp8-format e4m3 --fp8-recipe mxfp8").dtype, DType::kMxfp8);
+  EXPECT_EQ(Read("--bf16 --fp8-format hybrid --fp8-recipe tensorwise").dtype, DType::kFp8);
+  EXPECT_EQ(Read("--bf16 --fp8-recipe mxfp8").dtype, DType::kBf16);  // no format: no FP8
+}
+
+TEST(MegatronArgs, ShardingStrategyLevels) {
+  const char* fsdp =
+      "--use-megatron-fsdp --use-distributed-optimizer --data-parallel-sharding-strategy ";
+  const std::pair<const char*, int> levels[] = {
+      {"no_shard", 0}, {"optim", 1}, {"optim_grads", 2}, {"optim_grads_params", 3}};
+  for (const auto& [name, zero] : levels) {
+    Strategy s = NormaliseStrategy(Read(std::string(fsdp) + name));
+    EXPECT_EQ(s.zero, std::max(zero, name == std::string("no_shard") ? 0 : 1)) << name;
+    EXPECT_EQ(s.fsdp, zero == 3) << name;
+  }
+}
+
+TEST(MegatronArgs, OldRecomputeSpellings) {
+  Strategy s = Read("--checkpoint-activations");
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  EXPECT_EQ(s.recompute_layers, -1);
+  s = Read("--activations-checkpoint-method block --activations-checkpoint-num-layers 3");
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  EXPECT_EQ(s.recompute_layers, 3);
+}
+
+TEST(MegatronArgs, WithoutGlobalBatchOneMicroBatchPerDpRank) {
+  Strategy s = Read("--tensor-model-parallel-size 2 --micro-batch-size 4");
+  s.world_size = 16;
+  s = NormaliseStrategy(s);
+  EXPECT_EQ(s.num_micro_batches(), 1);
+  EXPECT_EQ(s.gbs, 4 * 8);
+}
+
+TEST(MegatronArgs, IgnoredListsUnmodelledAndMisspelled) {
+  MegatronReading r;
+  Read("--cpu-offloading --tensor-model-paralel-size 2 --seed 1234 --lr 1e-4", &r);
+  ASSERT_EQ(r.ignored.size(), 2u);
+  EXPECT_EQ(r.ignored[0].name, "--cpu-offloading");
+  EXPECT_EQ(r.ignored[1].name, "--tensor-model-paralel-size");
+  EXPECT_NE(r.ignored[1].why.find("--tensor-model-parallel-size"), std::string::npos);
+}
+
+TEST(MegatronArgs, MemoryFlagsLowerTheFootprint) {
+  auto hw = LoadHardware("h100_sxm_80gb");
+  auto m = LoadModel("llama3-8b");
+  ASSERT_TRUE(hw.ok() && m.ok());
+  const std::string base =
+      "--bf16 --fp8-format hybrid --use-distributed-optimizer --micro-batch-size 1 "
+      "--global-batch-size 64 --seq-length 8192 ";
+  auto peak = [&](const std::string& extra) {
+    Strategy s = Read(base + extra);
+    s = NormaliseStrategy(s);
+    auto r = Simulate(m.value(), hw.value(), s, SimOptions{});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r.value().peak_mem_bytes : 0.0;
+  };
+  const double p0 = peak("");
+  EXPECT_LT(peak("--grad-reduce-in-bf16"), p0);
+  EXPECT_LT(peak("--fp8-param-gather"), p0);
+  EXPECT_LT(peak("--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16"),
+            p0);
+  EXPECT_EQ(peak("--exp-avg-dtype bf16"), p0);  // acts only with the precision-aware optimizer
+  EXPECT_GT(peak("--num-distributed-optimizer-instances 2"), p0);  // sharded over fewer ranks
+}
+
+TEST(MegatronModel, BuiltFromShapeAndCheckedAgainstModel) {
+  const std::string shape =
+      "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 "
+      "--group-query-attention --num-query-groups 8 --kv-channels 128 --swiglu "
+      "--normalization RMSNorm --position-embedding-type rope --disable-bias-linear "
+      "--untie-embeddings-and-output-weights --vocab-size 128256";
+  MegatronReading r;
+  Strategy s = Read(shape, &r);
+  auto m = ResolveMegatronModel(r, nullptr, s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto preset = LoadModel("llama3-8b");
+  ASSERT_TRUE(preset.ok());
+  EXPECT_NEAR(CountParams(m.value()).total / CountParams(preset.value()).total, 1.0, 0.001);
+  EXPECT_TRUE(ResolveMegatronModel(r, &preset.value(), s).ok());
+  auto big = LoadModel("llama3-70b");
+  ASSERT_TRUE(big.ok());
+  auto clash = ResolveMegatronModel(r, &big.value(), s);
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.status().message().find("--num-layers"), std::string::npos);
+  MegatronReading partial;
+  Read("--num-layers 32", &partial);
+  auto missing = ResolveMegatronModel(partial, nullptr, s);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("--hidden-size"), std::string::npos);
+}
+
+TEST(MegatronLayout, ParsesAndRefusesByName) {
+  auto l = ParsePipelineLayout("Et*3|(tt|)*29,m|L", 16);
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ(l->vpp, 2);
+  EXPECT_EQ(l->mtp_layers, 1);
+  EXPECT_EQ(l->chunk_layers.size(), 32u);
+  EXPECT_EQ(l->chunk_layers[0], 3);
+  EXPECT_EQ(l->chunk_layers[1], 2);
+  EXPECT_EQ(l->chunk_layers[31], 0);
+  EXPECT_FALSE(ParsePipelineLayout("Etx|L", 1).ok());
+  // An even layout is represented.
+  MegatronReading r;
+  Strategy s = Read(
+      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout Ett|ttL "
+      "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000",
+      &r);
+  ASSERT_TRUE(ResolveMegatronModel(r, nullptr, s).ok());
+  EXPECT_EQ(s.vpp, 1);
+  MegatronReading odd;
+  Strategy t = Read(
+      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout Et|tttL "
+      "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000",
+      &odd);
+  auto res = ResolveMegatronModel(odd, nullptr, t);
+  if (res.ok()) {  // first stage 1 layer, last 3: represented as first/last stage layers
+    EXPECT_EQ(t.first_stage_layers + t.last_stage_layers, 4);
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
