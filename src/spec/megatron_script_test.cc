@@ -199,3 +199,109 @@ TEST(MegatronLayout, ParsesAndRefusesByName) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+std::string ReadScript(const std::string& name) {
+  auto t = ReadTextFile(std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/megatron_scripts/" +
+                        name);
+  EXPECT_TRUE(t.ok()) << name;
+  return t.ok() ? t.value() : std::string();
+}
+
+struct Loaded {
+  MegatronCommand cmd;
+  Strategy s;
+  MegatronReading r;
+};
+
+Loaded LoadScript(const std::string& name) {
+  Loaded l;
+  auto cmd = ParseMegatronScript(ReadScript(name));
+  EXPECT_TRUE(cmd.ok()) << cmd.status().message();
+  if (!cmd.ok()) return l;
+  l.cmd = cmd.value();
+  Status st = ReadMegatronArgs(l.cmd.args, l.s, nullptr, l.r);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return l;
+}
+
+std::vector<std::string> IgnoredNames(const MegatronReading& r) {
+  std::vector<std::string> out;
+  for (const IgnoredInput& i : r.ignored) out.push_back(i.name);
+  return out;
+}
+
+// NVIDIA's stock Llama-3-8B FP8 recipe: 8 GPUs, FP8 with FP8 parameters, bf16 gradient
+// reduction, distributed optimizer; it runs on 8 x H100, so it must fit.
+TEST(MegatronScripts, Llama3_8bH100Fp8LoadsAndFits) {
+  Loaded l = LoadScript("train_llama3_8b_h100_fp8.sh");
+  EXPECT_EQ(l.cmd.program, "pretrain_gpt.py");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);
+  l.s.world_size = l.cmd.launcher_gpus;
+  EXPECT_EQ(l.s.tp, 1);
+  EXPECT_EQ(l.s.pp, 1);
+  EXPECT_EQ(l.s.cp, 1);
+  EXPECT_EQ(l.s.mbs, 1);
+  EXPECT_EQ(l.s.gbs, 128);
+  EXPECT_EQ(l.s.seq, 8192);
+  EXPECT_EQ(l.s.dtype, DType::kFp8);
+  EXPECT_TRUE(l.s.fp8_param_gather);
+  EXPECT_FALSE(l.s.main_grad_fp32);
+  EXPECT_EQ(l.s.zero, 1);
+  EXPECT_EQ(l.s.recompute, Recompute::kNone);
+  EXPECT_EQ(IgnoredNames(l.r), std::vector<std::string>{"--empty-unused-memory-level"});
+  auto m = ResolveMegatronModel(l.r, nullptr, l.s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->layers, 32);
+  EXPECT_EQ(m->hidden, 4096);
+  EXPECT_EQ(m->kv_heads, 8);
+  EXPECT_EQ(m->ffn, 14336);
+  EXPECT_EQ(m->vocab, 128256);
+  EXPECT_FALSE(m->tied_embeddings);
+  EXPECT_FALSE(m->dropout);
+  auto hw = LoadHardware("h100_sxm_80gb");
+  ASSERT_TRUE(hw.ok());
+  auto rep = Simulate(m.value(), hw.value(), NormaliseStrategy(l.s), SimOptions{});
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  EXPECT_TRUE(rep->fits) << rep->peak_mem_bytes / (1 << 30) << " GiB";
+}
+
+TEST(MegatronScripts, Gpt3_175bNamesTheMissingVocabulary) {
+  Loaded l = LoadScript("train_gpt3_175b_distributed.sh");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);
+  EXPECT_EQ(l.s.tp, 8);
+  EXPECT_EQ(l.s.pp, 16);
+  EXPECT_EQ(l.s.mbs, 1);
+  EXPECT_EQ(l.s.gbs, 1536);
+  EXPECT_EQ(l.s.seq, 2048);
+  EXPECT_EQ(l.s.dtype, DType::kFp16);
+  EXPECT_TRUE(l.r.ignored.empty());
+  auto m = ResolveMegatronModel(l.r, nullptr, l.s);
+  ASSERT_FALSE(m.ok());  // the GPT-2 vocabulary comes from a file
+  EXPECT_NE(m.status().message().find("--vocab-size"), std::string::npos);
+  auto gpt3 = ModelFromMegatronShape([&] {
+    auto shape = l.r.shape;
+    shape["--vocab-size"] = "50257";
+    return shape;
+  }());
+  ASSERT_TRUE(gpt3.ok()) << gpt3.status().message();
+  EXPECT_NEAR(CountParams(gpt3.value()).total / 1e9, 175, 2);  // GPT-3 175B
+}
+
+TEST(MegatronScripts, Mixtral8x7bDistributed) {
+  Loaded l = LoadScript("train_mixtral_8x7b_distributed.sh");
+  EXPECT_EQ(l.cmd.launcher_gpus, 2);
+  EXPECT_EQ(l.s.ep, 2);
+  EXPECT_EQ(l.s.tp, 1);
+  EXPECT_EQ(l.s.mbs, 1);
+  EXPECT_EQ(l.s.gbs, 4);
+  EXPECT_EQ(l.s.seq, 256);
+  EXPECT_EQ(l.s.zero, 1);
+  EXPECT_EQ(IgnoredNames(l.r), std::vector<std::string>{"--no-masked-softmax-fusion"});
+  EXPECT_EQ(l.r.shape.at("--num-experts"), "2");
+}
+
+}  // namespace
+}  // namespace trainsim

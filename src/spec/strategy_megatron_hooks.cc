@@ -192,6 +192,9 @@ void AttentionOut(const Strategy& s, std::string& out) {
 }
 
 Status CpCommIn(Strategy& s, std::string_view, std::string_view value) {
+  if (value != "p2p" && value != "a2a" && value != "allgather" && value != "a2a+p2p")
+    return Status::Invalid("must be p2p, a2a, allgather or a2a+p2p, got '" + std::string(value) +
+                           "'");
   s.cp_a2a = value == "a2a";  // p2p, allgather, a2a+p2p: modelled as the ring
   return Status::Ok();
 }
