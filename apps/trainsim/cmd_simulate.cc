@@ -171,7 +171,9 @@ static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* 
     preset = std::move(m).value();
   }
   auto m = ResolveMegatronModel(mg->reading, preset ? &*preset : nullptr, s);
-  if (!m.ok()) return m.status();
+  if (!m.ok()) return m.status().WithContext(a.model_given ? "--model " + a.model : "model");
+  if (!a.model_given && !a.megatron_script.empty())  // named after the script
+    m.value().name = a.megatron_script.substr(a.megatron_script.find_last_of('/') + 1);
   s = NormaliseStrategy(s);
   return m;
 }

@@ -203,6 +203,7 @@ constexpr FlagInfo kFlags[] = {
     {"--data-cache-path", kOk, ""},
     {"--data-args-path", kOk, ""},
     {"--mock-data", kOk, ""},
+    {"--data-impl", kOk, ""},
     {"--split", kOk, ""},
     {"--num-workers", kOk, ""},
     {"--dataloader-type", kOk, ""},

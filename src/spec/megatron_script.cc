@@ -51,8 +51,10 @@ int LauncherGpus(const std::vector<std::string>& w) {
         value.find_first_not_of("0123456789") != std::string::npos)
       continue;
     v = std::stoll(value);
-    if (flag == "--nproc-per-node" || flag == "--num-gpus") per_node = v;
-    if (flag == "--nnodes" || flag == "--num-nodes") nodes = std::max(1LL, v);
+    // torchrun / deepspeed; srun's --ntasks-per-node and --nodes.
+    if (flag == "--nproc-per-node" || flag == "--num-gpus" || flag == "--ntasks-per-node")
+      per_node = v;
+    if (flag == "--nnodes" || flag == "--num-nodes" || flag == "--nodes") nodes = std::max(1LL, v);
   }
   return per_node > 0 ? static_cast<int>(per_node * nodes) : 0;
 }
@@ -132,7 +134,28 @@ void Interpreter::SkipBlock(size_t& i, std::string_view open, std::string_view c
 }
 
 Status Interpreter::Command(std::vector<std::string> fields, int line) {
+  // srun ... sh -c "python pretrain_gpt.py ..." and eval $CMD: the command string is a script
+  // of its own.
+  if (!fields.empty() && fields[0] == "eval") {
+    std::string text;
+    for (size_t k = 1; k < fields.size(); ++k) text += (k > 1 ? " " : "") + fields[k];
+    fields = {"sh", "-c", text};
+  }
   const auto prog = std::find_if(fields.begin(), fields.end(), IsPretrainProgram);
+  for (size_t k = 0; prog == fields.end() && k + 2 < fields.size(); ++k) {
+    if ((fields[k] != "sh" && fields[k] != "bash") || fields[k + 1] != "-c") continue;
+    auto toks = shell::Lex(fields[k + 2]);
+    if (!toks.ok()) return toks.status().WithContext(LineOf(line));
+    Interpreter inner(toks.value());
+    inner.vars_ = vars_;
+    auto r = inner.Run();
+    if (!r.ok()) return r.status().WithContext(LineOf(line));
+    if (r->program.empty()) continue;
+    std::vector<std::string> joined(fields.begin(), fields.begin() + k);
+    joined.push_back(r->program);
+    joined.insert(joined.end(), r->args.begin(), r->args.end());
+    return Command(std::move(joined), line);
+  }
   if (prog == fields.end()) {
     bare_.push_back(std::move(fields));
     if (bare_.size() == 1) bare_line_ = line;
@@ -191,7 +214,14 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
   const int line = t_[i].line;
   if (w == "if" || w == "elif") {
     ++i;
+    // An elif is evaluated when the enclosing branches are taken (not its own if's).
+    std::optional<Frame> own;
+    if (w == "elif" && !frames_.empty()) {
+      own = frames_.back();
+      frames_.pop_back();
+    }
     auto c = Condition(i);
+    if (own) frames_.push_back(*own);
     if (!c.ok()) return c.status();
     if (w == "if") {
       frames_.push_back({c.value(), c.value()});
@@ -282,6 +312,10 @@ Result<bool> Interpreter::Condition(size_t& i) {
   for (; i < t_.size() && !IsWord(t_[i], "then"); ++i) {
     const Token& t = t_[i];
     if (t.kind == TokenKind::kNewline || (t.kind == TokenKind::kOp && t.raw == ";")) continue;
+    if (IsRedirect(t)) {  // [ -f x ] 2>/dev/null
+      if (i + 1 < t_.size() && t_[i + 1].kind == TokenKind::kWord) ++i;
+      continue;
+    }
     if (t.kind == TokenKind::kOp) {
       words.push_back(t.raw);
       is_op.push_back(true);

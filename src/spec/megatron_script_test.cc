@@ -54,6 +54,31 @@ torchrun "${DIST[@]}" pretrain_gpt.py \
   EXPECT_EQ(s.recompute_modules, kRecomputeCoreAttn | kRecomputeMlp);
 }
 
+TEST(MegatronScript, HereDocumentsLoopsAndEval) {
+  const char* script = R"(TP=2
+cat <<EOT > ds.json
+{ "it's": "a ' quote the shell does not read", "zero": 1 }
+EOT
+for i in 1 2; do TP=8; done
+if [ "$TP" -eq 2 ] && [[ -n "$TP" ]]; then MODE=ok; elif true; then MODE=bad; fi
+CMD="torchrun --nproc_per_node 4 --nnodes=2 pretrain_gpt.py --tensor-model-parallel-size $TP"
+[ "$MODE" = ok ] && echo fine
+eval $CMD
+)";
+  auto cmd = ParseMegatronScript(script);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->launcher_gpus, 8);
+  EXPECT_EQ(cmd->args, (std::vector<std::string>{"--tensor-model-parallel-size", "2"}));
+}
+
+TEST(MegatronScript, BareArgumentListQuotedAsTheShellReadsIt) {
+  auto cmd =
+      ParseMegatronScript("--tensor-model-parallel-size \"2\" --recompute-modules 'core_attn' mlp");
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->args, (std::vector<std::string>{"--tensor-model-parallel-size", "2",
+                                                 "--recompute-modules", "core_attn", "mlp"}));
+}
+
 TEST(MegatronScript, UnmatchedQuoteNamesTheLine) {
   auto cmd = ParseMegatronScript(
       "A=1\nB=\"oops\ntorchrun pretrain_gpt.py --tensor-model-parallel-size 2\n");
@@ -301,6 +326,96 @@ TEST(MegatronScripts, Mixtral8x7bDistributed) {
   EXPECT_EQ(l.s.zero, 1);
   EXPECT_EQ(IgnoredNames(l.r), std::vector<std::string>{"--no-masked-softmax-fusion"});
   EXPECT_EQ(l.r.shape.at("--num-experts"), "2");
+}
+
+TEST(MegatronScripts, Gpt3_175bOf2021ThroughSrunShC) {
+  Loaded l = LoadScript("pretrain_gpt3_175B.sh");
+  EXPECT_EQ(l.cmd.program, "pretrain_gpt.py");
+  EXPECT_EQ(l.s.tp, 8);
+  EXPECT_EQ(l.s.pp, 16);
+  EXPECT_EQ(l.s.mbs, 1);
+  EXPECT_EQ(l.s.gbs, 1536);
+  EXPECT_EQ(l.s.dtype, DType::kFp16);
+  EXPECT_EQ(l.s.recompute, Recompute::kFull);  // --checkpoint-activations
+  EXPECT_EQ(l.s.recompute_layers, -1);
+  EXPECT_EQ(l.r.shape.at("--num-layers"), "96");
+}
+
+TEST(MegatronScripts, Gpt345mOf2022WithTorchDistributedLaunch) {
+  Loaded l = LoadScript("pretrain_gpt_distributed_with_mp.sh");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);
+  EXPECT_EQ(l.s.tp, 2);
+  EXPECT_EQ(l.s.pp, 2);
+  EXPECT_TRUE(l.s.sp);
+  EXPECT_EQ(l.s.mbs, 4);
+  EXPECT_EQ(l.s.gbs, 16);
+  EXPECT_EQ(l.s.seq, 1024);
+  EXPECT_EQ(l.s.recompute, Recompute::kFull);  // --activations-checkpoint-method uniform
+  EXPECT_EQ(l.s.recompute_layers, -1);
+  EXPECT_TRUE(l.r.ignored.empty());
+  EXPECT_EQ(l.r.shape.at("--hidden-size"), "1024");
+}
+
+TEST(MegatronScripts, Llama3_70bRocmThroughEval) {
+  Loaded l = LoadScript("train_llama3_rocm.sh");
+  EXPECT_EQ(l.cmd.launcher_gpus, 0);  // GPUS_PER_NODE comes from a command
+  EXPECT_EQ(l.s.tp, 8);
+  EXPECT_EQ(l.s.pp, 1);
+  EXPECT_EQ(l.s.mbs, 2);
+  EXPECT_EQ(l.s.gbs, 8);
+  EXPECT_EQ(l.s.seq, 2048);
+  EXPECT_TRUE(l.s.sp);
+  EXPECT_TRUE(l.s.fa2_attention);  // --use-flash-attn
+  EXPECT_EQ(IgnoredNames(l.r), (std::vector<std::string>{"--no-masked-softmax-fusion",
+                                                         "--no-gradient-accumulation-fusion"}));
+  EXPECT_EQ(l.r.shape.at("--num-layers"), "80");  // MODEL_SIZE 70 by elif
+  auto preset = LoadModel("llama3-70b");
+  ASSERT_TRUE(preset.ok());
+  auto m = ResolveMegatronModel(l.r, &preset.value(), l.s);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+}
+
+TEST(MegatronScripts, DeepSpeedGpt125mFlagsListedAsIgnored) {
+  Loaded l = LoadScript("ds_pretrain_gpt_125M_flashattn.sh");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);  // deepspeed --num_gpus=8
+  EXPECT_EQ(l.s.tp, 2);
+  EXPECT_EQ(l.s.pp, 2);
+  EXPECT_EQ(l.s.mbs, 2);
+  EXPECT_EQ(l.s.gbs, 256);
+  EXPECT_EQ(l.s.dtype, DType::kFp16);
+  EXPECT_EQ(l.s.recompute, Recompute::kFull);  // --checkpoint-activations
+  EXPECT_TRUE(l.s.fa2_attention);
+  EXPECT_EQ(IgnoredNames(l.r),
+            (std::vector<std::string>{"--no-gradient-accumulation-fusion", "--train-tokens",
+                                      "--deepspeed", "--deepspeed_config", "--zero-stage",
+                                      "--deepspeed-activation-checkpointing"}));
+}
+
+TEST(MegatronScripts, Bert340m) {
+  Loaded l = LoadScript("train_bert_340m_distributed.sh");
+  EXPECT_EQ(l.cmd.program, "pretrain_bert.py");
+  EXPECT_EQ(l.s.tp, 8);
+  EXPECT_EQ(l.s.pp, 16);
+  EXPECT_EQ(l.s.mbs, 4);
+  EXPECT_EQ(l.s.gbs, 32);
+  EXPECT_EQ(l.s.seq, 512);
+  EXPECT_TRUE(l.r.ignored.empty());
+}
+
+TEST(MegatronScripts, Llama32_1bFp8WithArgumentLoop) {
+  Loaded l = LoadScript("train_llama32_1b_h100_fp8.sh");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);
+  EXPECT_EQ(l.s.tp, 4);
+  EXPECT_TRUE(l.s.sp);
+  EXPECT_EQ(l.s.gbs, 128);
+  EXPECT_EQ(l.s.dtype, DType::kFp8);
+  EXPECT_TRUE(l.s.fp8_param_gather);
+  EXPECT_EQ(l.r.shape.at("--vocab-size"), "128256");  // the real-data branch
+  auto m = ResolveMegatronModel(l.r, nullptr, l.s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->layers, 16);
+  EXPECT_EQ(m->head_dim, 128);
+  EXPECT_TRUE(m->layernorm);  // no --normalization: Megatron's LayerNorm
 }
 
 }  // namespace

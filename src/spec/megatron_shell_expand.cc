@@ -127,9 +127,9 @@ Result<size_t> Dollar(std::string_view s, size_t i, const Vars& vars, bool quote
   if (n == '(' && i + 2 < s.size() && s[i + 2] == '(') {  // $(( arithmetic ))
     const size_t close = Closing(s, i + 1);
     if (close >= s.size()) return Status::Invalid(std::string(s), "unmatched $((");
+    // A value only known when the script runs (a variable holding $(command) text) stays text.
     auto v = Arithmetic(s.substr(i + 3, close - i - 4), vars);
-    if (!v.ok()) return v.status();
-    elems.push_back(std::to_string(v.value()));
+    elems.push_back(v.ok() ? std::to_string(v.value()) : std::string(s.substr(i, close + 1 - i)));
     end = close + 1;
   } else if (n == '(') {  // $(command): its output is unknown; kept as text
     const size_t close = Closing(s, i + 1);

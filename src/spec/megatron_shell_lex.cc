@@ -30,10 +30,31 @@ class Lexer {
   Status ReadArray(Token& tok);
   void ReadOp(Token& tok);
 
+  void SkipHeredoc();
+
   std::string_view t_;
   size_t i_ = 0;
   int line_ = 1;
+  std::string heredoc_;  // delimiter of a pending << here-document ("" = none)
 };
+
+// The body of a here-document (cat <<EOF ... EOF): lines up to the delimiter line, not read.
+void Lexer::SkipHeredoc() {
+  std::string delim;
+  for (char c : heredoc_)
+    if (c != '\'' && c != '"' && c != '-') delim += c;
+  heredoc_.clear();
+  while (i_ < t_.size()) {
+    size_t end = t_.find('\n', i_);
+    if (end == std::string_view::npos) end = t_.size();
+    std::string_view line = t_.substr(i_, end - i_);
+    while (!line.empty() && (line.front() == '\t' || line.front() == ' ')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    i_ = end < t_.size() ? end + 1 : end;
+    ++line_;
+    if (line == delim) return;
+  }
+}
 
 void Lexer::SkipBlanks() {
   while (i_ < t_.size()) {
@@ -204,11 +225,23 @@ Result<std::vector<Token>> Lexer::Run() {
     if (c == '\n') {
       ++i_, ++line_;
       tok.kind = TokenKind::kNewline;
+      if (!heredoc_.empty()) SkipHeredoc();
     } else if (c == '#') {
       while (i_ < t_.size() && t_[i_] != '\n') ++i_;
       continue;
     } else if (IsOpChar(c)) {
       ReadOp(tok);
+      if (tok.raw == "<<") {  // the delimiter word follows
+        if (At(i_) == '-') ++i_;
+        SkipBlanks();
+        out.push_back(tok);
+        Token word;
+        word.line = line_;
+        if (Status st = ReadWord(word.raw); !st.ok()) return st;
+        heredoc_ = word.raw.empty() ? "EOF" : word.raw;
+        out.push_back(std::move(word));
+        continue;
+      }
     } else {
       if (Status st = ReadWord(tok.raw); !st.ok()) return st;
       // "2>&1": a file descriptor number in front of a redirection belongs to it.
