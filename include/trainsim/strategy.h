@@ -181,14 +181,16 @@ Result<Strategy> ParseStrategyJson(std::string_view text, std::string_view origi
 Status ApplyStrategyJson(std::string_view text, std::string_view origin, Strategy& s,
                          StrategyKeys* given = nullptr);
 
-// Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ") on top of
-// `base`, first resetting sp, zero and the DP overlaps to Megatron's defaults (off). Normalised.
+// Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ", quoted as
+// the shell reads it; a launch script works too, trainsim/megatron.h) on top of `base`, first
+// resetting sp, zero and the DP overlaps to Megatron's defaults (off). Normalised.
 Result<Strategy> ParseMegatronArgs(std::string_view args, Strategy base);
 // The same without normalising, onto `s`. `given` (optional) receives every key that has a
 // Megatron-LM argument (an absent argument keeps Megatron-LM's own default, which is no
-// assumption), except dtype, seq_len and global_batch_size unless their arguments appear
-// (Megatron-LM alone would train in fp32, needs --seq-length, and takes one micro-batch per DP
-// rank).
+// assumption), except dtype and seq_len unless their arguments appear (Megatron-LM alone would
+// train in fp32 and needs --seq-length). Without --global-batch-size the batch is Megatron-LM's:
+// one micro-batch per DP rank. The model-shape and ignored arguments are dropped (use
+// ReadMegatronArgs for them).
 Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given = nullptr);
 // The strategy as Megatron-LM arguments (the normalised strategy; world size, rank order,
 // ZB-H1/DualPipe and the EP overlap fraction have no Megatron-LM argument).

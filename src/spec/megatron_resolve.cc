@@ -58,7 +58,7 @@ void ResolveSharding(const std::map<std::string, std::string>& seen, Strategy& s
     s.zero = 3;
   } else if (mfsdp) {
     s.zero = std::max(zero, dist_opt && level.empty() ? 1 : 0);
-    s.fsdp = s.zero == 3;
+    s.fsdp = s.zero >= 2;  // fsdp below ZeRO-2 would be normalised to ZeRO-3
   } else if (!level.empty()) {
     s.zero = dist_opt ? 1 : 0;
     out.ignored.push_back({"--data-parallel-sharding-strategy", level,

@@ -151,10 +151,15 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     auto r = inner.Run();
     if (!r.ok()) return r.status().WithContext(LineOf(line));
     if (r->program.empty()) continue;
-    std::vector<std::string> joined(fields.begin(), fields.begin() + k);
-    joined.push_back(r->program);
-    joined.insert(joined.end(), r->args.begin(), r->args.end());
-    return Command(std::move(joined), line);
+    if (found_)
+      return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
+                                               LineOf(found_->line) + "); give one");
+    MegatronCommand c = std::move(r).value();
+    const int outer = LauncherGpus(std::vector<std::string>(fields.begin(), fields.begin() + k));
+    if (outer > 0) c.launcher_gpus = outer;
+    c.line = line;
+    found_ = std::move(c);
+    return Status::Ok();
   }
   if (prog == fields.end()) {
     bare_.push_back(std::move(fields));

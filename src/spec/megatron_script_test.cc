@@ -114,7 +114,7 @@ TEST(MegatronArgs, ShardingStrategyLevels) {
   for (const auto& [name, zero] : levels) {
     Strategy s = NormaliseStrategy(Read(std::string(fsdp) + name));
     EXPECT_EQ(s.zero, std::max(zero, name == std::string("no_shard") ? 0 : 1)) << name;
-    EXPECT_EQ(s.fsdp, zero == 3) << name;
+    EXPECT_EQ(s.fsdp, zero >= 2) << name;  // Megatron-FSDP; below ZeRO-2 plain DP / dist-opt
   }
 }
 
@@ -206,14 +206,14 @@ TEST(MegatronLayout, ParsesAndRefusesByName) {
   // An even layout is represented.
   MegatronReading r;
   Strategy s = Read(
-      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout Ett|ttL "
+      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Ett|ttL' "
       "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000",
       &r);
   ASSERT_TRUE(ResolveMegatronModel(r, nullptr, s).ok());
   EXPECT_EQ(s.vpp, 1);
   MegatronReading odd;
   Strategy t = Read(
-      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout Et|tttL "
+      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et|tttL' "
       "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000",
       &odd);
   auto res = ResolveMegatronModel(odd, nullptr, t);
@@ -335,7 +335,8 @@ TEST(MegatronScripts, Gpt3_175bOf2021ThroughSrunShC) {
   EXPECT_EQ(l.s.pp, 16);
   EXPECT_EQ(l.s.mbs, 1);
   EXPECT_EQ(l.s.gbs, 1536);
-  EXPECT_EQ(l.s.dtype, DType::kFp16);
+  // "<TENSORBOARD DIRECTORY> --fp16": to the shell, the placeholder's '>' redirects into a file
+  // named --fp16, so the published script trains without it; not asserted.
   EXPECT_EQ(l.s.recompute, Recompute::kFull);  // --checkpoint-activations
   EXPECT_EQ(l.s.recompute_layers, -1);
   EXPECT_EQ(l.r.shape.at("--num-layers"), "96");
