@@ -171,7 +171,7 @@ static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* 
     preset = std::move(m).value();
   }
   auto m = ResolveMegatronModel(mg->reading, preset ? &*preset : nullptr, s);
-  if (!m.ok()) return m.status().WithContext(a.model_given ? "--model " + a.model : "model");
+  if (!m.ok()) return a.model_given ? m.status().WithContext("--model " + a.model) : m.status();
   if (!a.model_given && !a.megatron_script.empty())  // named after the script
     m.value().name = a.megatron_script.substr(a.megatron_script.find_last_of('/') + 1);
   s = NormaliseStrategy(s);

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "spec/megatron_shell.h"
@@ -290,7 +291,13 @@ Result<MegatronCommand> Interpreter::Run() {
   if (!frames_.empty()) return Status::Invalid("script", "if without fi");
   if (found_) return *found_;
   // No pretrain_*.py: a bare argument list ("--tensor-model-parallel-size 2 ...").
-  if (bare_.size() == 1 && !bare_[0].empty() && bare_[0][0].rfind("--", 0) == 0) {
+  // (One command that does not start with a program name: a token such as "8" is reported by
+  // the argument reader.)
+  const auto is_program = [](const std::string& w) {
+    return !w.empty() && (std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '.' ||
+                          w[0] == '/' || w[0] == '_');
+  };
+  if (bare_.size() == 1 && (bare_[0].empty() || !is_program(bare_[0][0]))) {
     MegatronCommand c;
     c.args = bare_[0];
     c.line = bare_line_;
