@@ -167,6 +167,23 @@ TEST(MegatronArgs, MemoryFlagsLowerTheFootprint) {
   EXPECT_GT(peak("--num-distributed-optimizer-instances 2"), p0);  // sharded over fewer ranks
 }
 
+TEST(MegatronArgs, Fp8ParamGatherHalvesTheParameterAllGather) {
+  auto hw = LoadHardware("h100_sxm_80gb");
+  auto m = LoadModel("llama3-8b");
+  ASSERT_TRUE(hw.ok() && m.ok());
+  auto gather = [&](const std::string& extra) {
+    Strategy s = NormaliseStrategy(
+        Read("--bf16 --fp8-format hybrid --use-distributed-optimizer --global-batch-size 64 " +
+             extra));
+    auto r = Simulate(m.value(), hw.value(), s, SimOptions{});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r.value().stages[0].dp_gather_comm_bytes : 0.0;
+  };
+  const double bf16 = gather("");
+  EXPECT_GT(bf16, 0);
+  EXPECT_DOUBLE_EQ(gather("--fp8-param-gather"), bf16 / 2);
+}
+
 TEST(MegatronModel, BuiltFromShapeAndCheckedAgainstModel) {
   const std::string shape =
       "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 "
