@@ -554,6 +554,39 @@ if expect_ok "validate text: assumed count" validate "$TMP/vendor.jsonl"; then
   if grep -qE "^assumed: [0-9]+ settings" "$OUT"; then ok "validate text: assumed count line"; else bad "validate text: assumed count line" "$(tail -n 3 "$OUT")"; fi
 fi
 
+# --- Megatron-LM launch scripts (issue 10) -----------------------------------------------------------
+SCRIPTS="$(dirname "$0")/../src/spec/testdata/megatron_scripts"
+if expect_ok "megatron-script: Llama-3-8B FP8 recipe" simulate --megatron-script \
+    "$SCRIPTS/train_llama3_8b_h100_fp8.sh" --json; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["fits"], d["peak_mem_bytes"]
+assert d["strategy"]["world_size"] == 8 and d["strategy"]["dtype"] == "fp8", d["strategy"]
+assert [i["name"] for i in d["ignored"]] == ["--empty-unused-memory-level"], d["ignored"]
+m = d["conventions"]["megatron"]
+assert abs(m["elapsed_time_per_iteration_ms"] - 1e3 * d["step_time_s"]) < 1e-6, m
+assert m["throughput_tflops_per_gpu"] > 0, m
+' <"$OUT" 2>&1); then
+    ok "megatron-script: fits on 8 x H100, ignored list, Megatron log convention"
+  else
+    bad "megatron-script: fits on 8 x H100, ignored list, Megatron log convention" "$msg"
+  fi
+  if [ "$(grep -c "warning: Megatron-LM arguments not modelled" "$ERR")" -eq 1 ]; then
+    ok "megatron-script: one warning line per kind of ignored argument"
+  else
+    bad "megatron-script: one warning line per kind of ignored argument" "$(cat "$ERR")"
+  fi
+fi
+expect_field_error "megatron-script: --model contradicts" "--num-layers" simulate \
+  --megatron-script "$SCRIPTS/train_llama3_8b_h100_fp8.sh" --model llama3-70b
+expect_field_error "megatron-script: no vocabulary" "--vocab-size" simulate \
+  --megatron-script "$SCRIPTS/train_gpt3_175b_distributed.sh"
+expect_field_error "megatron args: unmatched quote" "line 1" simulate \
+  --from-megatron-args "--tensor-model-parallel-size '2"
+expect_field_error "megatron args: zero global batch" "--global-batch-size" simulate \
+  --from-megatron-args "--global-batch-size 0"
+
 # --- summary -----------------------------------------------------------------------------------------
 echo
 echo "cli_test: $PASS passed, $FAIL failed"

@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "megatron_input.h"
 #include "strategy_flags.h"
 #include "trainsim/batch_default.h"
 #include "trainsim/schema.h"
@@ -21,11 +22,18 @@ namespace trainsim::cli {
 
 void AddSimulate(CLI::App& app, SimulateArgs& a) {
   CLI::App* c = app.add_subcommand("simulate", "predict one training step");
-  c->add_option("--model", a.model, "model preset id or config.json path")->capture_default_str();
+  c->add_option("--model", a.model,
+                "model preset id or config.json path (default llama3-8b; with a Megatron-LM "
+                "input, the model its arguments describe)")
+      ->each([&a](const std::string&) { a.model_given = true; });
   c->add_option("--hardware", a.hardware, "hardware preset id or JSON path")->capture_default_str();
   c->add_option("--strategy", a.strategy_file,
                 "strategy JSON: SimuMax keys, or a report's \"strategy\" (flags override it)");
-  c->add_option("--from-megatron-args", a.megatron_args, "a Megatron-LM argument string");
+  c->add_option("--from-megatron-args", a.megatron_args,
+                "a Megatron-LM argument string (quoted as the shell reads it)");
+  c->add_option("--megatron-script", a.megatron_script,
+                "a Megatron-LM launch script (torchrun ... pretrain_gpt.py ...): strategy, model "
+                "and GPU count from its arguments");
   c->add_option("--hw-override", a.hw_override, "JSON object of hardware fields to override");
   AddStrategyFlags(c, a.strategy, "Strategy (trainsim schema strategy)");
   c->add_flag("--no-overlap", a.no_overlap,
@@ -43,7 +51,7 @@ namespace {
 
 // Struct defaults, then the --strategy file, then --from-megatron-args, then the flags; then the
 // default batch and NormaliseStrategy. `given` receives the keys the sources gave.
-Result<Strategy> BuildStrategy(const SimulateArgs& a, StrategyKeys& given) {
+Result<Strategy> BuildStrategy(const SimulateArgs& a, StrategyKeys& given, MegatronInput* mg) {
   Strategy s;
   if (!a.strategy_file.empty()) {
     auto text = ReadTextFile(a.strategy_file);
@@ -51,8 +59,14 @@ Result<Strategy> BuildStrategy(const SimulateArgs& a, StrategyKeys& given) {
     if (Status st = ApplyStrategyJson(text.value(), a.strategy_file, s, &given); !st.ok())
       return st;
   }
-  if (!a.megatron_args.empty())
-    if (Status st = ApplyMegatronArgs(a.megatron_args, s, &given); !st.ok()) return st;
+  if (mg) {
+    if (Status st = ReadMegatronArgs(mg->command.args, s, &given, mg->reading); !st.ok())
+      return st.WithContext(a.megatron_script.empty() ? "from-megatron-args" : a.megatron_script);
+    if (mg->command.launcher_gpus > 0) {  // --nproc_per_node x --nnodes, unless --gpus says
+      s.world_size = mg->command.launcher_gpus;
+      given.insert("world_size");
+    }
+  }
   std::map<std::string, std::string> flags = a.strategy;
   if (a.no_overlap) {
     flags.emplace("overlap_grad_reduce", "false");
@@ -146,19 +160,42 @@ void PrintTimeline(const SimulateArgs& a, const Timeline& tl) {
 
 }  // namespace
 
+// The model: --model, or the one a Megatron-LM input describes (checked against --model when
+// both are given); resolves the strategy settings that need the model.
+static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* mg, Strategy& s) {
+  if (!mg) return LoadModel(a.model);
+  std::optional<ModelSpec> preset;
+  if (a.model_given) {
+    auto m = LoadModel(a.model);
+    if (!m.ok()) return m.status();
+    preset = std::move(m).value();
+  }
+  auto m = ResolveMegatronModel(mg->reading, preset ? &*preset : nullptr, s);
+  if (!m.ok()) return a.model_given ? m.status().WithContext("--model " + a.model) : m.status();
+  if (!a.model_given && !a.megatron_script.empty())  // named after the script
+    m.value().name = a.megatron_script.substr(a.megatron_script.find_last_of('/') + 1);
+  s = NormaliseStrategy(s);
+  return m;
+}
+
 int RunSimulate(const SimulateArgs& a) {
-  auto model = LoadModel(a.model);
-  if (!model.ok()) return Fail(model.status());
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
   const HardwareSpec& h = hw.value();
+  auto mg_in = LoadMegatronInput(a.megatron_args, a.megatron_script);
+  if (!mg_in.ok()) return Fail(mg_in.status());
+  std::optional<MegatronInput> mg = std::move(mg_in).value();
   StrategyKeys given;
-  auto strategy = BuildStrategy(a, given);
+  auto strategy = BuildStrategy(a, given, mg ? &*mg : nullptr);
   if (!strategy.ok()) return Fail(strategy.status());
+  auto model = BuildModel(a, mg ? &*mg : nullptr, strategy.value());
+  if (!model.ok()) return Fail(model.status());
+  if (mg) WarnIgnored(mg->reading);
   SimOptions opt;
   opt.detail = a.detail;
   auto rep = Simulate(model.value(), h, strategy.value(), opt);
   if (!rep.ok()) return Fail(rep.status());
+  if (mg) rep.value().ignored = mg->reading.ignored;
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that

@@ -98,6 +98,14 @@ struct Assumption {
   std::string why;
 };
 
+// An input the simulator read but did not use (a Megatron-LM argument it does not model, or one
+// it does not know): its name, the value given (lists joined with ','), and why it is unused.
+struct IgnoredInput {
+  std::string name;
+  std::string value;
+  std::string why;
+};
+
 struct StepReport {
   double step_time_s = 0;
   double mfu = 0;             // model FLOPs (no recompute) / (time * gpus * dense BF16 peak)
@@ -117,6 +125,8 @@ struct StepReport {
   // adds what it chooses itself (the pipeline split); front-ends put the defaults of the
   // settings their user did not give in front (AssumedStrategyDefaults, validate's profiles).
   std::vector<Assumption> assumed;
+  // Inputs read but not used (front-ends fill it: the Megatron-LM arguments trainsim ignored).
+  std::vector<IgnoredInput> ignored;
   TimeBreakdown time;
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail

@@ -104,6 +104,17 @@ struct Layout {
   // layers are spread evenly over its chunks.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  // Megatron-LM memory settings (schema rows of the Megatron block).
+  // Optimizer state bytes per trainable parameter: fp32 master weights, momentum and variance
+  // (ZeRO paper's K = 12); Megatron-LM's --use-precision-aware-optimizer with 16-bit
+  // --exp-avg-dtype / --exp-avg-sq-dtype / --main-params-dtype lowers it.
+  double optimizer_state_bytes = 12;
+  // FP8 runs keep the parameters in FP8 only (--fp8-param-gather): 1 B per parameter instead of a
+  // 16-bit copy plus an FP8 cache.
+  bool fp8_param_gather = false;
+  // Distributed-optimizer instances (--num-distributed-optimizer-instances): optimizer states
+  // (and ZeRO-2 gradients) are sharded within each of the N replicas of dp/N ranks (HSDP-like).
+  int dist_opt_instances = 1;
 };
 
 // A workload under a layout. An aggregate: `Strategy{workload, layout}` combines the two, and
@@ -170,14 +181,16 @@ Result<Strategy> ParseStrategyJson(std::string_view text, std::string_view origi
 Status ApplyStrategyJson(std::string_view text, std::string_view origin, Strategy& s,
                          StrategyKeys* given = nullptr);
 
-// Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ") on top of
-// `base`, first resetting sp, zero and the DP overlaps to Megatron's defaults (off). Normalised.
+// Reads a Megatron-LM command line ("--tensor-model-parallel-size 8 --pipeline-... ", quoted as
+// the shell reads it; a launch script works too, trainsim/megatron.h) on top of `base`, first
+// resetting sp, zero and the DP overlaps to Megatron's defaults (off). Normalised.
 Result<Strategy> ParseMegatronArgs(std::string_view args, Strategy base);
 // The same without normalising, onto `s`. `given` (optional) receives every key that has a
 // Megatron-LM argument (an absent argument keeps Megatron-LM's own default, which is no
-// assumption), except dtype, seq_len and global_batch_size unless their arguments appear
-// (Megatron-LM alone would train in fp32, needs --seq-length, and takes one micro-batch per DP
-// rank).
+// assumption), except dtype and seq_len unless their arguments appear (Megatron-LM alone would
+// train in fp32 and needs --seq-length). Without --global-batch-size the batch is Megatron-LM's:
+// one micro-batch per DP rank. The model-shape and ignored arguments are dropped (use
+// ReadMegatronArgs for them).
 Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given = nullptr);
 // The strategy as Megatron-LM arguments (the normalised strategy; world size, rank order,
 // ZB-H1/DualPipe and the EP overlap fraction have no Megatron-LM argument).

@@ -1,12 +1,12 @@
 #include "memory/memory.h"
 
+#include <algorithm>
+
 #include "util/units.h"
 
 namespace trainsim::memory {
 namespace {
 
-// Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12).
-constexpr double kAdamBytes = 12.0;
 // CUDA context and cuBLAS/NCCL workspaces, which max_memory_allocated does not see.
 constexpr double kRuntimeOverhead = 1.5 * units::kGiB;
 
@@ -17,22 +17,30 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
   // Bytes of a per-parameter state, sharded over each group's DP group from ZeRO stage
   // `min_stage` on; `trainable_only` for gradients and optimizer states.
-  auto state = [&](double bytes_per_param, int min_stage, bool trainable_only) {
+  // Distributed-optimizer instances shard optimizer states (and ZeRO-2 gradients) within each
+  // replica only (Megatron-LM --num-distributed-optimizer-instances).
+  const double inst = std::max(1, s.dist_opt_instances);
+  auto state = [&](double bytes_per_param, int min_stage, bool trainable_only, double replicas) {
     double dense = 0, expert = 0;
     for (const graph::ParamGroup& g : in.params) {
       if (trainable_only && !g.trainable) continue;
       const double b = bytes_per_param > 0 ? bytes_per_param : g.bytes_per_param;
       (g.expert ? expert : dense) += g.count * b;
     }
-    if (s.zero >= min_stage) return dense / in.dense_shard + expert / in.expert_shard;
+    if (s.zero >= min_stage)
+      return dense / std::max(1.0, in.dense_shard / replicas) +
+             expert / std::max(1.0, in.expert_shard / replicas);
     return dense + expert;
   };
   double params = 0;
   for (const graph::ParamGroup& g : in.params) params += g.count;
   out.params = params;
-  out.weight_bytes = state(0, 3, false) + in.fsdp_unsharded * w_b + in.low_precision_weight_cache;
-  out.grad_bytes = state(grad_b, 2, true);
-  out.optimizer_bytes = s.offload_optimizer ? 0.0 : state(kAdamBytes, 1, true);
+  // --fp8-param-gather: the parameters are held in FP8 only, half their 16-bit bytes.
+  const double w_scale = in.fp8_params_only ? 0.5 : 1.0;
+  out.weight_bytes =
+      (state(0, 3, false, 1) + in.fsdp_unsharded * w_b) * w_scale + in.low_precision_weight_cache;
+  out.grad_bytes = state(grad_b, 2, true, inst);
+  out.optimizer_bytes = s.offload_optimizer ? 0.0 : state(s.optimizer_state_bytes, 1, true, inst);
   out.inflight_micro_batches = in.inflight;
   out.activation_bytes = in.act_per_mb * in.inflight;
   out.transient_bytes = in.transient;

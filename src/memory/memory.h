@@ -24,6 +24,7 @@ struct StageInput {
   double transient = 0;       // largest short-lived buffer (recompute, loss, gradients)
   double fsdp_unsharded = 0;  // params gathered at once under ZeRO-3 (current + prefetched layer)
   double low_precision_weight_cache = 0;  // params kept as FP8 copies (bytes per param = 1)
+  bool fp8_params_only = false;  // params held in FP8 only (--fp8-param-gather): no 16-bit copy
 };
 
 // Fills the memory fields of `out` (weights, grads, optimizer, activations, peak, reserved):

@@ -2,6 +2,7 @@
 // in the strategy file's keys, so that it can be read back) and the version that produced it.
 #include <nlohmann/json.hpp>
 
+#include "trainsim/megatron.h"
 #include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/version.h"
@@ -89,6 +90,15 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
   j["assumed"] = assumed;
+  json ignored = json::array();
+  for (const IgnoredInput& a : r.ignored)
+    ignored.push_back({{"name", a.name}, {"value", a.value}, {"why", a.why}});
+  j["ignored"] = ignored;
+  // The figures users compare against from their own logs, in each tool's convention.
+  const MegatronLogFigures mg = MegatronConventionFigures(r, m, s);
+  j["conventions"]["megatron"] = {{"elapsed_time_per_iteration_ms", mg.elapsed_ms_per_iteration},
+                                  {"throughput_tflops_per_gpu", mg.tflops_per_gpu},
+                                  {"num_floating_point_operations", mg.flops_per_iteration}};
   if (!r.layers.empty()) {
     json layers = json::array();
     for (const LayerReport& l : r.layers) {

@@ -4,6 +4,7 @@
 // every number's unit is printed next to it or in its column header.
 #include <fmt/format.h>
 
+#include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
 #include "util/units.h"
 
@@ -34,6 +35,11 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   line(fmt::format("  MFU / HFU        {:9.1f} % / {:.1f} %", 100 * r.mfu, 100 * r.hfu));
   line(fmt::format("  TFLOP/s per GPU  {:10.1f}", r.tflops_per_gpu));
   line(fmt::format("  tokens/s per GPU {:10.0f}", r.tokens_per_s_per_gpu));
+  const MegatronLogFigures mg = MegatronConventionFigures(r, m, s);
+  line(
+      fmt::format("  Megatron-LM log  {:10.1f} ms elapsed time per iteration, {:.1f} TFLOP/s/GPU "
+                  "(its num_floating_point_operations convention)",
+                  mg.elapsed_ms_per_iteration, mg.tflops_per_gpu));
   line(fmt::format("  peak memory      {:10.2f} GiB (max over stages){}",
                    BytesToGiB(r.peak_mem_bytes), r.fits ? "" : "  ** does not fit in HBM **"));
   line("");
@@ -64,6 +70,12 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
         BytesToGiB(st.optimizer_bytes), BytesToGiB(st.activation_bytes), st.inflight_micro_batches,
         BytesToGiB(st.transient_bytes), BytesToGiB(st.peak_mem_bytes),
         BytesToGiB(st.reserved_bytes)));
+  }
+  if (!r.ignored.empty()) {
+    line("");
+    line("  Ignored (read but not used: the prediction does not reflect them)");
+    for (const IgnoredInput& a : r.ignored)
+      line(fmt::format("    {:<40} {:<12} {}", a.name, a.value.empty() ? "-" : a.value, a.why));
   }
   if (!r.assumed.empty()) {
     line("");

@@ -7,8 +7,10 @@ namespace trainsim::sim {
 namespace {
 
 // Parameters are gathered in 16 bits (Megatron's distributed optimizer and FSDP all-gather the
-// bf16/fp16 model weights).
-constexpr double kGatherBytesPerParam = 2.0;
+// bf16/fp16 model weights), in FP8 when the parameters are held in FP8 (--fp8-param-gather).
+double GatherBytesPerParam(const Strategy& s) {
+  return s.fp8_param_gather && IsLowPrecision(s.dtype) ? 1.0 : 2.0;
+}
 
 // One collective over the dense (DP x CP) and the expert-DP groups of a stage.
 double StageCollective(const StepContext& c, graph::Coll coll, double dense, double expert,
@@ -24,7 +26,7 @@ void FsdpComm(const StepContext& c, const StagePlan& plan, const StageCost& cost
               StageDpComm& out) {
   const double ovl = c.hw.eff.comm_overlap;
   const double ag = StageCollective(c, graph::Coll::kAllGather, plan.Params(false, false),
-                                    plan.Params(true, false), kGatherBytesPerParam);
+                                    plan.Params(true, false), GatherBytesPerParam(c.s));
   const double rs = StageCollective(c, graph::Coll::kReduceScatter, plan.Params(false, true),
                                     plan.Params(true, true), c.grad_bytes_per_param);
   const LayerCost& s = cost.sum;
@@ -34,7 +36,8 @@ void FsdpComm(const StepContext& c, const StagePlan& plan, const StageCost& cost
       std::max(ag - f_hidden, ag / n) + std::max(ag + rs - b_hidden, (ag + rs) / n);
   out.fsdp_gather_s = ag;
   out.fsdp_reduce_s = rs;
-  out.gather_bytes = (plan.Params(false, false) + plan.Params(true, false)) * kGatherBytesPerParam;
+  out.gather_bytes =
+      (plan.Params(false, false) + plan.Params(true, false)) * GatherBytesPerParam(c.s);
   out.grad_bytes = (plan.Params(false, true) + plan.Params(true, true)) * c.grad_bytes_per_param;
   out.exposed_s = per_mb * c.micro_batches;
 }
@@ -49,10 +52,10 @@ void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& 
   out.grad_s = StageCollective(c, sharded ? graph::Coll::kReduceScatter : graph::Coll::kAllReduce,
                                dense, expert, c.grad_bytes_per_param);
   out.gather_s =
-      sharded ? StageCollective(c, graph::Coll::kAllGather, dense, expert, kGatherBytesPerParam)
+      sharded ? StageCollective(c, graph::Coll::kAllGather, dense, expert, GatherBytesPerParam(c.s))
               : 0.0;
   out.grad_bytes = (dense + expert) * c.grad_bytes_per_param;
-  out.gather_bytes = sharded ? (dense + expert) * kGatherBytesPerParam : 0.0;
+  out.gather_bytes = sharded ? (dense + expert) * GatherBytesPerParam(c.s) : 0.0;
   const double g = c.s.overlap_grad_reduce
                        ? std::max(out.grad_s * (1 - ovl), out.grad_s - cost.bwd_s * ovl)
                        : out.grad_s;

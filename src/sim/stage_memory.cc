@@ -32,7 +32,10 @@ memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, cons
   const double all = plan.Params(false, false) + plan.Params(true, false);
   // ZeRO-3: the current and the prefetched layer are gathered at once.
   if (s.zero >= 3) in.fsdp_unsharded = 2.0 * all / std::max(1, plan.num_layers());
-  if (IsLowPrecision(s.dtype)) in.low_precision_weight_cache = all;
+  // FP8 weight copies next to the 16-bit ones; with --fp8-param-gather the FP8 copy is the
+  // parameter (Megatron-LM keeps no 16-bit one), which the weights' bytes account for.
+  in.fp8_params_only = s.fp8_param_gather && IsLowPrecision(s.dtype);
+  if (IsLowPrecision(s.dtype) && !in.fp8_params_only) in.low_precision_weight_cache = all;
   return in;
 }
 

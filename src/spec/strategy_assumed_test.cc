@@ -62,16 +62,17 @@ TEST(AssumedStrategyDefaults, ReadersRecordTheKeysTheyGive) {
 }
 
 TEST(AssumedStrategyDefaults, MegatronDefaultsAreNotAssumptions) {
-  // An argument absent from a Megatron-LM command line keeps Megatron's own default: given.
-  // dtype, seq_len and global_batch_size keep trainsim's default without their argument.
+  // An argument absent from a Megatron-LM command line keeps Megatron's own default: given,
+  // including the batch (one micro-batch per DP rank) and no EP overlap. dtype and seq_len keep
+  // trainsim's default without their argument.
   Strategy s;
   StrategyKeys given;
   ASSERT_TRUE(ApplyMegatronArgs("--tensor-model-parallel-size 2", s, &given).ok());
   for (const char* k : {"tp_size", "enable_sequence_parallel", "zero_state", "overlap_grad_reduce",
-                        "tp_comm_overlap", "fused_cross_entropy", "micro_batch_size"})
+                        "tp_comm_overlap", "fused_cross_entropy", "micro_batch_size",
+                        "global_batch_size", "ep_comm_overlap"})
     EXPECT_TRUE(given.count(k)) << k;
-  for (const char* k : {"dtype", "seq_len", "global_batch_size", "world_size", "ep_comm_overlap"})
-    EXPECT_FALSE(given.count(k)) << k;
+  for (const char* k : {"dtype", "seq_len", "world_size"}) EXPECT_FALSE(given.count(k)) << k;
   StrategyKeys bf16;
   ASSERT_TRUE(ApplyMegatronArgs("--bf16 --seq-length 2048", s, &bf16).ok());
   EXPECT_TRUE(bf16.count("dtype") && bf16.count("seq_len"));

@@ -1,10 +1,12 @@
 // Megatron-LM command lines in and out, driven by the `megatron` column of the Strategy schema.
-#include <cctype>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "spec/field_text.h"
+#include "spec/megatron_flags.h"
 #include "spec/strategy_apply.h"
+#include "trainsim/megatron.h"
 #include "trainsim/schema.h"
 
 namespace trainsim {
@@ -58,24 +60,16 @@ const std::map<std::string_view, ArgSpec>& ArgTable() {
 }
 
 // "--a=b" splits into "--a", "b".
-std::vector<std::string> Tokenize(std::string_view args) {
+std::vector<std::string> SplitEquals(const std::vector<std::string>& args) {
   std::vector<std::string> tok;
-  size_t i = 0;
-  while (i < args.size()) {
-    while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
-    size_t j = i;
-    while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
-    if (j > i) {
-      const std::string t(args.substr(i, j - i));
-      const size_t eq = t.find('=');
-      if (t.rfind("--", 0) == 0 && eq != std::string::npos) {
-        tok.push_back(t.substr(0, eq));
-        tok.push_back(t.substr(eq + 1));
-      } else {
-        tok.push_back(t);
-      }
+  for (const std::string& t : args) {
+    const size_t eq = t.find('=');
+    if (t.rfind("--", 0) == 0 && eq != std::string::npos) {
+      tok.push_back(t.substr(0, eq));
+      tok.push_back(t.substr(eq + 1));
+    } else {
+      tok.push_back(t);
     }
-    i = j;
   }
   return tok;
 }
@@ -94,37 +88,82 @@ Status ApplyArg(Strategy& s, const ArgSpec& a, std::string_view value) {
 // Keys whose Megatron-LM default differs from trainsim's and that ApplyMegatronArgs does not
 // reset: without their argument, trainsim's default is an assumption.
 bool KeepsTrainsimDefault(std::string_view key) {
-  return key == "dtype" || key == "seq_len" || key == "global_batch_size";
+  return key == "dtype" || key == "seq_len";
 }
 
 // Every key with a Megatron-LM argument: given by the command line, or by Megatron's default.
-void RecordMegatronKeys(const std::map<std::string_view, std::string>& seen, StrategyKeys& given) {
+void RecordMegatronKeys(const std::map<std::string, std::string>& seen, StrategyKeys& given) {
   for (const StrategyField& f : StrategySchema()) {
     if (f.megatron.empty()) continue;
     bool appeared = false;
-    for (const ArgSpec& a : SpecsOf(f)) appeared = appeared || seen.count(a.name) > 0;
+    for (const ArgSpec& a : SpecsOf(f)) appeared = appeared || seen.count(std::string(a.name)) > 0;
     if (appeared || !KeepsTrainsimDefault(f.key)) given.emplace(f.key);
   }
 }
 
+// Arguments that are read by the reader itself (they need the model or every other argument).
+bool ReadByReader(const std::string& f, const std::string& value, MegatronReading& out) {
+  if (f == "--num-layers-per-virtual-pipeline-stage") {
+    out.layers_per_virtual_stage = -1;  // parsed by the caller
+    return true;
+  }
+  if (f == "--pipeline-model-parallel-layout") {
+    out.pipeline_layout = value;
+    return true;
+  }
+  return false;
+}
+
+// One argument that is not a schema row: the model shape, the reader's own, harmless ones, and
+// the ones listed as ignored (not modelled, or unknown).
+Status ReadOther(const std::string& f, const std::string& value, MegatronReading& out) {
+  if (ReadByReader(f, value, out)) {
+    if (f == "--num-layers-per-virtual-pipeline-stage")
+      return detail::ParseIntText(value, 1, out.layers_per_virtual_stage);
+    return Status::Ok();
+  }
+  if (const megatron::FlagInfo* info = megatron::FindFlag(f)) {
+    if (info->kind == megatron::FlagKind::kShape) out.shape[f] = value.empty() ? "true" : value;
+    if (info->kind == megatron::FlagKind::kUnmodelled)
+      out.ignored.push_back({f, value, std::string(info->why)});
+    return Status::Ok();
+  }
+  const std::string near = megatron::NearestFlag(f);
+  out.ignored.push_back({f, value,
+                         near.empty()
+                             ? "unknown Megatron-LM argument (may change performance)"
+                             : "unknown Megatron-LM argument; did you mean " + near + "?"});
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given) {
-  const std::vector<std::string> tok = Tokenize(args);
+namespace detail {
+Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
+                           Strategy& s, MegatronReading& out);
+}  // namespace detail
+
+Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, StrategyKeys* given,
+                        MegatronReading& out) {
+  const std::vector<std::string> tok = SplitEquals(args);
+  const Strategy before = s;
   // Megatron-LM's own defaults for what the command line does not say.
   s.sp = false;
   s.zero = 0;
   s.overlap_grad_reduce = false;
   s.overlap_param_gather = false;
-  std::map<std::string_view, std::string> seen;
+  std::map<std::string, std::string> seen;
   for (size_t i = 0; i < tok.size(); ++i) {
     const std::string& f = tok[i];
     if (!IsFlag(f)) return Status::Invalid("megatron args: unexpected token '" + f + "'");
     const auto it = ArgTable().find(f);
     if (it == ArgTable().end()) {
-      // Flags that do not affect performance modelling (paths, logging, model shape) are
-      // skipped with their value, if any.
-      while (i + 1 < tok.size() && !IsFlag(tok[i + 1])) ++i;
+      std::string value;  // every value up to the next flag, joined with ','
+      while (i + 1 < tok.size() && !IsFlag(tok[i + 1]))
+        value += (value.empty() ? "" : ",") + tok[++i];
+      if (Status st = ReadOther(f, value, out); !st.ok())
+        return Status::Invalid(f + ": " + st.message());
+      seen[f] = value;
       continue;
     }
     const ArgSpec& a = it->second;
@@ -136,16 +175,19 @@ Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given
     }
     if (Status st = ApplyArg(s, a, value); !st.ok())
       return Status::Invalid(f + ": " + st.message());
-    seen[a.name] = value;
+    seen[f] = value;
   }
-  if (seen.count("--recompute-method") && seen["--recompute-method"] == "uniform" &&
-      s.recompute == Recompute::kFull)
-    s.recompute_layers = -1;
-  // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
-  if (seen.count("--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
-  ApplyBatchSource(s, seen.count("--global-batch-size") > 0, false);
+  if (Status st = detail::ResolveMegatronArgs(seen, before, s, out); !st.ok()) return st;
+  out.gave_gbs = seen.count("--global-batch-size") > 0;
   if (given) RecordMegatronKeys(seen, *given);
   return Status::Ok();
+}
+
+Status ApplyMegatronArgs(std::string_view args, Strategy& s, StrategyKeys* given) {
+  auto cmd = ParseMegatronScript(args);
+  if (!cmd.ok()) return cmd.status().WithContext("megatron args");
+  MegatronReading unused;
+  return ReadMegatronArgs(cmd.value().args, s, given, unused);
 }
 
 Result<Strategy> ParseMegatronArgs(std::string_view args, Strategy base) {

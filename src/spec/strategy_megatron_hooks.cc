@@ -67,9 +67,54 @@ void DTypeOut(const Strategy& s, std::string& out) {
   }
 }
 
+// --accumulate-allreduce-grads-in-fp32 (a switch) or --main-grads-dtype fp32|bf16.
+Status MainGradIn(Strategy& s, std::string_view arg, std::string_view value) {
+  if (arg == "--accumulate-allreduce-grads-in-fp32") {
+    s.main_grad_fp32 = true;
+    return Status::Ok();
+  }
+  if (value != "fp32" && value != "bf16")
+    return Status::Invalid("must be fp32 or bf16, got '" + std::string(value) + "'");
+  s.main_grad_fp32 = value == "fp32";
+  return Status::Ok();
+}
+
+namespace {
+// Bytes of a Megatron-LM optimizer dtype name (--exp-avg-dtype choices: fp32, fp16, bf16, fp8).
+int DTypeBytes(std::string_view v) {
+  return v == "fp32" ? 4 : v == "fp16" || v == "bf16" ? 2 : v == "fp8" ? 1 : 0;
+}
+}  // namespace
+
+// --main-params-dtype / --exp-avg-dtype / --exp-avg-sq-dtype: each replaces 4 fp32 bytes of the
+// 12 (applied once each; ApplyMegatronArgs drops them without --use-precision-aware-optimizer,
+// which Megatron-LM needs for them to act).
+Status PrecisionAwareIn(Strategy& s, std::string_view arg, std::string_view value) {
+  if (arg == "--use-precision-aware-optimizer") return Status::Ok();
+  const int b = DTypeBytes(value);
+  if (b == 0 || (arg == "--main-params-dtype" && b == 1))
+    return Status::Invalid("must be fp32, fp16 or bf16" +
+                           std::string(arg == "--main-params-dtype" ? "" : " (or fp8)") +
+                           ", got '" + std::string(value) + "'");
+  s.optimizer_state_bytes -= 4 - b;
+  return Status::Ok();
+}
+
+void PrecisionAwareOut(const Strategy& s, std::string& out) {
+  if (s.optimizer_state_bytes == 12) return;
+  // The common split: 16-bit moments first, then 16-bit master weights.
+  const double b = s.optimizer_state_bytes;
+  const char* avg = b <= 10 ? "bf16" : "fp32";
+  const char* sq = b <= 8 ? "bf16" : "fp32";
+  const char* main = b <= 6 ? "fp16" : "fp32";
+  out += std::string(" --use-precision-aware-optimizer --main-params-dtype ") + main +
+         " --exp-avg-dtype " + avg + " --exp-avg-sq-dtype " + sq;
+}
+
 // bf16 implies fp32 gradient accumulation in Megatron-LM; fp16 needs the switch.
 void MainGradOut(const Strategy& s, std::string& out) {
   if (s.main_grad_fp32 && s.dtype == DType::kFp16) out += " --accumulate-allreduce-grads-in-fp32";
+  if (!s.main_grad_fp32 && s.dtype != DType::kFp16) out += " --grad-reduce-in-bf16";
 }
 
 void RecomputeModulesOut(const Strategy& s, std::string& out) {
@@ -85,9 +130,11 @@ void RecomputeOut(const Strategy& s, std::string& out) {
 }
 
 Status RecomputeLayersIn(Strategy& s, std::string_view arg, std::string_view value) {
-  if (arg == "--recompute-num-layers") return detail::ParseIntText(value, 0, s.recompute_layers);
-  // --recompute-method: "uniform" recomputes every layer (in groups of N), "block" the first N
-  // layers of each stage; ApplyMegatronArgs resolves it once every argument is read.
+  if (arg != "--recompute-method" && arg != "--activations-checkpoint-method")
+    return detail::ParseIntText(value, 0, s.recompute_layers);  // --recompute-num-layers ...
+  // --recompute-method (before 2022: --activations-checkpoint-method): "uniform" recomputes
+  // every layer (in groups of N), "block" the first N layers of each stage; ApplyMegatronArgs
+  // resolves it once every argument is read.
   if (value != "uniform" && value != "block")
     return Status::Invalid("must be uniform or block, got '" + std::string(value) + "'");
   return Status::Ok();
@@ -145,6 +192,9 @@ void AttentionOut(const Strategy& s, std::string& out) {
 }
 
 Status CpCommIn(Strategy& s, std::string_view, std::string_view value) {
+  if (value != "p2p" && value != "a2a" && value != "allgather" && value != "a2a+p2p")
+    return Status::Invalid("must be p2p, a2a, allgather or a2a+p2p, got '" + std::string(value) +
+                           "'");
   s.cp_a2a = value == "a2a";  // p2p, allgather, a2a+p2p: modelled as the ring
   return Status::Ok();
 }

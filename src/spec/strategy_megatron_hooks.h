@@ -13,6 +13,7 @@ namespace trainsim::megatron_hooks {
 inline constexpr char kVppArg[] = "--virtual-pipeline-model-parallel-size";
 inline constexpr char kCpArg[] = "--context-parallel-size";
 inline constexpr char kEpArg[] = "--expert-model-parallel-size";
+inline constexpr char kDistOptArg[] = "--num-distributed-optimizer-instances";
 
 // " --arg v" when v > 1 (Megatron's default is 1).
 template <auto M, const char* Arg>
@@ -26,7 +27,10 @@ Status ZeroIn(Strategy& s, std::string_view arg, std::string_view value);
 void ZeroOut(const Strategy& s, std::string& out);
 Status DTypeIn(Strategy& s, std::string_view arg, std::string_view value);
 void DTypeOut(const Strategy& s, std::string& out);
+Status MainGradIn(Strategy& s, std::string_view arg, std::string_view value);
 void MainGradOut(const Strategy& s, std::string& out);
+Status PrecisionAwareIn(Strategy& s, std::string_view arg, std::string_view value);
+void PrecisionAwareOut(const Strategy& s, std::string& out);
 void RecomputeModulesOut(const Strategy& s, std::string& out);
 void RecomputeOut(const Strategy& s, std::string& out);
 Status RecomputeLayersIn(Strategy& s, std::string_view arg, std::string_view value);

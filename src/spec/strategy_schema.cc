@@ -181,7 +181,7 @@ constexpr StrategyField kFields[] = {
     {.key = "interleaving_size",
      .kind = FieldKind::kInt,
      .flag = "--vpp",
-     .megatron = "--virtual-pipeline-model-parallel-size=",
+     .megatron = "--virtual-pipeline-model-parallel-size= --num-virtual-stages-per-pipeline-rank=",
      .rule = ">= 1",
      .example = "2",
      .doc = "virtual pipeline chunks per stage (vpp); > 1 turns 1f1b into interleaved_1f1b",
@@ -270,12 +270,14 @@ constexpr StrategyField kFields[] = {
     {.key = "use_fp32_accum_grad",
      .kind = FieldKind::kBool,
      .flag = "--main-grad-fp32",
-     .megatron = "--accumulate-allreduce-grads-in-fp32",
+     .megatron = "--accumulate-allreduce-grads-in-fp32 --grad-reduce-in-bf16:false "
+                 "--main-grads-dtype=",
      .rule = "true, false",
      .example = "false",
      .doc = "fp32 main gradients (4 B/param) instead of 2 B",
      .set = SetBool<&Strategy::main_grad_fp32>,
      .get = GetBool<&Strategy::main_grad_fp32>,
+     .from_megatron = megatron_hooks::MainGradIn,
      .to_megatron = megatron_hooks::MainGradOut,
      .assumed = "Megatron-LM's default: fp32 main gradients with bf16, fp16 ones with fp16"},
     {.key = "offload_optimizer",
@@ -302,7 +304,8 @@ constexpr StrategyField kFields[] = {
     {.key = "recompute",
      .kind = FieldKind::kText,
      .flag = "--recompute",
-     .megatron = "--recompute-granularity= --recompute-activations:selective",
+     .megatron = "--recompute-granularity= --recompute-activations:selective "
+                 "--checkpoint-activations:full",
      .rule = "none, selective, full",
      .example = "full",
      .doc = "activation recompute policy",
@@ -314,7 +317,8 @@ constexpr StrategyField kFields[] = {
     {.key = "recompute_layer_num",
      .kind = FieldKind::kInt,
      .flag = "--recompute-layers",
-     .megatron = "--recompute-num-layers= --recompute-method=",
+     .megatron = "--recompute-num-layers= --recompute-method= --activations-checkpoint-method= "
+                 "--activations-checkpoint-num-layers= --checkpoint-num-layers=",
      .rule = ">= 0 (0: none); null: every layer",
      .example = "2",
      .doc = "layers per stage under full recompute",
@@ -417,6 +421,9 @@ constexpr StrategyField kFields[] = {
     {.key = "ep_comm_overlap",
      .kind = FieldKind::kNumber,
      .flag = "--ep-overlap",
+     // 0.3: the share the Megatron-Bridge recipes hide with these switches, fitted on the
+     // public mbridge cases (data/frameworks.json, megatron-bridge profile).
+     .megatron = "--overlap-moe-expert-parallel-comm:0.3 --moe-shared-expert-overlap:0.3",
      .rule = "0-1",
      .example = "0.25",
      .doc = "fraction of the EP all-to-all and ETP collectives hidden",
@@ -427,7 +434,7 @@ constexpr StrategyField kFields[] = {
     {.key = "moe_dedup_dispatch",
      .kind = FieldKind::kBool,
      .flag = "--moe-dedup-dispatch",
-     .megatron = "--moe-token-dispatcher-type=",
+     .megatron = "--moe-token-dispatcher-type= --moe-enable-deepep:true",
      .rule = "true, false",
      .example = "true",
      .doc = "MoE dispatch sends a token once per destination node (DeepEP, flex dispatcher)",
@@ -448,7 +455,7 @@ constexpr StrategyField kFields[] = {
     {.key = "attention_kernel",
      .kind = FieldKind::kText,
      .flag = "--attention-kernel",
-     .megatron = "--attention-backend=",
+     .megatron = "--attention-backend= --use-flash-attn:fa2",
      .rule = "fused, fa2",
      .example = "fa2",
      .doc = "fused: TE/cuDNN; fa2: FlashAttention-2 (the attn_fa2_* efficiencies)",
@@ -480,6 +487,43 @@ constexpr StrategyField kFields[] = {
      .to_megatron = megatron_hooks::CpCommOut,
      .assumed = "ring p2p, Megatron-LM's default",
      .matters = [](const Strategy& s) { return s.cp > 1; }},
+    // Megatron-LM memory settings (issue 10).
+    {.key = "optimizer_state_bytes",
+     .kind = FieldKind::kNumber,
+     .flag = "--optimizer-state-bytes",
+     .megatron = "--use-precision-aware-optimizer --main-params-dtype= --exp-avg-dtype= "
+                 "--exp-avg-sq-dtype=",
+     .rule = "> 0 (12: fp32 master weights, momentum and variance)",
+     .example = "8",
+     .doc = "optimizer state bytes per trainable parameter (Megatron-LM precision-aware "
+            "optimizer: 4 or 2 for master weights + 4/2/1 each for the two moments)",
+     .set =
+         [](Strategy& s, std::string_view t) {
+           return detail::ParseNumberText(t, 0.5, 64, s.optimizer_state_bytes);
+         },
+     .get = [](const Strategy& s) { return detail::NumberText(s.optimizer_state_bytes); },
+     .from_megatron = megatron_hooks::PrecisionAwareIn,
+     .to_megatron = megatron_hooks::PrecisionAwareOut},
+    {.key = "fp8_param_gather",
+     .kind = FieldKind::kBool,
+     .flag = "--fp8-param-gather",
+     .megatron = "--fp8-param-gather",
+     .rule = "true, false; with an FP8 dtype",
+     .example = "true",
+     .doc = "parameters held in FP8 only (no 16-bit copy), gathered in FP8",
+     .set = SetBool<&Strategy::fp8_param_gather>,
+     .get = GetBool<&Strategy::fp8_param_gather>},
+    {.key = "dist_opt_instances",
+     .kind = FieldKind::kInt,
+     .flag = "--dist-opt-instances",
+     .megatron = "--num-distributed-optimizer-instances=",
+     .rule = ">= 1, divides the DP size",
+     .example = "2",
+     .doc =
+         "distributed-optimizer replicas: optimizer states sharded within dp/N ranks (HSDP-like)",
+     .set = SetInt<&Strategy::dist_opt_instances, 1>,
+     .get = GetInt<&Strategy::dist_opt_instances>,
+     .to_megatron = EmitAbove1<&Strategy::dist_opt_instances, megatron_hooks::kDistOptArg>},
 };
 
 }  // namespace

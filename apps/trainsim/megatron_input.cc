@@ -1,0 +1,50 @@
+#include "megatron_input.h"
+
+#include <cstdio>
+
+#include "trainsim/trainsim.h"
+
+namespace trainsim::cli {
+
+Result<std::optional<MegatronInput>> LoadMegatronInput(const std::string& args,
+                                                       const std::string& script_file) {
+  if (args.empty() && script_file.empty()) return std::optional<MegatronInput>();
+  if (!args.empty() && !script_file.empty())
+    return Status::Invalid("megatron-script",
+                           "give --from-megatron-args or --megatron-script, not both");
+  std::string text = args;
+  if (!script_file.empty()) {
+    auto t = ReadTextFile(script_file);
+    if (!t.ok()) return Status::NotFound("megatron-script: " + t.status().message());
+    text = t.value();
+  }
+  auto cmd = ParseMegatronScript(text);
+  if (!cmd.ok())
+    return cmd.status().WithContext(script_file.empty() ? "from-megatron-args" : script_file);
+  MegatronInput in;
+  in.command = std::move(cmd).value();
+  return std::optional<MegatronInput>(std::move(in));
+}
+
+void WarnIgnored(const MegatronReading& r) {
+  std::string unmodelled, unknown;
+  for (const IgnoredInput& i : r.ignored) {
+    const bool is_unknown = i.why.rfind("unknown", 0) == 0;
+    std::string& list = is_unknown ? unknown : unmodelled;
+    list += (list.empty() ? "" : ", ") + i.name;
+    if (is_unknown && i.why.find("did you mean") != std::string::npos)
+      list += " (" + i.why.substr(i.why.find("did you mean")) + ")";
+  }
+  if (!unmodelled.empty())
+    std::fprintf(stderr,
+                 "trainsim: warning: Megatron-LM arguments not modelled (see \"ignored\" in the "
+                 "report): %s\n",
+                 unmodelled.c_str());
+  if (!unknown.empty())
+    std::fprintf(stderr,
+                 "trainsim: warning: unknown Megatron-LM arguments, not used (see \"ignored\" in "
+                 "the report): %s\n",
+                 unknown.c_str());
+}
+
+}  // namespace trainsim::cli

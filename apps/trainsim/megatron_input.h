@@ -1,0 +1,25 @@
+// The Megatron-LM input of `simulate`: --from-megatron-args or --megatron-script, read into the
+// strategy, the model (from the shape arguments unless --model is given) and the list of
+// arguments trainsim did not use (warned once per kind on stderr).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "trainsim/megatron.h"
+
+namespace trainsim::cli {
+
+struct MegatronInput {
+  MegatronCommand command;
+  MegatronReading reading;
+};
+
+// Reads the script file or the argument string (the one given; std::nullopt for neither).
+Result<std::optional<MegatronInput>> LoadMegatronInput(const std::string& args,
+                                                       const std::string& script_file);
+
+// Prints one warning line per kind of ignored argument (not modelled / unknown) on stderr.
+void WarnIgnored(const MegatronReading& r);
+
+}  // namespace trainsim::cli

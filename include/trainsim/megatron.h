@@ -1,0 +1,88 @@
+// Megatron-LM inputs as users have them: an argument string or a launch script as published
+// (backslash continuations, shell variables and arrays, a torchrun / python / deepspeed launcher
+// in front of pretrain_gpt.py), read into a Strategy, a ModelSpec built from the model-shape
+// arguments, and the list of arguments trainsim did not use (docs/INPUTS.md, "Megatron-LM").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainsim/model.h"
+#include "trainsim/report.h"
+#include "trainsim/status.h"
+#include "trainsim/strategy.h"
+
+namespace trainsim {
+
+// The pretrain command of a launch script.
+struct MegatronCommand {
+  std::vector<std::string> args;  // its arguments, as the shell passes them to Python
+  std::string program;            // "pretrain_gpt.py" (the file name); "" for a bare argument list
+  int launcher_gpus = 0;          // --nproc_per_node x --nnodes of the launcher; 0 = not given
+  int line = 0;                   // 1-based line where the command starts
+};
+
+// Reads a launch script the way bash would for the constructs launch scripts use: comments,
+// quotes, backslash continuations, VAR=value / export VAR=value, ${VAR} / $VAR / ${VAR:-x},
+// $((arithmetic)), arrays (A=(...), A+=(...), "${A[@]}"), if/elif/else on [[ ]] / [ ] string
+// and integer tests (file tests count as true), and finds the pretrain_*.py command after its
+// launcher. Loops, case and functions are skipped; $(command) stays as its text. A text with no
+// pretrain_*.py command is read as one bare argument list ("--tensor-model-parallel-size 2 ...").
+// Errors name the line: unmatched quotes, a condition it cannot evaluate, two pretrain commands.
+Result<MegatronCommand> ParseMegatronScript(std::string_view text);
+
+// What a Megatron-LM argument list says beyond the strategy.
+struct MegatronReading {
+  // Model-shape arguments given (flag -> value, lists joined with ','), e.g. "--num-layers".
+  std::map<std::string, std::string> shape;
+  // Arguments read but not used: performance-relevant ones trainsim does not model, and unknown
+  // ones (possibly misspelled: `why` names the nearest known argument). Harmless ones (paths,
+  // logging, data, tokenizer, checkpointing, seeds...) are not listed.
+  std::vector<IgnoredInput> ignored;
+  int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
+  std::string pipeline_layout;       // --pipeline-model-parallel-layout
+  bool gave_gbs = false;             // --global-batch-size appeared
+};
+
+// Reads Megatron-LM arguments onto `s` (Megatron-LM's defaults for sp, ZeRO and the DP overlaps
+// first), without normalising. Without --global-batch-size the batch is Megatron-LM's: one
+// micro-batch per DP rank. `given` receives the strategy keys set (see ApplyMegatronArgs).
+Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, StrategyKeys* given,
+                        MegatronReading& out);
+
+// The model of a Megatron-LM job. With `preset` (the user's --model), the shape arguments must
+// agree with it (the error names both values); without, the model is built from the shape
+// arguments (the error names the missing required ones). Then resolves what needs the model:
+// --num-layers-per-virtual-pipeline-stage into vpp and --pipeline-model-parallel-layout into
+// the first / last stage layers (a layout trainsim cannot represent is refused, naming it).
+Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec* preset,
+                                       Strategy& s);
+
+// A ModelSpec from Megatron-LM model-shape arguments alone (the `shape` map of a reading).
+Result<ModelSpec> ModelFromMegatronShape(const std::map<std::string, std::string>& shape);
+
+// Per-chunk transformer layers of a --pipeline-model-parallel-layout string ("Et|(tt|)*30mL"):
+// pp*vpp chunks in Megatron's order (chunk j*pp + stage). The error names the construct.
+struct PipelineLayout {
+  std::vector<int> chunk_layers;
+  int vpp = 1;
+  int mtp_layers = 0;
+};
+Result<PipelineLayout> ParsePipelineLayout(std::string_view layout, int pp);
+
+// The figures Megatron-LM's own log prints for this step, in its convention: "elapsed time per
+// iteration (ms)" and "throughput per GPU (TFLOP/s/GPU)" = num_floating_point_operations(args,
+// global batch) / (iteration time * 1e12 * world size), with the FLOP count of Megatron-LM's
+// megatron/training/training.py (which counts 3x forward GEMMs and no recompute).
+struct MegatronLogFigures {
+  double elapsed_ms_per_iteration = 0;
+  double tflops_per_gpu = 0;
+  double flops_per_iteration = 0;
+};
+MegatronLogFigures MegatronConventionFigures(const StepReport& r, const ModelSpec& m,
+                                             const Strategy& s);
+
+}  // namespace trainsim

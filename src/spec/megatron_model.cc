@@ -1,0 +1,173 @@
+// A ModelSpec from Megatron-LM's model-shape arguments, with Megatron-LM's defaults for the
+// absent ones (megatron/training/arguments.py and TransformerConfig), and the check of a --model
+// against them (trainsim/megatron.h).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/field_text.h"
+#include "trainsim/megatron.h"
+
+namespace trainsim {
+namespace {
+
+using Shape = std::map<std::string, std::string>;
+
+bool Has(const Shape& s, const char* f) {
+  return s.count(f) > 0;
+}
+
+// An integer argument, or `def` when absent.
+Status Int(const Shape& s, const char* f, int64_t def, int64_t& out) {
+  const auto it = s.find(f);
+  if (it == s.end()) {
+    out = def;
+    return Status::Ok();
+  }
+  long long v = 0;
+  if (Status st = detail::ParseIntText(it->second, 0, 1LL << 40, v); !st.ok())
+    return Status::Invalid(f, st.message());
+  out = v;
+  return Status::Ok();
+}
+
+double Number(const Shape& s, const char* f, double def) {
+  const auto it = s.find(f);
+  double v = def;
+  if (it != s.end() && !detail::ParseNumberText(it->second, 0, 1, v).ok()) v = def;
+  return v;
+}
+
+// --moe-layer-freq: N (every N-th layer, layer 0 included) or a Python list expression such as
+// "[0]*3+[1]*58" / "([1]*48)": leading dense layers, then a period.
+Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
+  std::vector<int> pattern;
+  std::string t;
+  for (char c : text)
+    if (c != ' ' && c != '\'' && c != '"' && c != '(' && c != ')') t += c;
+  if (!t.empty() && t[0] != '[') {
+    long long n = 0;
+    if (Status st = detail::ParseIntText(t, 1, layers, n); !st.ok())
+      return Status::Invalid("--moe-layer-freq", st.message());
+    moe.layer_freq = static_cast<int>(n);
+    return Status::Ok();
+  }
+  for (size_t i = 0; i < t.size();) {  // terms "[a,b,...]*n" joined by '+'
+    const size_t close = t.find(']', i);
+    if (t[i] != '[' || close == std::string::npos) break;
+    std::vector<int> items;
+    for (size_t k = i + 1; k < close; ++k)
+      if (t[k] == '0' || t[k] == '1') items.push_back(t[k] - '0');
+    long long times = 1;
+    i = close + 1;
+    if (i < t.size() && t[i] == '*') {
+      const size_t end = t.find('+', i);
+      if (!detail::ParseIntText(t.substr(i + 1, end - i - 1), 1, 100000, times).ok()) break;
+      i = end == std::string::npos ? t.size() : end;
+    }
+    for (long long r = 0; r < times; ++r) pattern.insert(pattern.end(), items.begin(), items.end());
+    if (i < t.size() && t[i] == '+') ++i;
+  }
+  if (static_cast<int>(pattern.size()) != layers)
+    return Status::Invalid("--moe-layer-freq",
+                           "'" + text + "' must list " + std::to_string(layers) + " layers of 0/1");
+  int k = 0;
+  while (k < layers && pattern[k] == 0) ++k;
+  int freq = 1;
+  while (k + freq < layers && pattern[k + freq] == 0) ++freq;
+  for (int i = k; i < layers; ++i)
+    if (pattern[i] != ((i - k) % freq == 0 ? 1 : 0))
+      return Status::Invalid("--moe-layer-freq",
+                             "'" + text +
+                                 "' cannot be represented: trainsim takes leading dense layers "
+                                 "followed by every N-th layer MoE");
+  moe.first_k_dense = k;
+  moe.layer_freq = freq;
+  return Status::Ok();
+}
+
+Status Attention(const Shape& s, ModelSpec& m) {
+  int64_t heads = 0, groups = 0;
+  if (Status st = Int(s, "--num-attention-heads", 0, heads); !st.ok()) return st;
+  m.heads = static_cast<int>(heads);
+  if (Status st = Int(s, "--num-query-groups", 1, groups); !st.ok()) return st;
+  m.kv_heads = Has(s, "--group-query-attention") ? static_cast<int>(groups) : m.heads;
+  if (Status st = Int(s, "--kv-channels", heads > 0 ? m.hidden / heads : 0, m.head_dim); !st.ok())
+    return st;
+  m.qk_norm = Has(s, "--qk-layernorm");
+  if (!Has(s, "--multi-latent-attention")) return Status::Ok();
+  // MLATransformerConfig defaults: q_lora_rank 512, kv_lora_rank 512, qk_head_dim 128,
+  // qk_pos_emb_head_dim 64, v_head_dim 128 (megatron/core/transformer/transformer_config.py);
+  // the --q-lora-rank argument defaults to None (no query compression).
+  if (Status st = Int(s, "--q-lora-rank", 0, m.mla.q_lora_rank); !st.ok()) return st;
+  if (Status st = Int(s, "--kv-lora-rank", 512, m.mla.kv_lora_rank); !st.ok()) return st;
+  if (Status st = Int(s, "--qk-head-dim", 128, m.mla.qk_nope_head_dim); !st.ok()) return st;
+  if (Status st = Int(s, "--qk-pos-emb-head-dim", 64, m.mla.qk_rope_head_dim); !st.ok()) return st;
+  if (Status st = Int(s, "--v-head-dim", 128, m.mla.v_head_dim); !st.ok()) return st;
+  return Status::Ok();
+}
+
+Status Moe(const Shape& s, ModelSpec& m) {
+  int64_t experts = 0, topk = 0, mtp = 0;
+  if (Status st = Int(s, "--mtp-num-layers", 0, mtp); !st.ok()) return st;
+  m.mtp_layers = static_cast<int>(mtp);
+  if (Status st = Int(s, "--num-experts", 0, experts); !st.ok()) return st;
+  if (experts == 0) return Status::Ok();
+  m.moe.num_experts = static_cast<int>(experts);
+  if (Status st = Int(s, "--moe-router-topk", 2, topk); !st.ok()) return st;  // Megatron: 2
+  m.moe.top_k = static_cast<int>(topk);
+  if (Status st = Int(s, "--moe-ffn-hidden-size", m.ffn, m.moe.expert_ffn); !st.ok()) return st;
+  if (Status st = Int(s, "--moe-shared-expert-intermediate-size", 0, m.moe.shared_ffn); !st.ok())
+    return st;
+  if (Has(s, "--moe-layer-freq")) return MoeLayerPattern(s.at("--moe-layer-freq"), m.layers, m.moe);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
+  std::string missing;
+  for (const char* f : {"--num-layers", "--hidden-size", "--num-attention-heads"})
+    if (!Has(s, f)) missing += std::string(missing.empty() ? "" : ", ") + f;
+  if (!Has(s, "--vocab-size") && !Has(s, "--padded-vocab-size"))
+    missing += std::string(missing.empty() ? "" : ", ") + "--vocab-size";
+  if (!missing.empty())
+    return Status::Invalid("model", "the Megatron-LM arguments do not describe a model (missing " +
+                                        missing + "); give them or --model");
+  ModelSpec m;
+  m.name = "megatron-args";
+  int64_t layers = 0, vocab = 0, divisible = 0, positions = 0;
+  if (Status st = Int(s, "--num-layers", 0, layers); !st.ok()) return st;
+  m.layers = static_cast<int>(layers);
+  if (Status st = Int(s, "--hidden-size", 0, m.hidden); !st.ok()) return st;
+  m.gated_mlp = Has(s, "--swiglu");
+  // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py).
+  const int64_t ffn = m.gated_mlp ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
+  if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
+  if (Status st = Attention(s, m); !st.ok()) return st;
+  // The vocabulary padded to a multiple of --make-vocab-size-divisible-by (default 128); the
+  // further factor tp of Megatron-LM's padding is left out.
+  if (Status st = Int(s, "--make-vocab-size-divisible-by", 128, divisible); !st.ok()) return st;
+  if (Status st = Int(s, "--vocab-size", 0, vocab); !st.ok()) return st;
+  divisible = std::max<int64_t>(1, divisible);
+  m.vocab = (vocab + divisible - 1) / divisible * divisible;
+  if (Status st = Int(s, "--padded-vocab-size", m.vocab, m.vocab); !st.ok()) return st;
+  m.tied_embeddings = !Has(s, "--untie-embeddings-and-output-weights");
+  const auto norm = s.find("--normalization");
+  m.layernorm = norm == s.end() || norm->second == "LayerNorm";  // Megatron's default
+  m.linear_bias = !Has(s, "--disable-bias-linear");              // add_bias_linear defaults to True
+  m.qkv_bias = Has(s, "--add-qkv-bias") && !m.linear_bias;
+  const auto pos = s.find("--position-embedding-type");
+  const bool learned = (pos == s.end() || pos->second == "learned_absolute") &&
+                       !Has(s, "--use-rotary-position-embeddings") &&
+                       !Has(s, "--no-position-embedding");
+  if (Status st = Int(s, "--max-position-embeddings", 0, positions); !st.ok()) return st;
+  m.learned_pos_emb = learned ? positions : 0;
+  // hidden and attention dropout default to 0.1.
+  m.dropout = Number(s, "--hidden-dropout", 0.1) > 0 || Number(s, "--attention-dropout", 0.1) > 0;
+  if (Status st = Moe(s, m); !st.ok()) return st;
+  if (Status st = ValidateModel(m); !st.ok()) return st.WithContext("megatron model arguments");
+  return m;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,106 @@
+// Megatron-LM arguments whose meaning depends on others (ReadMegatronArgs): resolved once every
+// argument is read, so that the order of the arguments does not matter.
+#include <map>
+#include <string>
+
+#include "spec/strategy_apply.h"
+#include "trainsim/megatron.h"
+
+namespace trainsim::detail {
+namespace {
+
+bool Has(const std::map<std::string, std::string>& seen, const char* f) {
+  return seen.count(f) > 0;
+}
+std::string Get(const std::map<std::string, std::string>& seen, const char* f) {
+  const auto it = seen.find(f);
+  return it == seen.end() ? std::string() : it->second;
+}
+
+// Full recompute: --recompute-method uniform (or the 2021 spelling, or --checkpoint-activations
+// alone) recomputes every layer; --activations-checkpoint-method alone turned it on.
+void ResolveRecompute(const std::map<std::string, std::string>& seen, Strategy& s) {
+  const std::string method = Has(seen, "--recompute-method")
+                                 ? Get(seen, "--recompute-method")
+                                 : Get(seen, "--activations-checkpoint-method");
+  if (Has(seen, "--activations-checkpoint-method") && !Has(seen, "--recompute-granularity"))
+    s.recompute = Recompute::kFull;
+  if (s.recompute == Recompute::kFull && method != "block") s.recompute_layers = -1;
+}
+
+// The precision: --fp8-format turns FP8 on (the recipe picks MXFP8), whatever the order of the
+// arguments; a recipe alone does not (Megatron-LM needs the format).
+void ResolveDType(const std::map<std::string, std::string>& seen, const Strategy& before,
+                  Strategy& s) {
+  if (Has(seen, "--fp4-format")) return;
+  if (Has(seen, "--fp8-format")) {
+    s.dtype = Get(seen, "--fp8-recipe") == "mxfp8" ? DType::kMxfp8 : DType::kFp8;
+  } else if (Has(seen, "--fp8-recipe")) {
+    s.dtype = Has(seen, "--fp16")   ? DType::kFp16
+              : Has(seen, "--bf16") ? DType::kBf16
+                                    : before.dtype;
+  }
+}
+
+// Megatron-FSDP shards by --data-parallel-sharding-strategy (default no_shard); torch FSDP2
+// shards everything; without FSDP the argument is not used (the distributed optimizer decides).
+void ResolveSharding(const std::map<std::string, std::string>& seen, Strategy& s,
+                     MegatronReading& out) {
+  const bool mfsdp = Has(seen, "--use-megatron-fsdp") || Has(seen, "--use-custom-fsdp");
+  const bool dist_opt = Has(seen, "--use-distributed-optimizer");
+  const std::string level = Get(seen, "--data-parallel-sharding-strategy");
+  const int zero = level == "optim"                ? 1
+                   : level == "optim_grads"        ? 2
+                   : level == "optim_grads_params" ? 3
+                                                   : 0;
+  if (Has(seen, "--use-torch-fsdp2")) {
+    s.fsdp = true;
+    s.zero = 3;
+  } else if (mfsdp) {
+    s.zero = std::max(zero, dist_opt && level.empty() ? 1 : 0);
+    s.fsdp = s.zero >= 2;  // fsdp below ZeRO-2 would be normalised to ZeRO-3
+  } else if (!level.empty()) {
+    s.zero = dist_opt ? 1 : 0;
+    out.ignored.push_back({"--data-parallel-sharding-strategy", level,
+                           "applies to Megatron-FSDP only (--use-megatron-fsdp)"});
+  }
+}
+
+// --exp-avg-dtype & co. act only with --use-precision-aware-optimizer.
+void ResolvePrecisionAware(const std::map<std::string, std::string>& seen, const Strategy& before,
+                           Strategy& s, MegatronReading& out) {
+  if (Has(seen, "--use-precision-aware-optimizer")) return;
+  for (const char* f : {"--main-params-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype"})
+    if (Has(seen, f))
+      out.ignored.push_back({f, Get(seen, f), "acts only with --use-precision-aware-optimizer"});
+  s.optimizer_state_bytes = before.optimizer_state_bytes;
+}
+
+}  // namespace
+
+Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
+                           Strategy& s, MegatronReading& out) {
+  ResolveRecompute(seen, s);
+  ResolveDType(seen, before, s);
+  ResolveSharding(seen, s, out);
+  ResolvePrecisionAware(seen, before, s, out);
+  // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
+  if (Has(seen, "--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
+  if (Has(seen, "--grad-reduce-in-bf16")) s.main_grad_fp32 = false;
+  const std::string cp = Get(seen, "--cp-comm-type");
+  if (cp == "a2a+p2p")
+    out.ignored.push_back({"--cp-comm-type", cp,
+                           "hierarchical context parallelism (a2a inside, p2p across) is "
+                           "modelled as the p2p ring"});
+  // Without --global-batch-size Megatron-LM takes one micro-batch per DP rank
+  // (megatron/training/arguments.py: global_batch_size = micro_batch_size * data_parallel_size).
+  if (Has(seen, "--global-batch-size")) {
+    ApplyBatchSource(s, true, false);
+  } else {
+    s.gbs = 0;
+    s.micro_batch_num = 1;
+  }
+  return Status::Ok();
+}
+
+}  // namespace trainsim::detail

@@ -1,0 +1,353 @@
+// Reading a Megatron-LM launch script (trainsim/megatron.h, ParseMegatronScript): runs the
+// assignments and conditionals of the bash subset launch scripts use and finds the pretrain
+// command after its launcher.
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "spec/megatron_shell.h"
+#include "trainsim/megatron.h"
+
+namespace trainsim {
+namespace {
+
+using shell::Token;
+using shell::TokenKind;
+
+bool IsListOp(const Token& t) {
+  return t.kind == TokenKind::kNewline ||
+         (t.kind == TokenKind::kOp && (t.raw == ";" || t.raw == "&" || t.raw == "&&" ||
+                                       t.raw == "||" || t.raw == "|" || t.raw == ";;"));
+}
+bool IsRedirect(const Token& t) {
+  return t.kind == TokenKind::kOp && (t.raw == ">" || t.raw == ">>" || t.raw == "<" ||
+                                      t.raw == ">&" || t.raw == "&>" || t.raw == "<<");
+}
+bool IsWord(const Token& t, std::string_view w) {
+  return t.kind == TokenKind::kWord && t.raw == w;
+}
+std::string LineOf(int line) {
+  return "line " + std::to_string(line);
+}
+
+// The launcher's GPU count: --nproc_per_node (torchrun) / --num_gpus (deepspeed) times --nnodes.
+int LauncherGpus(const std::vector<std::string>& w) {
+  long long per_node = 0, nodes = 1;
+  for (size_t i = 0; i < w.size(); ++i) {
+    std::string flag = w[i], value;
+    const size_t eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (i + 1 < w.size()) {
+      value = w[i + 1];
+    }
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (const size_t colon = value.find(':'); colon != std::string::npos)
+      value = value.substr(colon + 1);  // elastic "min:max" nodes
+    long long v = 0;
+    if (value.empty() || value.size() > 6 ||
+        value.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    v = std::stoll(value);
+    // torchrun / deepspeed; srun's --ntasks-per-node and --nodes.
+    if (flag == "--nproc-per-node" || flag == "--num-gpus" || flag == "--ntasks-per-node")
+      per_node = v;
+    if (flag == "--nnodes" || flag == "--num-nodes" || flag == "--nodes") nodes = std::max(1LL, v);
+  }
+  return per_node > 0 ? static_cast<int>(per_node * nodes) : 0;
+}
+
+bool IsPretrainProgram(const std::string& w) {
+  const size_t slash = w.find_last_of('/');
+  const std::string base = slash == std::string::npos ? w : w.substr(slash + 1);
+  return base.rfind("pretrain", 0) == 0 && base.size() > 3 &&
+         base.compare(base.size() - 3, 3, ".py") == 0;
+}
+
+class Interpreter {
+ public:
+  explicit Interpreter(const std::vector<Token>& t) : t_(t) {}
+  Result<MegatronCommand> Run();
+
+ private:
+  bool Active() const {
+    return std::all_of(frames_.begin(), frames_.end(), [](const Frame& f) { return f.now; });
+  }
+  Status Keyword(const std::string& w, size_t& i);
+  Result<bool> Condition(size_t& i);
+  Status Simple(size_t& i);
+  Status Assign(const Token& t);
+  Status Command(std::vector<std::string> fields, int line);
+  void SkipBlock(size_t& i, std::string_view open, std::string_view close);
+
+  struct Frame {
+    bool now = false;    // the branch being read is taken
+    bool taken = false;  // some branch was taken
+  };
+  const std::vector<Token>& t_;
+  shell::Vars vars_;
+  std::vector<Frame> frames_;
+  std::optional<MegatronCommand> found_;
+  std::vector<std::vector<std::string>> bare_;  // commands, for a bare argument list
+  int bare_line_ = 0;
+};
+
+Status Interpreter::Assign(const Token& t) {
+  std::string name, value;
+  bool append = false;
+  shell::IsAssignment(t.raw, &name, &append, &value);
+  std::vector<std::string> v;
+  if (t.kind == TokenKind::kArray) {
+    for (const std::string& e : t.elems) {
+      auto f = shell::Expand(e, vars_);
+      if (!f.ok()) return f.status().WithContext(LineOf(t.line));
+      v.insert(v.end(), f.value().begin(), f.value().end());
+    }
+  } else {
+    auto s = shell::ExpandJoined(value, vars_);
+    if (!s.ok()) return s.status().WithContext(LineOf(t.line));
+    v.push_back(s.value());
+  }
+  std::vector<std::string>& dst = vars_[name];
+  if (!append) {
+    dst = std::move(v);
+  } else if (t.kind == TokenKind::kArray || dst.empty()) {
+    dst.insert(dst.end(), v.begin(), v.end());
+  } else {
+    dst.front() += v.front();
+  }
+  return Status::Ok();
+}
+
+// Skips from a keyword that opens a block to its matching close word (loops, case, functions).
+void Interpreter::SkipBlock(size_t& i, std::string_view open, std::string_view close) {
+  int depth = 0;
+  for (; i < t_.size(); ++i) {
+    if (IsWord(t_[i], open)) ++depth;
+    if (IsWord(t_[i], close) && --depth <= 0) {
+      ++i;
+      return;
+    }
+  }
+}
+
+Status Interpreter::Command(std::vector<std::string> fields, int line) {
+  // srun ... sh -c "python pretrain_gpt.py ..." and eval $CMD: the command string is a script
+  // of its own.
+  if (!fields.empty() && fields[0] == "eval") {
+    std::string text;
+    for (size_t k = 1; k < fields.size(); ++k) text += (k > 1 ? " " : "") + fields[k];
+    fields = {"sh", "-c", text};
+  }
+  const auto prog = std::find_if(fields.begin(), fields.end(), IsPretrainProgram);
+  for (size_t k = 0; prog == fields.end() && k + 2 < fields.size(); ++k) {
+    if ((fields[k] != "sh" && fields[k] != "bash") || fields[k + 1] != "-c") continue;
+    auto toks = shell::Lex(fields[k + 2]);
+    if (!toks.ok()) return toks.status().WithContext(LineOf(line));
+    Interpreter inner(toks.value());
+    inner.vars_ = vars_;
+    auto r = inner.Run();
+    if (!r.ok()) return r.status().WithContext(LineOf(line));
+    if (r->program.empty()) continue;
+    if (found_)
+      return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
+                                               LineOf(found_->line) + "); give one");
+    MegatronCommand c = std::move(r).value();
+    const int outer = LauncherGpus(std::vector<std::string>(fields.begin(), fields.begin() + k));
+    if (outer > 0) c.launcher_gpus = outer;
+    c.line = line;
+    found_ = std::move(c);
+    return Status::Ok();
+  }
+  if (prog == fields.end()) {
+    bare_.push_back(std::move(fields));
+    if (bare_.size() == 1) bare_line_ = line;
+    return Status::Ok();
+  }
+  if (found_)
+    return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
+                                             LineOf(found_->line) + "); give one");
+  MegatronCommand c;
+  const size_t slash = prog->find_last_of('/');
+  c.program = slash == std::string::npos ? *prog : prog->substr(slash + 1);
+  c.launcher_gpus = LauncherGpus(std::vector<std::string>(fields.begin(), prog));
+  c.args.assign(prog + 1, fields.end());
+  c.line = line;
+  found_ = std::move(c);
+  return Status::Ok();
+}
+
+// One simple command from t_[i] up to a list operator: assignments, then words.
+Status Interpreter::Simple(size_t& i) {
+  const int line = t_[i].line;
+  std::vector<const Token*> words;
+  for (; i < t_.size() && !IsListOp(t_[i]); ++i) {
+    if (IsRedirect(t_[i])) {
+      if (i + 1 < t_.size() && t_[i + 1].kind == TokenKind::kWord) ++i;  // its target
+      continue;
+    }
+    if (t_[i].kind == TokenKind::kOp) continue;  // ( ) of subshells
+    words.push_back(&t_[i]);
+  }
+  if (!Active()) return Status::Ok();
+  size_t k = 0;
+  for (; k < words.size(); ++k) {
+    if (words[k]->kind != TokenKind::kArray && !shell::IsAssignment(words[k]->raw, 0, 0, 0)) break;
+    if (Status st = Assign(*words[k]); !st.ok()) return st;
+  }
+  if (k == words.size()) return Status::Ok();
+  static constexpr std::string_view kDeclare[] = {"export", "declare", "local", "readonly",
+                                                  "typeset"};
+  if (std::find(std::begin(kDeclare), std::end(kDeclare), words[k]->raw) != std::end(kDeclare)) {
+    for (size_t j = k + 1; j < words.size(); ++j)
+      if (words[j]->kind == TokenKind::kArray || shell::IsAssignment(words[j]->raw, 0, 0, 0))
+        if (Status st = Assign(*words[j]); !st.ok()) return st;
+    return Status::Ok();
+  }
+  std::vector<std::string> fields;
+  for (; k < words.size(); ++k) {
+    auto f = shell::Expand(words[k]->raw, vars_);
+    if (!f.ok()) return f.status().WithContext(LineOf(words[k]->line));
+    fields.insert(fields.end(), f.value().begin(), f.value().end());
+  }
+  return Command(std::move(fields), line);
+}
+
+Status Interpreter::Keyword(const std::string& w, size_t& i) {
+  const int line = t_[i].line;
+  if (w == "if" || w == "elif") {
+    ++i;
+    // An elif is evaluated when the enclosing branches are taken (not its own if's).
+    std::optional<Frame> own;
+    if (w == "elif" && !frames_.empty()) {
+      own = frames_.back();
+      frames_.pop_back();
+    }
+    auto c = Condition(i);
+    if (own) frames_.push_back(*own);
+    if (!c.ok()) return c.status();
+    if (w == "if") {
+      frames_.push_back({c.value(), c.value()});
+    } else if (frames_.empty()) {
+      return Status::Invalid(LineOf(line), "elif without if");
+    } else {
+      Frame& f = frames_.back();
+      f.now = !f.taken && c.value();
+      f.taken = f.taken || f.now;
+    }
+    return Status::Ok();
+  }
+  ++i;
+  if (w == "else" || w == "fi") {
+    if (frames_.empty()) return Status::Invalid(LineOf(line), w + " without if");
+    if (w == "fi") {
+      frames_.pop_back();
+    } else {
+      frames_.back().now = !frames_.back().taken;
+      frames_.back().taken = true;
+    }
+  } else if (w == "for" || w == "while" || w == "until" || w == "select") {
+    --i;
+    SkipBlock(i, "do", "done");  // loops are not run
+  } else if (w == "case") {
+    --i;
+    SkipBlock(i, "case", "esac");
+  } else if (w == "function") {
+    SkipBlock(i, "{", "}");
+  }
+  return Status::Ok();
+}
+
+Result<MegatronCommand> Interpreter::Run() {
+  size_t i = 0;
+  while (i < t_.size()) {
+    const Token& tok = t_[i];
+    if (IsListOp(tok) || tok.kind == TokenKind::kOp) {
+      ++i;
+      continue;
+    }
+    static constexpr std::string_view kKeywords[] = {
+        "if", "elif", "else", "fi", "for", "while", "until", "select", "case", "function"};
+    if (tok.kind == TokenKind::kWord &&
+        std::find(std::begin(kKeywords), std::end(kKeywords), tok.raw) != std::end(kKeywords)) {
+      if (Status st = Keyword(tok.raw, i); !st.ok()) return st;
+      continue;
+    }
+    // name() { ... }: a function definition is not run.
+    if (i + 2 < t_.size() && t_[i + 1].raw == "(" && t_[i + 2].raw == ")") {
+      SkipBlock(i, "{", "}");
+      continue;
+    }
+    if (IsWord(tok, "then") || IsWord(tok, "do") || IsWord(tok, "done") || IsWord(tok, "{") ||
+        IsWord(tok, "}")) {
+      ++i;
+      continue;
+    }
+    if (Status st = Simple(i); !st.ok()) return st;
+  }
+  if (!frames_.empty()) return Status::Invalid("script", "if without fi");
+  if (found_) return *found_;
+  // No pretrain_*.py: a bare argument list ("--tensor-model-parallel-size 2 ...").
+  // (One command that does not start with a program name: a token such as "8" is reported by
+  // the argument reader.)
+  const auto is_program = [](const std::string& w) {
+    return !w.empty() && (std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '.' ||
+                          w[0] == '/' || w[0] == '_');
+  };
+  if (bare_.size() == 1 && (bare_[0].empty() || !is_program(bare_[0][0]))) {
+    MegatronCommand c;
+    c.args = bare_[0];
+    c.line = bare_line_;
+    return c;
+  }
+  if (bare_.empty()) return MegatronCommand{};
+  return Status::Invalid("script",
+                         "no pretrain_*.py command found (expected e.g. 'torchrun ... "
+                         "pretrain_gpt.py --tensor-model-parallel-size ...')");
+}
+
+}  // namespace
+
+namespace detail {
+// The condition of if / elif, up to `then` (megatron_script_test.cc tests it through scripts).
+Result<bool> EvalCondition(const std::vector<std::string>& words, const std::vector<bool>& is_op,
+                           int line);
+}  // namespace detail
+
+Result<bool> Interpreter::Condition(size_t& i) {
+  const int line = t_[i - 1].line;
+  std::vector<std::string> words;
+  std::vector<bool> is_op;
+  for (; i < t_.size() && !IsWord(t_[i], "then"); ++i) {
+    const Token& t = t_[i];
+    if (t.kind == TokenKind::kNewline || (t.kind == TokenKind::kOp && t.raw == ";")) continue;
+    if (IsRedirect(t)) {  // [ -f x ] 2>/dev/null
+      if (i + 1 < t_.size() && t_[i + 1].kind == TokenKind::kWord) ++i;
+      continue;
+    }
+    if (t.kind == TokenKind::kOp) {
+      words.push_back(t.raw);
+      is_op.push_back(true);
+      continue;
+    }
+    auto f = shell::ExpandJoined(t.raw, vars_);
+    if (!f.ok()) return f.status().WithContext(LineOf(t.line));
+    words.push_back(f.value());
+    is_op.push_back(false);
+  }
+  if (i >= t_.size()) return Status::Invalid(LineOf(line), "if without then");
+  ++i;
+  if (!Active()) return false;
+  return detail::EvalCondition(words, is_op, line);
+}
+
+Result<MegatronCommand> ParseMegatronScript(std::string_view text) {
+  auto toks = shell::Lex(text);
+  if (!toks.ok()) return toks.status();
+  return Interpreter(toks.value()).Run();
+}
+
+}  // namespace trainsim

@@ -1,0 +1,147 @@
+// The conditions of if / elif in launch scripts: [[ ]], [ ] and test with the string, integer
+// and file tests of bash(1), "CONDITIONAL EXPRESSIONS", joined by && / || and negated by !.
+// File tests count as true: the script runs where its files exist.
+#include <fnmatch.h>
+
+#include <string>
+#include <vector>
+
+#include "spec/megatron_shell.h"
+#include "trainsim/status.h"
+
+namespace trainsim::detail {
+namespace {
+
+class Cond {
+ public:
+  Cond(const std::vector<std::string>& w, const std::vector<bool>& op, int line)
+      : w_(w), op_(op), line_(line) {}
+  Result<bool> Run() {
+    auto v = List(w_.size());
+    if (v.ok() && i_ != w_.size()) return Bad();
+    return v;
+  }
+
+ private:
+  Status Bad() const {
+    std::string text;
+    for (const std::string& w : w_) text += (text.empty() ? "" : " ") + w;
+    return Status::Invalid("line " + std::to_string(line_),
+                           "cannot evaluate the condition '" + text +
+                               "' (read: [[ ]], [ ] and test with string, integer and file tests)");
+  }
+  bool IsOp(size_t i, std::string_view o) const { return i < w_.size() && op_[i] && w_[i] == o; }
+  bool Is(size_t i, std::string_view o) const { return i < w_.size() && w_[i] == o; }
+  // Terms joined by && / || (and -a / -o inside [ ]), left to right, up to `end`.
+  Result<bool> List(size_t end) {
+    auto v = Term(end);
+    if (!v.ok()) return v;
+    bool r = v.value();
+    while (i_ < end && (IsOp(i_, "&&") || IsOp(i_, "||") || Is(i_, "-a") || Is(i_, "-o"))) {
+      const bool conj = w_[i_] == "&&" || w_[i_] == "-a";
+      ++i_;
+      auto b = Term(end);
+      if (!b.ok()) return b;
+      r = conj ? (r && b.value()) : (r || b.value());
+    }
+    return r;
+  }
+  Result<bool> Term(size_t end);
+  Result<bool> Test(size_t from, size_t to) const;
+
+  const std::vector<std::string>& w_;
+  const std::vector<bool>& op_;
+  int line_;
+  size_t i_ = 0;
+};
+
+Result<bool> Cond::Term(size_t end) {
+  if (i_ >= end) return Bad();
+  if (Is(i_, "!")) {
+    ++i_;
+    auto v = Term(end);
+    if (!v.ok()) return v;
+    return !v.value();
+  }
+  if (Is(i_, "true") || Is(i_, "false")) return w_[i_++] == "true";
+  if (Is(i_, "[[") || Is(i_, "[")) {
+    const std::string close = w_[i_] == "[[" ? "]]" : "]";
+    size_t j = i_ + 1;
+    while (j < end && !Is(j, close)) ++j;
+    if (j >= end) return Bad();
+    const size_t from = ++i_;
+    // Inside the brackets: tests joined by && / || / -a / -o.
+    size_t k = from;
+    bool r = false, first = true, conj = false;
+    while (k <= j) {
+      size_t stop = k;
+      while (stop < j && !IsOp(stop, "&&") && !IsOp(stop, "||") && !Is(stop, "-a") &&
+             !Is(stop, "-o"))
+        ++stop;
+      auto t = Test(k, stop);
+      if (!t.ok()) return t;
+      r = first ? t.value() : conj ? (r && t.value()) : (r || t.value());
+      first = false;
+      if (stop >= j) break;
+      conj = w_[stop] == "&&" || w_[stop] == "-a";
+      k = stop + 1;
+    }
+    i_ = j + 1;
+    return r;
+  }
+  if (Is(i_, "test")) {
+    size_t j = ++i_;
+    while (j < end && !op_[j]) ++j;
+    auto t = Test(i_, j);
+    i_ = j;
+    return t;
+  }
+  return Bad();
+}
+
+Result<bool> Cond::Test(size_t from, size_t to) const {
+  const size_t n = to - from;
+  const std::string* a = n > 0 ? &w_[from] : nullptr;
+  if (n == 0) return false;
+  if (n == 1) return !a->empty();
+  if (*a == "!") {
+    auto v = Test(from + 1, to);
+    if (!v.ok()) return v;
+    return !v.value();
+  }
+  if (n == 2) {
+    const std::string& x = w_[from + 1];
+    if (*a == "-z") return x.empty();
+    if (*a == "-n") return !x.empty();
+    if (*a == "-f" || *a == "-d" || *a == "-e" || *a == "-r" || *a == "-s" || *a == "-x" ||
+        *a == "-L")
+      return true;
+    return Bad();
+  }
+  if (n != 3) return Bad();
+  const std::string &x = *a, &op = w_[from + 1], &y = w_[from + 2];
+  if (op == "=" || op == "==") return fnmatch(y.c_str(), x.c_str(), 0) == 0;
+  if (op == "!=") return fnmatch(y.c_str(), x.c_str(), 0) != 0;
+  if (op == "<") return x < y;
+  if (op == ">") return x > y;
+  static const shell::Vars kNone;
+  auto l = shell::Arithmetic(x, kNone), r = shell::Arithmetic(y, kNone);
+  if (!l.ok() || !r.ok()) return Bad();
+  const long long p = l.value(), q = r.value();
+  if (op == "-eq") return p == q;
+  if (op == "-ne") return p != q;
+  if (op == "-lt") return p < q;
+  if (op == "-le") return p <= q;
+  if (op == "-gt") return p > q;
+  if (op == "-ge") return p >= q;
+  return Bad();
+}
+
+}  // namespace
+
+Result<bool> EvalCondition(const std::vector<std::string>& words, const std::vector<bool>& is_op,
+                           int line) {
+  return Cond(words, is_op, line).Run();
+}
+
+}  // namespace trainsim::detail
