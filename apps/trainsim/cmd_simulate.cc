@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "framework_files.h"
 #include "strategy_flags.h"
 #include "trainsim/batch_default.h"
 #include "trainsim/schema.h"
@@ -37,14 +38,18 @@ void AddSimulate(CLI::App& app, SimulateArgs& a) {
   c->add_option("--timeline", a.timeline, "write the event-driven step as an SVG Gantt chart");
   c->add_option("--slowdown", a.slowdown,
                 "STAGE:FACTOR, slow one pipeline stage's compute (repeatable; what-if)");
+  AddFrameworkFlags(c, a);
 }
 
 namespace {
 
 // Struct defaults, then the --strategy file, then --from-megatron-args, then the flags; then the
 // default batch and NormaliseStrategy. `given` receives the keys the sources gave.
-Result<Strategy> BuildStrategy(const SimulateArgs& a, StrategyKeys& given) {
+Result<Strategy> BuildStrategy(const SimulateArgs& a, const FrameworkConfig& fw,
+                               StrategyKeys& given) {
   Strategy s;
+  if (Status st = ApplyStrategySettings(s, fw.settings, false); !st.ok()) return st;
+  for (const auto& [key, value] : fw.settings) given.insert(key);
   if (!a.strategy_file.empty()) {
     auto text = ReadTextFile(a.strategy_file);
     if (!text.ok()) return Status::NotFound("strategy: " + text.status().message());
@@ -149,18 +154,22 @@ void PrintTimeline(const SimulateArgs& a, const Timeline& tl) {
 int RunSimulate(const SimulateArgs& a) {
   auto model = LoadModel(a.model);
   if (!model.ok()) return Fail(model.status());
+  auto fw = ReadFrameworkFiles(a, model.value());
+  if (!fw.ok()) return Fail(fw.status());
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
   const HardwareSpec& h = hw.value();
   StrategyKeys given;
-  auto strategy = BuildStrategy(a, given);
+  auto strategy = BuildStrategy(a, fw.value(), given);
   if (!strategy.ok()) return Fail(strategy.status());
+  if (Status st = CheckFrameworkBatch(fw.value(), strategy.value()); !st.ok()) return Fail(st);
   SimOptions opt;
   opt.detail = a.detail;
   auto rep = Simulate(model.value(), h, strategy.value(), opt);
   if (!rep.ok()) return Fail(rep.status());
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
+  AddInputNotes(a, fw.value(), rep.value());
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
   const SimulateArgs& ta = a;

@@ -23,6 +23,8 @@ struct SimulateArgs {
   std::string timeline;                         // SVG Gantt file
   std::vector<std::string> slowdown;            // STAGE:FACTOR, repeatable
   bool json = false, detail = false;
+  std::string deepspeed_config, torchtitan_config;  // framework files (framework_files.h)
+  bool model_given = false;                         // --model was on the command line
 };
 void AddSimulate(CLI::App& app, SimulateArgs& a);
 int RunSimulate(const SimulateArgs& a);

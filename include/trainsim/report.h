@@ -117,6 +117,9 @@ struct StepReport {
   // adds what it chooses itself (the pipeline split); front-ends put the defaults of the
   // settings their user did not give in front (AssumedStrategyDefaults, validate's profiles).
   std::vector<Assumption> assumed;
+  // Input keys that were read but not simulated (field = the key as the file spells it, value,
+  // why); front-ends fill it from the files they read (trainsim/formats.h).
+  std::vector<Assumption> ignored;
   TimeBreakdown time;
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail

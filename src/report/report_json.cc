@@ -89,6 +89,12 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
   j["assumed"] = assumed;
+  if (!r.ignored.empty()) {  // only when an input file had keys trainsim does not simulate
+    json ignored = json::array();
+    for (const Assumption& a : r.ignored)
+      ignored.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+    j["ignored"] = ignored;
+  }
   if (!r.layers.empty()) {
     json layers = json::array();
     for (const LayerReport& l : r.layers) {

@@ -71,6 +71,12 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
     for (const Assumption& a : r.assumed)
       line(fmt::format("    {:<26} {:<12} {}", a.field, a.value, a.why));
   }
+  if (!r.ignored.empty()) {
+    line("");
+    line("  Ignored (read from the input files, not simulated)");
+    for (const Assumption& a : r.ignored)
+      line(fmt::format("    {:<26} {:<12} {}", a.field, a.value, a.why));
+  }
   for (const LayerReport& l : r.layers) {
     line("");
     line(

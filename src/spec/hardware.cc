@@ -10,6 +10,7 @@
 #include "spec/efficiency_read.h"
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
+#include "spec/simumax.h"
 #include "util/parse_number.h"
 #include "util/units.h"
 
@@ -251,6 +252,8 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
 Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& origin, int depth) {
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
+  if (detail::IsSimuMaxSystem(parsed.value()))  // a SimuMax system file (spec/simumax_system.cc)
+    return detail::ParseSimuMaxSystem(parsed.value(), origin, nullptr);
   HardwareSpec hw;
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
   if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)
