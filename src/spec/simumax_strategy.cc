@@ -65,10 +65,23 @@ void ReadMegatronModules(FieldReader& r, const json& j, const SimuMaxRecompute& 
 void ApplyGranularity(FieldReader& r, const json& j, const SimuMaxRecompute& c, Strategy& s) {
   s.recompute = Recompute::kNone;
   s.recompute_layers = -1;
-  if (!c.enable || c.gran.empty() || c.layers == 0) return;  // SimuMax: no recompute
-  if (c.gran == "full_block") {
+  // "full" and "selective" are trainsim's spellings (also its `recompute` key): every layer
+  // unless recompute_layer_num says otherwise, and core_attn when no switch picks modules.
+  const bool trainsim = c.gran == "full" || c.gran == "selective";
+  static const char* kKnown[] = {"full_block",          "attn_only", "mlp_only", "sdp_only",
+                                 "selective_recompute", "full",      "selective"};
+  bool known = c.gran.empty();
+  for (const char* k : kKnown) known = known || c.gran == k;
+  if (!known)  // SimuMax's sanity_check rejects it even when nothing is recomputed
+    return r.Fail("recompute_granularity",
+                  "must be full_block, attn_only, mlp_only, sdp_only or selective_recompute "
+                  "(or full, selective), got '" +
+                      c.gran + "'");
+  if (!c.enable || c.gran.empty() || (c.layers == 0 && !trainsim)) return;  // SimuMax: none
+  if (c.gran == "full_block" || c.gran == "full") {
     s.recompute = Recompute::kFull;
-    s.recompute_layers = c.layers;  // SimuMax counts layers per pipeline stage as Megatron does
+    // SimuMax counts layers per pipeline stage as Megatron does; the schema key re-reads it.
+    s.recompute_layers = trainsim ? -1 : c.layers;
     return;
   }
   // The partial granularities recompute every layer's part in trainsim (SimuMax: the first
@@ -80,14 +93,10 @@ void ApplyGranularity(FieldReader& r, const json& j, const SimuMaxRecompute& c, 
     mods = kRecomputeCoreAttn;
   } else if (c.gran == "mlp_only") {
     mods = kRecomputeMlp | kRecomputeMoe | kRecomputeSharedExperts;
-  } else if (c.gran == "selective_recompute") {
+  } else {  // selective_recompute, selective
     if (c.megatron) return ReadMegatronModules(r, j, c, s);
     mods = LegacyModules(c);
-  } else {
-    return r.Fail("recompute_granularity",
-                  "must be full_block, attn_only, mlp_only, sdp_only or selective_recompute, "
-                  "got '" +
-                      c.gran + "'");
+    if (mods == 0 && trainsim) mods = kRecomputeCoreAttn;
   }
   if (mods == 0) return;  // selective_recompute without a switch: nothing (is_recompute false)
   s.recompute = Recompute::kSelective;
@@ -114,7 +123,12 @@ void ApplySimuMaxRecompute(FieldReader& r, const json& j, Strategy& s) {
   const bool simumax = r.Has("enable_recompute") || r.Has("recompute_granularity");
   if (c.megatron && c.gran != "selective_recompute")
     return r.Fail("megatron_recompute", "needs recompute_granularity selective_recompute");
-  if (!simumax || !policy.empty()) return;  // trainsim's `recompute` is read with the schema
+  if (policy == "selective" || policy == "full") {  // trainsim's key; the switches pick modules
+    c.enable = true;
+    c.gran = policy;
+  } else if (!simumax || !policy.empty()) {
+    return;  // trainsim's `recompute` is read with the schema
+  }
   ApplyGranularity(r, j, c, s);
 }
 
@@ -130,8 +144,15 @@ std::vector<Assumption> IgnoredStrategyJsonKeys(std::string_view text) {
   for (const StrategyAlias& a : StrategyAliases()) {
     const std::string key(a.key);
     if (a.set || !a.meaning.starts_with("ignored") || !j.contains(key)) continue;
-    // SimuMax's "auto" network tiers and its stock values say nothing the job does not.
-    if (j[key].is_string() && j[key].get<std::string>() == "auto") continue;
+    // SimuMax's "auto" network tiers, a switch left off, a zero, and pp_comm_async,
+    // enable_straggler_model, reshard_after_forward at their default true say nothing.
+    const nlohmann::json& v = j[key];
+    const bool default_true =
+        key == "pp_comm_async" || key == "enable_straggler_model" || key == "reshard_after_forward";
+    if ((v.is_string() && v.get<std::string>() == "auto") ||
+        (v.is_boolean() && v.get<bool>() == default_true) || (v.is_number() && v == 0) ||
+        v.is_null())
+      continue;
     out.push_back({key, j[key].dump(), std::string(a.meaning)});
   }
   return out;

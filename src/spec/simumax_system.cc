@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "spec/field_text.h"
 #include "spec/simumax.h"
 #include "trainsim/formats.h"
 #include "trainsim/presets.h"
@@ -23,6 +24,7 @@
 namespace trainsim::detail {
 namespace {
 
+using detail::NumberText;
 using nlohmann::json;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // SimuMax's "GB" (gbps * 1024**3)
@@ -159,13 +161,13 @@ Status ReadCompute(const json& acc, HardwareSpec& hw, const Conv& c) {
     hw.peak_fp8_flops = *Num(fp8, "tflops") * 1e12;
   } else {
     hw.peak_fp8_flops = 2 * hw.peak_bf16_flops;
-    c.Note("peak_tflops.fp8", std::to_string(2 * *peak),
+    c.Note("peak_tflops.fp8", NumberText(2 * *peak),
            "the SimuMax file has no measured fp8_matmul: twice the BF16 peak");
   }
   const json& mm = Obj(ops, "matmul");
   if (!FitGemm(mm, hw.eff)) {
     if (auto e = OpEfficiency(mm)) hw.eff.gemm_max = *e;
-    c.Note("efficiency.gemm_half_dim", std::to_string(hw.eff.gemm_half_dim),
+    c.Note("efficiency.gemm_half_dim", NumberText(hw.eff.gemm_half_dim),
            "fewer than 3 measured matmul shapes to fit; kept from the nearest preset");
   }
   auto dense = OpEfficiency(mm), grouped = OpEfficiency(Obj(ops, "group_matmul"));
@@ -181,7 +183,7 @@ Status ReadMemory(const json& acc, HardwareSpec& hw, const Conv& c) {
   auto mem = Num(acc, "mem_gbs");
   if (!mem) return Status::Invalid("accelerator.mem_gbs", kRange).WithContext(c.origin);
   hw.hbm_bytes = *mem * kGiB;
-  c.Note("hbm_gib", std::to_string(*mem), "SimuMax's mem_gbs (its GB are 2^30 bytes)");
+  c.Note("hbm_gib", NumberText(*mem), "SimuMax's mem_gbs (its GB are 2^30 bytes)");
   const json& def = Obj(Obj(acc, "bandwidth"), "default");
   auto gbps = Num(def, "gbps");
   if (!gbps)
@@ -189,8 +191,8 @@ Status ReadMemory(const json& acc, HardwareSpec& hw, const Conv& c) {
   hw.hbm_bw_bytes_per_s = *gbps * kGiB;
   hw.eff.mem = std::min(1.0, Num(def, "efficient_factor").value_or(hw.eff.mem));
   if (auto lat = Num(def, "latency_us"))
-    c.Note("efficiency.kernel_floor_us", std::to_string(hw.eff.kernel_floor_us),
-           "SimuMax adds latency_us " + std::to_string(*lat) +
+    c.Note("efficiency.kernel_floor_us", NumberText(hw.eff.kernel_floor_us),
+           "SimuMax adds latency_us " + NumberText(*lat) +
                " to every memory-bound op; trainsim keeps its kernel floor");
   for (const char* k : {"permute_fwd", "permute_bwd", "ce", "ce_fusion"})
     if (Obj(Obj(acc, "bandwidth"), k).size())
@@ -253,7 +255,7 @@ Status ReadNetworks(const json& j, HardwareSpec& hw, const Conv& c) {
   hw.eff.a2a_nic = std::min(1.0, inter->a2a);
   hw.nic_latency_s = inter->latency_s;
   hw.nic_hop_latency_s = hw.nic_tree_level_latency_s = 0;
-  c.Note("nic_gbps_per_gpu", std::to_string(units::BytesPerSToGbps(hw.nic_bw_bytes_per_s)),
+  c.Note("nic_gbps_per_gpu", NumberText(units::BytesPerSToGbps(hw.nic_bw_bytes_per_s)),
          "SimuMax's inter_node gbps taken per GPU (SimuMax divides it by min(8, tp) for DP)");
   c.Note("p2p", "ignored", "SimuMax's p2p factors; trainsim sends pipeline p2p at link speed");
   return Status::Ok();

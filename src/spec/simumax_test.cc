@@ -115,8 +115,9 @@ TEST(SimuMaxModel, ShippedModelsLoad) {
   EXPECT_EQ(mix.moe.num_experts, 8);
   EXPECT_EQ(mix.moe.expert_ffn, 14336);  // SimuMax's default: intermediate_size
   EXPECT_FALSE(mix.tied_embeddings);
-  // Mixtral-8x7B: 46.7 B parameters (mistral.ai announcement, 2023-12-11).
-  EXPECT_NEAR(CountParams(mix).total / 1e9, 46.7, 0.5);
+  // Mixtral-8x7B: 46.7 B parameters (mistral.ai announcement, 2023-12-11) with 8 kv heads;
+  // SimuMax's file gives 32, which adds 32 layers x 2 x 4096 x (4096 - 1024) = 0.805 B.
+  EXPECT_NEAR(CountParams(mix).total / 1e9, 46.7 + 0.805, 0.1);
   const ModelSpec v3 = ModelFile("deepseekv3.json");
   EXPECT_EQ(v3.moe.num_experts, 256);
   EXPECT_EQ(v3.moe.first_k_dense, 3);
@@ -239,6 +240,15 @@ void CheckRuns(const HardwareSpec& hw, double max_mape, const char* label) {
 
 TEST(SimuMaxPairs, ShippedFilesPredictTheMeasuredB200Runs) {
   CheckRuns(LoadHardware("b200_sxm_180gb").value(), 0.15, "preset b200_sxm_180gb");
+}
+
+// The same pairs on SimuMax's own B200 system file converted to a hardware profile.
+TEST(SimuMaxPairs, ShippedSystemFileAsHardware) {
+  auto hw = ParseHardwareJson(Data("system/b200_bf16_ceperm.json"), "b200_bf16_ceperm.json");
+  ASSERT_TRUE(hw.ok()) << hw.status().message();
+  // 16.1 % mean error on 2026-11-23 (the preset's 7.5 %): SimuMax's tables come from kernel
+  // microbenchmarks, the preset is fitted on measured steps; the converted file runs fast.
+  CheckRuns(hw.value(), 0.20, "SimuMax b200_bf16_ceperm.json");
 }
 
 }  // namespace
