@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 APT_PACKAGES = build-essential cmake nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev \
-               libgmock-dev libbenchmark-dev python3 \
+               libgmock-dev libbenchmark-dev libtomlplusplus-dev python3 \
                libopenmpi-dev openmpi-bin
 
 .PHONY: deps build demo test bench validate format clean

@@ -563,7 +563,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["fits"], d["peak_mem_bytes"]
 assert d["strategy"]["world_size"] == 8 and d["strategy"]["dtype"] == "fp8", d["strategy"]
-assert [i["name"] for i in d["ignored"]] == ["--empty-unused-memory-level"], d["ignored"]
+assert [i["field"] for i in d["ignored"]] == ["--empty-unused-memory-level"], d["ignored"]
 m = d["conventions"]["megatron"]
 assert abs(m["elapsed_time_per_iteration_ms"] - 1e3 * d["step_time_s"]) < 1e-6, m
 assert m["throughput_tflops_per_gpu"] > 0, m
@@ -586,6 +586,59 @@ expect_field_error "megatron args: unmatched quote" "line 1" simulate \
   --from-megatron-args "--tensor-model-parallel-size '2"
 expect_field_error "megatron args: zero global batch" "--global-batch-size" simulate \
   --from-megatron-args "--global-batch-size 0"
+# --- framework files: DeepSpeed, torchtitan, SimuMax (issue 10) ---------------------------------------
+FW="$(cd "$(dirname "$0")/.." && pwd)/src/spec/testdata"
+if expect_ok "torchtitan TOML" simulate --json --torchtitan-config "$FW/torchtitan/llama3_405b.toml" \
+  --gpus 128 --hardware h100_sxm_80gb; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["strategy"]
+assert "405b" in json.dumps(d["model"]), d["model"]
+assert s["tp_size"] == 8 and s["fsdp"] and s["dtype"] == "fp8" and s["tp_comm_overlap"], s
+assert any(i["field"] == "training.compile" for i in d["ignored"]), d.get("ignored")
+' <"$OUT" 2>&1) && grep -q "not simulated: training.compile" "$ERR"; then
+    ok "torchtitan TOML: model, TP, FSDP, float8, async TP read; compile listed as ignored and warned"
+  else
+    bad "torchtitan TOML: model, TP, FSDP, float8, async TP read; compile ignored" "$msg" "$(cat "$ERR")"
+  fi
+fi
+expect_field_error "torchtitan --model contradiction" "--model llama3-70b" simulate --model llama3-70b \
+  --torchtitan-config "$FW/torchtitan/llama3_8b.toml"
+expect_field_error "DeepSpeed offload_param" "zero_optimization.offload_param.device" simulate \
+  --deepspeed-config "$FW/deepspeed/ds_z3_offload_config.json"
+printf '%s\n' '{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "train_batch_size": 48}' >"$TMP/ds_bad.json"
+expect_field_error "DeepSpeed batch rule" "train_batch_size" simulate --gpus 8 --deepspeed-config "$TMP/ds_bad.json"
+if expect_ok "DeepSpeed ZeRO-3 auto" simulate --json --gpus 8 --deepspeed-config "$FW/deepspeed/ds_z3_config.json"; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["strategy"]["zero_state"] == 3, d["strategy"]
+a = {x["field"]: x["value"] for x in d["assumed"]}
+assert a.get("train_micro_batch_size_per_gpu") == "auto", a
+' <"$OUT" 2>&1); then
+    ok "DeepSpeed: stage 3 read, auto values listed as assumed"
+  else
+    bad "DeepSpeed: stage 3 read, auto values listed as assumed" "$msg"
+  fi
+fi
+if expect_ok "SimuMax system file as hardware" simulate --json \
+  --model "$FW/simumax/models/llama3-70b.json" --strategy "$FW/simumax/strategy/tp1_pp4_vp2_sync_mbs1_mbc8_no_ckpt.json" \
+  --hardware "$FW/simumax/system/b200_bf16_ceperm.json"; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["strategy"]["recompute"] == "none" and d["strategy"]["interleaving_size"] == 2, d["strategy"]
+ig = {x["field"] for x in d["ignored"]}
+assert {"pp_net", "dp_net", "pp_comm_async"} <= ig, ig
+a = {x["field"] for x in d["assumed"]}
+assert "efficiency" in a and "hbm_gib" in a, a
+' <"$OUT" 2>&1); then
+    ok "SimuMax: system file loads as hardware with its assumptions; *_net and pp_comm_async listed"
+  else
+    bad "SimuMax: system file loads as hardware; *_net and pp_comm_async listed" "$msg"
+  fi
+fi
 
 # --- summary -----------------------------------------------------------------------------------------
 echo

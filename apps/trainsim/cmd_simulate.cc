@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "framework_files.h"
 #include "megatron_input.h"
 #include "strategy_flags.h"
 #include "trainsim/batch_default.h"
@@ -45,14 +46,18 @@ void AddSimulate(CLI::App& app, SimulateArgs& a) {
   c->add_option("--timeline", a.timeline, "write the event-driven step as an SVG Gantt chart");
   c->add_option("--slowdown", a.slowdown,
                 "STAGE:FACTOR, slow one pipeline stage's compute (repeatable; what-if)");
+  AddFrameworkFlags(c, a);
 }
 
 namespace {
 
 // Struct defaults, then the --strategy file, then --from-megatron-args, then the flags; then the
 // default batch and NormaliseStrategy. `given` receives the keys the sources gave.
-Result<Strategy> BuildStrategy(const SimulateArgs& a, StrategyKeys& given, MegatronInput* mg) {
+Result<Strategy> BuildStrategy(const SimulateArgs& a, const FrameworkConfig& fw,
+                               StrategyKeys& given, MegatronInput* mg) {
   Strategy s;
+  if (Status st = ApplyStrategySettings(s, fw.settings, false); !st.ok()) return st;
+  for (const auto& [key, value] : fw.settings) given.insert(key);
   if (!a.strategy_file.empty()) {
     auto text = ReadTextFile(a.strategy_file);
     if (!text.ok()) return Status::NotFound("strategy: " + text.status().message());
@@ -186,9 +191,25 @@ int RunSimulate(const SimulateArgs& a) {
   if (!mg_in.ok()) return Fail(mg_in.status());
   std::optional<MegatronInput> mg = std::move(mg_in).value();
   StrategyKeys given;
-  auto strategy = BuildStrategy(a, given, mg ? &*mg : nullptr);
+  FrameworkConfig fw;  // --deepspeed-config / --torchtitan-config
+  std::optional<ModelSpec> fw_model;
+  if (!a.deepspeed_config.empty() || !a.torchtitan_config.empty()) {
+    if (mg)
+      return Fail(
+          Status::Invalid("megatron-script",
+                          "give Megatron-LM arguments or a DeepSpeed/torchtitan config, not both"));
+    auto m = LoadModel(a.model);
+    if (!m.ok()) return Fail(m.status());
+    fw_model = std::move(m).value();
+    auto read = ReadFrameworkFiles(a, *fw_model);
+    if (!read.ok()) return Fail(read.status());
+    fw = std::move(read).value();
+  }
+  auto strategy = BuildStrategy(a, fw, given, mg ? &*mg : nullptr);
   if (!strategy.ok()) return Fail(strategy.status());
-  auto model = BuildModel(a, mg ? &*mg : nullptr, strategy.value());
+  if (Status st = CheckFrameworkBatch(fw, strategy.value()); !st.ok()) return Fail(st);
+  auto model = fw_model ? Result<ModelSpec>(*fw_model)
+                        : BuildModel(a, mg ? &*mg : nullptr, strategy.value());
   if (!model.ok()) return Fail(model.status());
   if (mg) WarnIgnored(mg->reading);
   SimOptions opt;
@@ -198,6 +219,7 @@ int RunSimulate(const SimulateArgs& a) {
   if (mg) rep.value().ignored = mg->reading.ignored;
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
+  AddInputNotes(a, fw.value(), rep.value());
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
   const SimulateArgs& ta = a;

@@ -25,6 +25,7 @@ struct SimulateArgs {
   std::string timeline;                         // SVG Gantt file
   std::vector<std::string> slowdown;            // STAGE:FACTOR, repeatable
   bool json = false, detail = false;
+  std::string deepspeed_config, torchtitan_config;  // framework files (framework_files.h)
 };
 void AddSimulate(CLI::App& app, SimulateArgs& a);
 int RunSimulate(const SimulateArgs& a);

@@ -31,7 +31,7 @@ void WarnIgnored(const MegatronReading& r) {
   for (const IgnoredInput& i : r.ignored) {
     const bool is_unknown = i.why.rfind("unknown", 0) == 0;
     std::string& list = is_unknown ? unknown : unmodelled;
-    list += (list.empty() ? "" : ", ") + i.name;
+    list += (list.empty() ? "" : ", ") + i.field;
     if (is_unknown && i.why.find("did you mean") != std::string::npos)
       list += " (" + i.why.substr(i.why.find("did you mean")) + ")";
   }

@@ -100,11 +100,7 @@ struct Assumption {
 
 // An input the simulator read but did not use (a Megatron-LM argument it does not model, or one
 // it does not know): its name, the value given (lists joined with ','), and why it is unused.
-struct IgnoredInput {
-  std::string name;
-  std::string value;
-  std::string why;
-};
+using IgnoredInput = Assumption;  // field = the flag or key, value, why
 
 struct StepReport {
   double step_time_s = 0;
@@ -125,7 +121,9 @@ struct StepReport {
   // adds what it chooses itself (the pipeline split); front-ends put the defaults of the
   // settings their user did not give in front (AssumedStrategyDefaults, validate's profiles).
   std::vector<Assumption> assumed;
-  // Inputs read but not used (front-ends fill it: the Megatron-LM arguments trainsim ignored).
+  // Inputs read but not used (field = the flag or key as the input spells it, value, why):
+  // the Megatron-LM arguments and the strategy/DeepSpeed/torchtitan/SimuMax keys trainsim does
+  // not simulate. Front-ends fill it.
   std::vector<IgnoredInput> ignored;
   TimeBreakdown time;
   std::vector<StageReport> stages;

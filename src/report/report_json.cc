@@ -92,7 +92,7 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["assumed"] = assumed;
   json ignored = json::array();
   for (const IgnoredInput& a : r.ignored)
-    ignored.push_back({{"name", a.name}, {"value", a.value}, {"why", a.why}});
+    ignored.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
   j["ignored"] = ignored;
   // The figures users compare against from their own logs, in each tool's convention.
   const MegatronLogFigures mg = MegatronConventionFigures(r, m, s);

@@ -75,7 +75,7 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
     line("");
     line("  Ignored (read but not used: the prediction does not reflect them)");
     for (const IgnoredInput& a : r.ignored)
-      line(fmt::format("    {:<40} {:<12} {}", a.name, a.value.empty() ? "-" : a.value, a.why));
+      line(fmt::format("    {:<40} {:<12} {}", a.field, a.value.empty() ? "-" : a.value, a.why));
   }
   if (!r.assumed.empty()) {
     line("");

@@ -25,6 +25,8 @@
 #include <system_error>
 #include <vector>
 
+#include "trainsim/formats.h"
+#include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
 
@@ -59,6 +61,7 @@ const std::vector<std::string>& ModelSeeds() {
       // SimuMax model JSON
       R"({"model_type":"dense","model_name":"x","hidden_size":4096,"head_num":32,"kv_head_num":8,"head_size":128,"intermediate_size":14336,"layer_num":32,"vocab_size":128256,"use_swiglu":true})",
       R"({"model_type":"moe","model_name":"m","hidden_size":2048,"head_num":16,"kv_head_num":16,"head_size":128,"intermediate_size":8192,"layer_num":8,"vocab_size":32000,"use_swiglu":true,"expert_num":16,"topk":2,"moe_ffn_hidden_size":1024,"dense_layers":1})",
+      R"({"hidden_size":1024,"head_num":8,"kv_head_num":8,"head_size":128,"intermediate_size":4096,"layer_num":4,"expert_num":8,"topk":2,"vocab_size":32000,"use_swiglu":true,"attention_type":"mla","q_lora_rank":256,"kv_lora_rank":128,"qk_head_dim":64,"qk_pos_emb_head_dim":32,"v_head_dim":64})",
   };
   return seeds;
 }
@@ -67,6 +70,8 @@ const std::vector<std::string>& HardwareSeeds() {
   static const std::vector<std::string> seeds = {
       R"({"id":"h","name":"H","peak_tflops":{"fp32":66.9,"fp16":989.4,"bf16":989.4,"fp8":1978.9,"fp4":0},"hbm_gib":80,"hbm_tbps":3.35,"sm_count":132,"scaleup_domain":8,"scaleup_gbps_per_dir":450,"scaleup_latency_us":2.5,"nic_gbps_per_gpu":400,"nic_latency_us":6.0,"host_link_gbps_per_dir":64,"tdp_w":700})",
       R"({"id":"b","peak_tflops":{"bf16":2250,"fp8":4500,"fp4":9000},"hbm_gib":180,"hbm_tbps":8,"scaleup_domain":72,"scaleup_gbps_per_dir":900,"nic_gbps_per_gpu":400,"efficiency":{"gemm_max":0.8,"attn_fwd":0.6,"mem":0.8,"comm_overlap":0.9,"layer_overhead_us":20}})",
+      // A SimuMax system file (spec/simumax_system.cc).
+      R"({"sys_name":"s","num_per_node":8,"accelerator":{"backend":"cuda","mem_gbs":80,"op":{"matmul":{"tflops":312,"efficient_factor":0.75,"accurate_efficient_factor":{"b=1, m=4096, k=5120, n=1536, layout=TN":0.78,"b=1, m=4096, k=1536, n=5120, layout=NN":0.73,"b=1, m=1536, k=4096, n=5120, layout=NT":0.62}},"group_matmul":{"tflops":312,"efficient_factor":0.5},"sdp_fwd":{"tflops":312,"efficient_factor":1.05},"sdp_bwd":{"tflops":312,"efficient_factor":0.8},"default":{"tflops":312,"efficient_factor":0.75}},"bandwidth":{"default":{"efficient_factor":0.91,"gbps":1600,"latency_us":40}},"mode":"roofline"},"networks":{"intra_with_pcie":false,"high_intra_node":{"processor_usage":0,"bandwidth":{"efficient_factor":0.8,"gbps":300,"latency_us":10},"op":{"all_reduce":{"scale":2,"offset":-1,"efficient_factor":0.7,"latency_us":20},"all2all":{"scale":1,"offset":-1}}},"inter_node":{"processor_usage":0,"bandwidth":{"efficient_factor":0.9,"gbps":25,"latency_us":20},"op":{}}}})",
   };
   return seeds;
 }
@@ -87,6 +92,7 @@ const std::vector<std::string>& StrategySeeds() {
       R"({"seq_len":4096,"micro_batch_size":1,"micro_batch_num":4,"world_size":8,"tp_size":1,"pp_size":1,"ep_size":8,"etp_size":1,"enable_recompute":true,"recompute_granularity":"full_block","recompute_layer_num":2})",
       R"({"seq_len":8192,"micro_batch_size":1,"global_batch_size":32,"world_size":32,"tp_size":2,"cp_size":2,"pp_size":1,"ep_size":2,"fsdp":true,"dtype":"fp8","cp_comm_type":"a2a","pipeline_schedule":"gpipe","recompute":"full","offload_optimizer":true})",
       R"({"seq_len":1024,"micro_batch_size":4,"micro_batch_num":2,"world_size":64,"tp_size":4,"pp_size":2,"zero_state":0,"tp_comm_overlap":true,"overlap_grad_reduce":false,"recompute_modules":"core_attn,mlp"})",
+      R"({"seq_len":4096,"micro_batch_size":1,"micro_batch_num":8,"world_size":8,"tp_size":2,"pp_size":2,"interleaving_size":2,"pp_comm_async":false,"tp_net":"high_intra_node","pp_net":"inter_node","dp_net":"auto","order_of_paralielism":"tp-cp-ep-dp-pp","pp_schedule":"1f1b","enable_recompute":true,"recompute_granularity":"selective_recompute","recompute_layer_num":2,"megatron_recompute":true,"megatron_recompute_modules":["layernorm","mlp"]})",
   };
   return seeds;
 }
@@ -771,6 +777,49 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   EXPECT_GE(h.count(), 1000000);
   EXPECT_GT(h.simulated_ok(), 1000);  // the mutations do reach the simulator
   EXPECT_EQ(h.failures(), 0);
+}
+
+// The framework-file readers (trainsim/formats.h) on mutated DeepSpeed JSON and torchtitan TOML:
+// every input gives a value or an error with a message, never an exception.
+TEST(FuzzTest, FrameworkFileReadersNeverCrash) {
+  static const std::vector<std::string> kDeepSpeed = {
+      R"({"train_batch_size":64,"train_micro_batch_size_per_gpu":2,"gradient_accumulation_steps":4,"bf16":{"enabled":true},"zero_optimization":{"stage":2,"offload_optimizer":{"device":"cpu"},"overlap_comm":true,"reduce_bucket_size":5e8}})",
+      R"({"train_batch_size":"auto","train_micro_batch_size_per_gpu":"auto","fp16":{"enabled":"auto"},"bf16":{"enabled":"auto"},"zero_optimization":{"stage":3,"stage3_prefetch_bucket_size":"auto"}})"};
+  static const std::vector<std::string> kToml = {
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nlocal_batch_size = 2\n"
+      "seq_len = 8192\n[parallelism]\ndata_parallel_shard_degree = 4\n"
+      "tensor_parallel_degree = 2\npipeline_parallel_degree = 2\n"
+      "pipeline_parallel_schedule = \"Interleaved1F1B\"\n[activation_checkpoint]\n"
+      "mode = \"selective\"\nselective_ac_option = \"2\"\n[compile]\nenable = true\n",
+      "[model]\nname = \"llama3\"\nflavor = \"70B\"\nconverters = [\"float8\"]\n"
+      "[parallelism]\ndata_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 1\n"
+      "[activation_checkpoint]\nmode = \"full\"\n"};
+  for (const auto& s : kDeepSpeed) ASSERT_TRUE(ParseDeepSpeedConfig(s, "seed").ok()) << s;
+  for (const auto& s : kToml)
+    ASSERT_TRUE(ParseTorchtitanToml(s, "seed").ok())
+        << ParseTorchtitanToml(s, "seed").status().message();
+  Rng rng(0x666f726d617473ULL);  // "formats"
+  long long accepted = 0;
+  for (int i = 0; i < 20000 * Scale(); ++i) {
+    const bool toml = Chance(rng, 0.5);
+    const std::string text = toml ? MutatedDocument(rng, Pick(rng, kToml), false)
+                                  : MutatedDocument(rng, Pick(rng, kDeepSpeed), Chance(rng, 0.7));
+    Result<FrameworkConfig> c = Status::Parse("not run");
+    try {
+      c = toml ? ParseTorchtitanToml(text, "fuzz") : ParseDeepSpeedConfig(text, "fuzz");
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "exception " << e.what() << " on\n" << text;
+      continue;
+    }
+    if (c.ok()) {
+      ++accepted;
+      Strategy s;
+      (void)ApplyStrategySettings(s, c->settings, false);  // an error is fine, a crash is not
+    } else {
+      EXPECT_FALSE(c.status().message().empty()) << text;
+    }
+  }
+  EXPECT_GT(accepted, 100);  // the mutations do reach the mapping
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
 #include "trainsim/schema.h"
+#include "spec/simumax.h"
 #include "util/parse_number.h"
 #include "util/units.h"
 
@@ -274,6 +275,8 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
 Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& origin, int depth) {
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
+  if (detail::IsSimuMaxSystem(parsed.value()))  // a SimuMax system file (spec/simumax_system.cc)
+    return detail::ParseSimuMaxSystem(parsed.value(), origin, nullptr);
   HardwareSpec hw;
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
   if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)

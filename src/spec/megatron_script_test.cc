@@ -139,8 +139,8 @@ TEST(MegatronArgs, IgnoredListsUnmodelledAndMisspelled) {
   MegatronReading r;
   Read("--cpu-offloading --tensor-model-paralel-size 2 --seed 1234 --lr 1e-4", &r);
   ASSERT_EQ(r.ignored.size(), 2u);
-  EXPECT_EQ(r.ignored[0].name, "--cpu-offloading");
-  EXPECT_EQ(r.ignored[1].name, "--tensor-model-paralel-size");
+  EXPECT_EQ(r.ignored[0].field, "--cpu-offloading");
+  EXPECT_EQ(r.ignored[1].field, "--tensor-model-paralel-size");
   EXPECT_NE(r.ignored[1].why.find("--tensor-model-parallel-size"), std::string::npos);
 }
 
@@ -271,7 +271,7 @@ Loaded LoadScript(const std::string& name) {
 
 std::vector<std::string> IgnoredNames(const MegatronReading& r) {
   std::vector<std::string> out;
-  for (const IgnoredInput& i : r.ignored) out.push_back(i.name);
+  for (const IgnoredInput& i : r.ignored) out.push_back(i.field);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "spec/hf_config.h"
 #include "spec/json_fields.h"
+#include "spec/simumax.h"
 #include "trainsim/model.h"
 
 namespace trainsim {
@@ -74,37 +75,7 @@ Status ReadValidationModel(const json& j, ModelSpec& m, const std::string& origi
   return r.Finish(true);
 }
 
-// SimuMax configs/models/*.json.
-Status ReadSimuMaxModel(const json& j, ModelSpec& m, const std::string& origin) {
-  FieldReader r(j, origin);
-  r.String("model_name", m.name);
-  r.Ignore("model_type");
-  r.Int64("hidden_size", m.hidden);
-  r.Int("layer_num", m.layers);
-  r.Int("head_num", m.heads);
-  m.kv_heads = m.heads;
-  r.Int("kv_head_num", m.kv_heads);
-  r.Int64("head_size", m.head_dim);
-  r.Int64("intermediate_size", m.ffn);
-  r.Int64("vocab_size", m.vocab);
-  r.Bool("use_swiglu", m.gated_mlp);
-  r.Int("expert_num", m.moe.num_experts, 0);
-  r.Int("topk", m.moe.top_k, 0);
-  r.Int64("moe_ffn_hidden_size", m.moe.expert_ffn, 0);
-  r.Int64("moe_shared_expert_intermediate_size", m.moe.shared_ffn, 0);
-  r.Int("dense_layers", m.moe.first_k_dense, 0);
-  std::string attn = "mha";
-  r.String("attention_type", attn);
-  if (attn == "mla") {
-    r.Int64("q_lora_rank", m.mla.q_lora_rank, 0);
-    r.Int64("kv_lora_rank", m.mla.kv_lora_rank);
-    r.Int64("qk_head_dim", m.mla.qk_nope_head_dim);
-    r.Int64("qk_pos_emb_head_dim", m.mla.qk_rope_head_dim, 0);
-    r.Int64("v_head_dim", m.mla.v_head_dim);
-  }
-  r.Bool("tie_word_embeddings", m.tied_embeddings);
-  return r.Finish(false);
-}
+// SimuMax configs/models/*.json: spec/simumax_model.cc.
 
 // HF GPT-2 style config.
 Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
@@ -147,7 +118,7 @@ Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_
   if (j.contains("n_embd") && (type.empty() || type == "gpt2")) {
     s = ReadGpt2(j, m, origin);
   } else if (j.contains("layer_num") || j.contains("head_num")) {
-    s = ReadSimuMaxModel(j, m, origin);
+    s = detail::ReadSimuMaxModel(j, m, origin);
   } else if (j.contains("moe") || j.contains("mla") || j.contains("mtp_layers")) {
     s = ReadValidationModel(j, m, origin);
   } else if (detail::LooksLikeHfConfig(j)) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "trainsim/formats.h"
 #include "trainsim/hardware.h"
 #include "trainsim/model.h"
 #include "trainsim/presets.h"
@@ -77,6 +78,8 @@ Status RunRow(const Row& row) {
   if (kind == "strategy") return ParseStrategyJson(text, kOrigin).status();
   if (kind == "megatron") return ParseMegatronArgs(text, Strategy{}).status();
   if (kind == "dtype") return ParseDType(text).status();
+  if (kind == "deepspeed") return ParseDeepSpeedConfig(text, kOrigin).status();
+  if (kind == "torchtitan") return ParseTorchtitanToml(text, kOrigin).status();
   if (kind == "override") {
     const HardwareSpec base = LoadHardware("h100_sxm_80gb").value();
     HardwareSpec h = base;
@@ -124,7 +127,8 @@ TEST_P(ParseErrorRowTest, NamesTheField) {
   }
   // Errors about a document say which document.
   const std::string kind = row.kind();
-  if (kind == "model" || kind == "hardware" || kind == "strategy" || kind == "override") {
+  if (kind == "model" || kind == "hardware" || kind == "strategy" || kind == "override" ||
+      kind == "deepspeed" || kind == "torchtitan") {
     EXPECT_NE(st.message().find(kOrigin), std::string::npos) << st.message();
   }
 }

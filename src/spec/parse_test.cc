@@ -517,6 +517,7 @@ TEST(ParseStrategyJsonTest, SelectiveRecomputeAndInterleaving) {
   auto s = ParseStrategyJson(R"({"seq_len": 8192, "micro_batch_size": 2, "micro_batch_num": 8,
       "world_size": 32, "tp_size": 4, "pp_size": 2, "interleaving_size": 2, "zero_state": 0,
       "enable_recompute": true, "recompute_granularity": "selective_recompute",
+      "recompute_layer_num": 2,
       "attn_recompute": true, "mlp_recompute": true, "use_math_sdp": true, "use_flash_sdp": false,
       "dtype": "fp16", "use_fp32_accum_grad": false})",
                              "s.json");

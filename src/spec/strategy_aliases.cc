@@ -1,5 +1,8 @@
 // Strategy file keys besides the schema's canonical ones: SimuMax spellings that set a canonical
 // field, and SimuMax keys that are accepted and ignored (trainsim/schema.h).
+#include <algorithm>
+#include <string>
+
 #include "spec/field_text.h"
 #include "trainsim/schema.h"
 
@@ -18,6 +21,47 @@ Status SetBool(Strategy& s, std::string_view t) {
 template <auto M>
 Status SetLayers(Strategy& s, std::string_view t) {
   return detail::ParseIntText(t, 1, s.*M);
+}
+
+// SimuMax's *_net keys pick the network tier of a group's collectives by hand; trainsim places
+// each group on the tier its ranks span (the rank order and the scale-up domain).
+constexpr std::string_view kNetIgnored =
+    "ignored (SimuMax's hand-picked network tier; trainsim places groups by rank order)";
+
+Status SetSchedule(Strategy& s, std::string_view t) {
+  if (t == "zb_h2" || t == "zb_v")
+    return Status::Invalid("SimuMax schedule '" + std::string(t) +
+                           "' is not represented (1f1b, interleaved_1f1b, gpipe, zb_h1)");
+  auto r = ParseSchedule(t);
+  if (!r.ok())
+    return Status::Invalid("must be 1f1b, interleaved_1f1b, gpipe or zb_h1, got '" +
+                           std::string(t) + "'");
+  s.schedule = r.value();
+  return Status::Ok();
+}
+
+// SimuMax's placement string ("tp-cp-ep-dp-pp", innermost first) without its ep tokens, which
+// SimuMax drops too (StrategyConfig._validate_order_of_paralielism).
+Status SetSimuMaxOrder(Strategy& s, std::string_view t) {
+  std::string order;
+  size_t start = 0;
+  while (start <= t.size()) {
+    const size_t end = std::min(t.find('-', start), t.size());
+    const std::string_view token = t.substr(start, end - start);
+    if (token != "ep") {
+      if (!order.empty()) order += '-';
+      order += token;
+    }
+    start = end + 1;
+  }
+  auto r = ParseRankOrder(order);
+  if (!r.ok())
+    return Status::Invalid(
+        "must be one of tp-cp-dp-pp, tp-dp-cp-pp, tp-cp-pp-dp, tp-pp-cp-dp "
+        "(ep tokens aside), got '" +
+        std::string(t) + "'");
+  s.order = r.value();
+  return Status::Ok();
 }
 
 constexpr StrategyAlias kAliases[] = {
@@ -40,6 +84,11 @@ constexpr StrategyAlias kAliases[] = {
      "recompute"},
     {"recompute_granularity", FieldKind::kText, "SimuMax recompute (below)", false, nullptr,
      "recompute"},
+    {"megatron_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr,
+     "recompute"},
+    {"megatron_recompute_modules", FieldKind::kText,
+     "SimuMax recompute (below): a list of Megatron-LM module names", false, nullptr,
+     "recompute_modules"},
     {"attn_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
     {"mlp_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
     {"mla_rms_recompute", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
@@ -72,15 +121,65 @@ constexpr StrategyAlias kAliases[] = {
     {"account_for_loss_in_pipeline_split", FieldKind::kBool,
      "ignored (the embedding key sets uneven_pipeline)", false, nullptr},
     {"grad_reduce_in_bf16", FieldKind::kBool, "ignored", false, nullptr},
-    {"use_fused_norm", FieldKind::kBool, "ignored", false, nullptr},
-    {"use_fused_swiglu", FieldKind::kBool, "ignored", false, nullptr},
-    {"use_fused_rope", FieldKind::kBool, "ignored", false, nullptr},
-    {"no_sync", FieldKind::kBool, "ignored", false, nullptr},
-    {"mem_factor", FieldKind::kNumber, "ignored", false, nullptr},
+    {"use_fused_norm", FieldKind::kBool, "accepted, no effect", false, nullptr},
+    {"use_fused_swiglu", FieldKind::kBool, "accepted, no effect", false, nullptr},
+    {"use_fused_rope", FieldKind::kBool, "accepted, no effect", false, nullptr},
+    {"no_sync", FieldKind::kBool, "accepted, no effect", false, nullptr},
+    {"mem_factor", FieldKind::kNumber, "accepted, no effect", false, nullptr},
     {"enable_cuda_graph", FieldKind::kBool, "ignored", false, nullptr},
     {"attention_sparse_ratio", FieldKind::kNumber, "ignored", false, nullptr},
-    {"recompute_variance", FieldKind::kBool, "ignored", false, nullptr},
-    {"skip_ckpt_micro_batch_num", FieldKind::kInt, "ignored", false, nullptr},
+    {"recompute_variance", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
+    {"skip_ckpt_micro_batch_num", FieldKind::kInt, "accepted, no effect", false, nullptr},
+    // SimuMax's later StrategyConfig keys (simumax/core/config.py).
+    {"pp_schedule", FieldKind::kText,
+     "pipeline_schedule (1f1b, interleaved_1f1b, gpipe, zb_h1; zb_h2 and zb_v are refused)", false,
+     SetSchedule, "pipeline_schedule"},
+    {"order_of_paralielism", FieldKind::kText, "order, without SimuMax's ep tokens", false,
+     SetSimuMaxOrder, "order"},
+    {"pp_comm_async", FieldKind::kBool,
+     "ignored (false: Megatron-LM --no-overlap-p2p-communication; trainsim exposes the "
+     "pipeline p2p either way)",
+     false, nullptr},
+    {"tp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"cp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"pp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"dp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"ep_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"etp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"edp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"fsdp_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"fsdp_moe_net", FieldKind::kText, kNetIgnored, false, nullptr},
+    {"cp_a2a_mode", FieldKind::kText, "ignored (SimuMax's async/sync CP all-to-all)", false,
+     nullptr},
+    {"microbatch_group_size_per_vp_stage", FieldKind::kInt,
+     "ignored (trainsim groups pp micro-batches per chunk, Megatron's default)", false, nullptr},
+    {"enable_straggler_model", FieldKind::kBool, "ignored (SimuMax's straggler scaling)", false,
+     nullptr},
+    {"collective_skew", FieldKind::kText, "ignored (SimuMax's event-driven skew)", false, nullptr},
+    {"fsdp_mode", FieldKind::kText, "ignored (SimuMax's FSDP communication pattern)", false,
+     nullptr},
+    {"reshard_after_forward", FieldKind::kBool, "ignored (trainsim reshards, FSDP2's default)",
+     false, nullptr},
+    {"fsdp_prefetch_layers", FieldKind::kInt, "accepted, no effect", false, nullptr},
+    {"use_accm_weight", FieldKind::kBool, "accepted, no effect", false, nullptr},
+    {"use_fused_grad_accumulation", FieldKind::kBool, "accepted, no effect", false, nullptr},
+    {"dispatch_probs", FieldKind::kBool, "ignored", false, nullptr},
+    {"cache_groupgemm_col_fp8_inputs", FieldKind::kBool, "ignored", false, nullptr},
+    {"offload_groupgemm_col_inputs", FieldKind::kBool, "ignored", false, nullptr},
+    {"te_version", FieldKind::kText, "accepted, no effect (SimuMax's TE memory audit)", false,
+     nullptr},
+    {"te_dummy_wgrad_min_version", FieldKind::kText, "accepted, no effect", false, nullptr},
+    {"te_cp_a2a_save_pre_posta2a_min_version", FieldKind::kText, "accepted, no effect", false,
+     nullptr},
+    {"te_grouped_linear_dummy_wgrad_min_version", FieldKind::kText, "accepted, no effect", false,
+     nullptr},
+    {"compute_engine_map", FieldKind::kText, "ignored (SimuMax's engine lanes)", false, nullptr},
+    {"fused_ops", FieldKind::kText, "ignored (SimuMax's fused-op overlap)", false, nullptr},
+    {"fused_mem_mode", FieldKind::kText, "accepted, no effect", false, nullptr},
+    {"efficiency_overrides", FieldKind::kText,
+     "ignored (SimuMax per-operator efficiencies; give them as hardware efficiencies)", false,
+     nullptr},
+    {"layout_transform_overhead_us", FieldKind::kNumber, "ignored", false, nullptr},
 };
 
 }  // namespace

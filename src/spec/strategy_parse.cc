@@ -5,6 +5,7 @@
 
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
+#include "spec/simumax.h"
 #include "spec/strategy_apply.h"
 #include "trainsim/schema.h"
 
@@ -49,46 +50,6 @@ void ApplyJsonKey(FieldReader& r, std::string_view key_sv, FieldKind kind,
   if (Status st = set(s, text); !st.ok()) r.Fail(key, st.message());
 }
 
-// SimuMax's recompute keys. Its granularities: full_block (recompute_layer_num layers per stage),
-// selective_recompute with per-module switches. `recompute` (trainsim) stands for
-// enable_recompute with its granularity, so that the switches still pick the modules.
-void ApplySimuMaxRecompute(FieldReader& r, Strategy& s) {
-  bool enable = false, attn = false, mlp = false, mla_rms = false, mlp_rms = false;
-  std::string gran, policy;
-  const bool given = r.Has("enable_recompute");
-  r.Bool("enable_recompute", enable);
-  r.String("recompute_granularity", gran);
-  r.Bool("attn_recompute", attn);
-  r.Bool("mlp_recompute", mlp);
-  r.Bool("mla_rms_recompute", mla_rms);
-  r.Bool("mlp_rms_recompute", mlp_rms);
-  r.String("recompute", policy);
-  if (!r.status().ok()) return;
-  if (policy == "selective" || policy == "full") {
-    enable = true;
-    gran = policy == "full" ? "full_block" : "selective_recompute";
-  } else if (!given || !policy.empty()) {
-    return;  // nothing to do here; `recompute` itself is read with the schema
-  }
-  if (!enable || gran.empty()) {
-    // SimuMax recomputes nothing without a granularity (until 2026-12 trainsim read it as full).
-    s.recompute = Recompute::kNone;
-  } else if (gran == "full_block" || gran == "full") {
-    s.recompute = Recompute::kFull;
-  } else if (gran == "selective_recompute" || gran == "selective" || gran == "sdp_only") {
-    s.recompute = Recompute::kSelective;
-    int mods = 0;
-    if (attn) mods |= kRecomputeCoreAttn;
-    if (mlp) mods |= kRecomputeMlp | kRecomputeMoeAct | kRecomputeSharedExperts;
-    if (mla_rms) mods |= kRecomputeLayerNorm | kRecomputeMlaUpProj;
-    if (mlp_rms) mods |= kRecomputeLayerNorm;
-    s.recompute_modules = mods ? mods : kRecomputeCoreAttn;
-  } else {
-    r.Fail("recompute_granularity",
-           "must be full_block or selective_recompute, got '" + gran + "'");
-  }
-}
-
 void ApplyAliases(FieldReader& r, Strategy& s, bool wins) {
   for (const StrategyAlias& a : StrategyAliases())
     if (a.wins == wins) ApplyJsonKey(r, a.key, a.kind, a.set, s);
@@ -125,7 +86,7 @@ Status ApplyStrategyJson(std::string_view text, std::string_view origin_sv, Stra
   if (!r.status().ok()) return r.status();
   Strategy out = s;
   ApplyAliases(r, out, false);
-  ApplySimuMaxRecompute(r, out);
+  detail::ApplySimuMaxRecompute(r, parsed.value(), out);
   for (const StrategyField& f : StrategySchema()) ApplyJsonKey(r, f.key, f.kind, f.set, out);
   ApplyAliases(r, out, true);
   CheckDp(r, out);

@@ -49,7 +49,8 @@ const Case kCases[] = {
     {"simumax_file", "llama3-8b", "a100_sxm_80gb",
      R"({"seq_len": 4096, "micro_batch_size": 1, "micro_batch_num": 16, "world_size": 32,
          "tp_size": 2, "pp_size": 2, "enable_recompute": true, "recompute_granularity":
-         "selective_recompute", "mlp_recompute": true, "use_math_sdp": true, "dtype": "fp16"})"},
+         "selective_recompute", "recompute_layer_num": 2, "mlp_recompute": true,
+         "use_math_sdp": true, "dtype": "fp16"})"},
 };
 
 TEST(StrategyRoundTrip, ReportStrategyFeedsBackBitIdentical) {

@@ -1,0 +1,191 @@
+// DeepSpeed config JSON and torchtitan TOML readers (trainsim/formats.h) on published files
+// (src/spec/testdata/deepspeed/, src/spec/testdata/torchtitan/, sources in their READMEs).
+// Refusals are rows of src/spec/testdata/parse_errors.jsonl.
+#include "trainsim/formats.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "trainsim/schema.h"
+#include "trainsim/trainsim.h"
+
+namespace trainsim {
+namespace {
+
+std::string Data(const std::string& rel) {
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/" + rel,
+                   std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::map<std::string, std::string> Fields(const std::vector<Assumption>& v) {
+  std::map<std::string, std::string> m;
+  for (const Assumption& a : v) m[a.field] = a.value;
+  return m;
+}
+
+Strategy Apply(const FrameworkConfig& c, std::map<std::string, std::string> flags = {}) {
+  Strategy s;
+  EXPECT_TRUE(ApplyStrategySettings(s, c.settings, false).ok());
+  EXPECT_TRUE(ApplyStrategySettings(s, flags, true).ok());
+  return NormaliseStrategy(s);
+}
+
+TEST(DeepSpeedConfig, LlamaFactoryZero2Offload) {
+  auto c = ParseDeepSpeedConfig(Data("deepspeed/ds_z2_offload_config.json"), "z2");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->settings.at("zero_state"), "2");
+  EXPECT_EQ(c->settings.at("offload_optimizer"), "true");
+  EXPECT_EQ(c->settings.at("overlap_grad_reduce"), "true");
+  EXPECT_EQ(c->settings.count("dtype"), 0u);  // bf16/fp16 "auto": unknown
+  EXPECT_EQ(c->settings.count("micro_batch_size"), 0u);
+  const auto assumed = Fields(c->assumed);
+  for (const char* k : {"train_batch_size", "train_micro_batch_size_per_gpu",
+                        "gradient_accumulation_steps", "bf16.enabled", "fp16.enabled"})
+    EXPECT_EQ(assumed.count(k), 1u) << k;
+  const auto ignored = Fields(c->ignored);
+  EXPECT_EQ(ignored.count("zero_optimization.reduce_bucket_size"), 1u);
+  EXPECT_EQ(ignored.count("zero_optimization.allgather_bucket_size"), 1u);
+  EXPECT_EQ(ignored.count("gradient_clipping"), 0u);  // does not change a step
+}
+
+TEST(DeepSpeedConfig, LlamaFactoryZero3) {
+  auto c = ParseDeepSpeedConfig(Data("deepspeed/ds_z3_config.json"), "z3");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const Strategy s = Apply(c.value());
+  EXPECT_EQ(s.zero, 3);
+  EXPECT_FALSE(s.offload_optimizer);
+  EXPECT_TRUE(s.overlap_param_gather);
+  // offload_param (ZeRO-Infinity) has no trainsim counterpart: refused by name.
+  auto off = ParseDeepSpeedConfig(Data("deepspeed/ds_z3_offload_config.json"), "z3o");
+  ASSERT_FALSE(off.ok());
+  EXPECT_EQ(off.status().field(), "zero_optimization.offload_param.device");
+}
+
+TEST(DeepSpeedConfig, DefaultsAndBatchRule) {
+  // No zero_optimization: stage 0; no precision section: fp32; overlap off below stage 3.
+  auto c = ParseDeepSpeedConfig(
+      R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4,
+          "train_batch_size": 64})",
+      "ds");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->settings.at("zero_state"), "0");
+  EXPECT_EQ(c->settings.at("dtype"), "fp32");
+  EXPECT_EQ(c->settings.at("overlap_grad_reduce"), "false");
+  Strategy s = Apply(c.value(), {{"world_size", "8"}});
+  EXPECT_TRUE(CheckFrameworkBatch(c.value(), s).ok());  // 2 x 4 x 8 = 64
+  s = Apply(c.value(), {{"world_size", "4"}});
+  const Status bad = CheckFrameworkBatch(c.value(), s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.field(), "train_batch_size");
+  EXPECT_NE(bad.message().find("2 x 4 x 4 = 32"), std::string::npos) << bad.message();
+  // Only train_batch_size and the micro-batch: the accumulation steps follow.
+  auto g = ParseDeepSpeedConfig(R"({"train_micro_batch_size_per_gpu": 2, "train_batch_size": 32,
+                                    "bf16": {"enabled": true}})",
+                                "ds");
+  ASSERT_TRUE(g.ok());
+  s = Apply(g.value(), {{"world_size", "8"}});
+  EXPECT_EQ(s.num_micro_batches(), 2);
+  EXPECT_EQ(s.dtype, DType::kBf16);
+}
+
+TEST(TorchtitanConfig, Llama3Presets) {
+  auto c8 = ParseTorchtitanToml(Data("torchtitan/llama3_8b.toml"), "llama3_8b.toml");
+  ASSERT_TRUE(c8.ok()) << c8.status().message();
+  EXPECT_EQ(c8->model, "llama3.1-8b");
+  const Strategy s8 = Apply(c8.value(), {{"world_size", "64"}});
+  EXPECT_TRUE(s8.fsdp);  // data_parallel_shard_degree -1: FSDP over the rest
+  EXPECT_EQ(s8.seq, 8192);
+  EXPECT_EQ(s8.mbs, 1);
+  EXPECT_EQ(s8.num_micro_batches(), 1);
+  EXPECT_EQ(s8.recompute, Recompute::kSelective);  // selective_ac_option "op"
+  EXPECT_EQ(Fields(c8->assumed).count("world_size"), 1u);
+
+  auto c70 = ParseTorchtitanToml(Data("torchtitan/llama3_70b.toml"), "llama3_70b.toml");
+  ASSERT_TRUE(c70.ok()) << c70.status().message();
+  EXPECT_EQ(c70->model, "llama3.1-70b");
+  const Strategy s70 = Apply(c70.value(), {{"world_size", "64"}});
+  EXPECT_EQ(s70.tp, 8);
+  EXPECT_EQ(s70.mbs, 8);
+  EXPECT_EQ(s70.recompute, Recompute::kFull);
+
+  auto c405 = ParseTorchtitanToml(Data("torchtitan/llama3_405b.toml"), "llama3_405b.toml");
+  ASSERT_TRUE(c405.ok()) << c405.status().message();
+  EXPECT_EQ(c405->model, "llama3.1-405b");
+  const Strategy s405 = Apply(c405.value(), {{"world_size", "128"}});
+  EXPECT_EQ(s405.dtype, DType::kFp8);  // converters = ["float8"]
+  EXPECT_TRUE(s405.tp_comm_overlap);   // enable_async_tensor_parallel
+  EXPECT_EQ(Fields(c405->ignored).count("training.compile"), 1u);
+}
+
+TEST(TorchtitanConfig, NewerKeys) {
+  auto c = ParseTorchtitanToml(Data("torchtitan/llama3_70b-8xb200-8k.toml"), "b200.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const Strategy s = Apply(c.value());
+  EXPECT_EQ(s.world_size, 8);  // data_parallel_shard_degree 8
+  EXPECT_TRUE(s.fsdp);
+  EXPECT_EQ(s.mbs, 6);  // local_batch_size
+  const auto ignored = Fields(c->ignored);
+  EXPECT_EQ(ignored.at("training.dtype"), "bfloat16");
+  EXPECT_EQ(ignored.at("training.mixed_precision_reduce"), "bfloat16");
+  EXPECT_EQ(ignored.count("compile.enable"), 1u);
+  EXPECT_EQ(ignored.count("validation.enable"), 0u);  // harmless section
+}
+
+TEST(TorchtitanConfig, ParallelismAndSchedules) {
+  auto c = ParseTorchtitanToml(R"(
+[model]
+name = "llama3"
+flavor = "70B"
+[training]
+local_batch_size = 8
+global_batch_size = 64
+[parallelism]
+data_parallel_shard_degree = 2
+tensor_parallel_degree = 4
+pipeline_parallel_degree = 4
+pipeline_parallel_schedule = "Interleaved1F1B"
+pipeline_parallel_microbatch_size = 2
+context_parallel_degree = 1
+[activation_checkpoint]
+mode = "selective"
+selective_ac_option = "2"
+)",
+                               "t.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const Strategy s = Apply(c.value());
+  EXPECT_EQ(s.world_size, 32);
+  EXPECT_EQ(s.vpp, 2);
+  EXPECT_EQ(s.schedule, PipelineSchedule::kInterleaved);
+  EXPECT_EQ(s.mbs, 2);
+  EXPECT_EQ(s.num_micro_batches(), 64 / (2 * 2));
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  EXPECT_EQ(s.recompute_layers, 10);  // 80 layers / 4 stages, every 2nd block
+  // DDP: replicate only.
+  auto d = ParseTorchtitanToml(
+      "[parallelism]\ndata_parallel_replicate_degree = 4\n"
+      "data_parallel_shard_degree = 1\n[activation_checkpoint]\n"
+      "mode = \"none\"\n",
+      "d.toml");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const Strategy sd = Apply(d.value());
+  EXPECT_FALSE(sd.fsdp);
+  EXPECT_EQ(sd.zero, 0);
+  EXPECT_EQ(sd.world_size, 4);
+}
+
+TEST(TorchtitanConfig, SyntaxErrorNamesTheLine) {
+  auto c = ParseTorchtitanToml("[parallelism]\ntensor_parallel_degree = = 2\n", "bad.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("line 2"), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("bad.toml"), std::string::npos) << c.status().message();
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -1,0 +1,396 @@
+// torchtitan training TOML (--torchtitan-config), read with toml++.
+//
+// Source: pytorch/torchtitan torchtitan/config/job_config.py (Parallelism, Training,
+// ActivationCheckpoint, Float8, Compile, Model dataclasses and their defaults:
+// data_parallel_replicate_degree 1, data_parallel_shard_degree -1 = the GPUs left over,
+// tensor/pipeline/context/expert degrees 1, pipeline_parallel_schedule "1F1B",
+// pipeline_parallel_microbatch_size 1, local_batch_size 8, global_batch_size -1 = local x dp
+// (larger: gradient accumulation), seq_len 2048, mixed_precision_param "bfloat16",
+// activation_checkpoint.mode "selective" with selective_ac_option "2") and its
+// torchtitan/models/*/__init__.py flavor tables. Older releases spelled local_batch_size
+// `batch_size` and kept the parallel degrees under [training]; both are read.
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "trainsim/formats.h"
+#include "trainsim/model.h"
+#include "trainsim/presets.h"
+
+namespace trainsim {
+namespace {
+
+// torchtitan (name, flavor) -> trainsim model preset, for flavors with the published shapes
+// (models/llama3: Llama 3.1 8B/70B/405B; models/qwen3; models/deepseek_v3 671B = DeepSeek-V3).
+struct Flavor {
+  const char* name;
+  const char* flavor;
+  const char* preset;
+};
+constexpr Flavor kFlavors[] = {
+    {"llama3", "8B", "llama3.1-8b"},        {"llama3", "70B", "llama3.1-70b"},
+    {"llama3", "405B", "llama3.1-405b"},    {"qwen3", "8B", "qwen3-8b"},
+    {"qwen3", "30B-A3B", "qwen3-30b-a3b"},  {"qwen3", "235B-A22B", "qwen3-235b-a22b"},
+    {"deepseek_v3", "671B", "deepseek-v3"},
+};
+
+// Sections and keys that do not change one step's time or memory.
+const std::set<std::string> kHarmlessSections = {
+    "job",        "profiling",       "metrics",           "checkpoint",   "comm", "lr_scheduler",
+    "validation", "fault_tolerance", "memory_estimation", "experimental", "debug"};
+const std::set<std::string> kRead = {
+    "parallelism.data_parallel_replicate_degree",
+    "parallelism.data_parallel_shard_degree",
+    "parallelism.tensor_parallel_degree",
+    "parallelism.pipeline_parallel_degree",
+    "parallelism.pipeline_parallel_schedule",
+    "parallelism.pipeline_parallel_microbatch_size",
+    "parallelism.pipeline_parallel_layers_per_stage",
+    "parallelism.context_parallel_degree",
+    "parallelism.expert_parallel_degree",
+    "parallelism.expert_tensor_parallel_degree",
+    "parallelism.enable_async_tensor_parallel",
+    "parallelism.disable_loss_parallel",
+    "parallelism.enable_compiled_autograd",
+    "training.local_batch_size",
+    "training.batch_size",
+    "training.global_batch_size",
+    "training.seq_len",
+    "training.mixed_precision_param",
+    "training.max_norm",
+    "training.steps",
+    "training.warmup_steps",
+    "training.dataset",
+    "training.dataset_path",
+    "training.seed",
+    "training.deterministic",
+    "training.gc_freq",
+    "training.data_parallel_replicate_degree",
+    "training.data_parallel_shard_degree",
+    "training.tensor_parallel_degree",
+    "training.pipeline_parallel_degree",
+    "training.context_parallel_degree",
+    "training.enable_float8_linear",
+    "activation_checkpoint.mode",
+    "activation_checkpoint.selective_ac_option",
+    "activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns",
+    "model.name",
+    "model.flavor",
+    "model.tokenizer_path",
+    "model.hf_assets_path",
+    "model.converters",
+    "model.print_after_conversion",
+    "model.norm_type",
+    "float8.enable_float8_linear",
+    "float8.recipe_name",
+    "float8.filter_fqns",
+    "float8.emulate",
+    "float8.enable_fsdp_float8_all_gather",
+    "float8.precompute_float8_dynamic_scale_for_fsdp",
+    "mx.recipe_name",
+    "mx.filter_fqns",
+    "optimizer.name",
+    "optimizer.lr",
+    "optimizer.eps",
+    "optimizer.beta1",
+    "optimizer.beta2",
+    "optimizer.weight_decay",
+    "optimizer.implementation",
+    "optimizer.early_step_in_backward"};
+
+struct Ctx {
+  const toml::table& t;
+  const std::string& origin;
+  FrameworkConfig& out;
+  Status status = Status::Ok();
+
+  void Fail(const std::string& key, const std::string& rule) {
+    if (status.ok()) status = Status::Invalid(key, rule).WithContext(origin);
+  }
+  // [section] key, or the older [training] spelling of a [parallelism] key.
+  const toml::node* Find(const char* section, const char* key) const {
+    if (const toml::node* n = t.at_path(std::string(section) + "." + key).node()) return n;
+    if (std::string(section) == "parallelism")
+      return t.at_path(std::string("training.") + key).node();
+    return nullptr;
+  }
+  std::optional<long long> Int(const char* section, const char* key) {
+    const toml::node* n = Find(section, key);
+    if (!n) return std::nullopt;
+    if (auto v = n->value<int64_t>()) return *v;
+    Fail(std::string(section) + "." + key, "must be an integer");
+    return std::nullopt;
+  }
+  std::optional<bool> Bool(const char* section, const char* key) {
+    const toml::node* n = Find(section, key);
+    if (!n) return std::nullopt;
+    if (auto v = n->value<bool>()) return *v;
+    Fail(std::string(section) + "." + key, "must be true or false");
+    return std::nullopt;
+  }
+  std::optional<std::string> Str(const char* section, const char* key) {
+    const toml::node* n = Find(section, key);
+    if (!n) return std::nullopt;
+    if (auto v = n->value<std::string>()) return *v;
+    Fail(std::string(section) + "." + key, "must be a string");
+    return std::nullopt;
+  }
+  void Set(const char* key, long long v) { out.settings[key] = std::to_string(v); }
+};
+
+// False (and c.status set) when the key is not an integer >= 1.
+bool Positive(Ctx& c, const char* section, const char* key, long long& v, long long def) {
+  v = c.Int(section, key).value_or(def);
+  if (c.status.ok() && v < 1)
+    c.Fail(std::string(section) + "." + key, "must be >= 1, got " + std::to_string(v));
+  return c.status.ok();
+}
+
+// Data parallelism: FSDP over data_parallel_shard_degree, DDP over the replicate degree; both
+// above 1 is HSDP, which trainsim has no layout for.
+void ReadDataParallel(Ctx& c, long long model_parallel) {
+  const long long rep = c.Int("parallelism", "data_parallel_replicate_degree").value_or(1);
+  const long long shard = c.Int("parallelism", "data_parallel_shard_degree").value_or(-1);
+  if (!c.status.ok()) return;
+  if (rep < 1) return c.Fail("parallelism.data_parallel_replicate_degree", "must be >= 1");
+  if (shard == 0 || shard < -1)
+    return c.Fail("parallelism.data_parallel_shard_degree", "must be -1 (the rest) or >= 1");
+  if (rep > 1 && shard != 1)
+    return c.Fail("parallelism.data_parallel_replicate_degree",
+                  "HSDP (replicate " + std::to_string(rep) + " x shard " +
+                      (shard < 0 ? std::string("the rest") : std::to_string(shard)) +
+                      ") is not represented; give data_parallel_shard_degree 1 (DDP) or "
+                      "data_parallel_replicate_degree 1 (FSDP)");
+  if (rep > 1) {  // DDP: replicated parameters, gradients all-reduced
+    c.out.settings["fsdp"] = "false";
+    c.Set("zero_state", 0);
+    c.Set("world_size", rep * model_parallel);
+    return;
+  }
+  c.out.settings["fsdp"] = shard == 1 ? "false" : "true";  // FSDP2 fully_shard
+  if (shard == 1) c.Set("zero_state", 0);
+  if (shard > 0) {
+    c.Set("world_size", shard * model_parallel);
+  } else {
+    c.out.assumed.push_back({"world_size", "--world-size",
+                             "data_parallel_shard_degree -1 takes the GPUs torchrun starts, "
+                             "which the TOML does not state"});
+  }
+}
+
+void ReadSchedule(Ctx& c, long long pp) {
+  const std::string sched = c.Str("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
+  if (pp <= 1) return;
+  const char* key = "parallelism.pipeline_parallel_schedule";
+  if (sched == "1F1B") {
+    c.out.settings["pipeline_schedule"] = "1f1b";
+  } else if (sched == "GPipe") {
+    c.out.settings["pipeline_schedule"] = "gpipe";
+  } else if (sched == "Interleaved1F1B" || sched == "LoopedBFS") {
+    c.out.settings["pipeline_schedule"] = "interleaved_1f1b";
+    // torchtitan's multi-stage schedules default to 2 stages per rank when
+    // pipeline_parallel_layers_per_stage is not given (pipeline_module_split).
+    if (!c.out.settings.count("interleaving_size")) c.Set("interleaving_size", 2);
+  } else if (sched == "DualPipeV") {
+    c.out.settings["pipeline_schedule"] = "dualpipe";
+  } else {
+    c.Fail(key, "schedule '" + sched +
+                    "' is not represented (1F1B, GPipe, Interleaved1F1B, LoopedBFS, DualPipeV)");
+  }
+}
+
+void ReadParallelism(Ctx& c) {
+  long long tp = 1, pp = 1, cp = 1, ep = 1;
+  for (auto [key, v] :
+       {std::pair{"tensor_parallel_degree", &tp}, std::pair{"pipeline_parallel_degree", &pp},
+        std::pair{"context_parallel_degree", &cp}, std::pair{"expert_parallel_degree", &ep}})
+    if (!Positive(c, "parallelism", key, *v, 1)) return;
+  c.Set("tp_size", tp);
+  c.Set("pp_size", pp);
+  c.Set("cp_size", cp);
+  c.Set("ep_size", ep);
+  if (auto etp = c.Int("parallelism", "expert_tensor_parallel_degree")) c.Set("etp_size", *etp);
+  c.out.settings["enable_sequence_parallel"] = "true";  // torchtitan's TP plan shards norms
+  if (c.Bool("parallelism", "enable_async_tensor_parallel").value_or(false))
+    c.out.settings["tp_comm_overlap"] = "true";
+  ReadDataParallel(c, tp * pp * cp);
+  if (auto lps = c.Int("parallelism", "pipeline_parallel_layers_per_stage"); lps && *lps < 1)
+    c.Fail("parallelism.pipeline_parallel_layers_per_stage", "must be >= 1");
+  ReadSchedule(c, pp);
+}
+
+void ReadTraining(Ctx& c) {
+  long long local = 8, seq = 2048;  // job_config.py defaults
+  const char* local_key =
+      c.Find("training", "local_batch_size") ? "local_batch_size" : "batch_size";
+  if (!Positive(c, "training", local_key, local, 8)) return;
+  if (!Positive(c, "training", "seq_len", seq, 2048)) return;
+  c.Set("seq_len", seq);
+  long long pp = 1, pp_mbs = 1;
+  if (!Positive(c, "parallelism", "pipeline_parallel_degree", pp, 1) ||
+      !Positive(c, "parallelism", "pipeline_parallel_microbatch_size", pp_mbs, 1))
+    return;
+  // Without PP the local batch is one forward/backward; with PP it is split into micro-batches.
+  const long long mbs = pp > 1 ? pp_mbs : local;
+  if (local % mbs != 0)
+    return c.Fail("parallelism.pipeline_parallel_microbatch_size",
+                  "must divide training.local_batch_size (" + std::to_string(local) + ")");
+  c.Set("micro_batch_size", mbs);
+  const long long global = c.Int("training", "global_batch_size").value_or(-1);
+  if (global > 0) {
+    c.Set("global_batch_size", global);  // gradient accumulation = global / (local x dp)
+  } else {
+    c.Set("micro_batch_num", local / mbs);
+  }
+  const std::string param = c.Str("training", "mixed_precision_param").value_or("bfloat16");
+  if (param == "bfloat16") {
+    c.out.settings["dtype"] = "bf16";
+  } else if (param == "float32") {
+    c.out.settings["dtype"] = "fp32";
+  } else {
+    c.Fail("training.mixed_precision_param", "must be bfloat16 or float32, got '" + param + "'");
+  }
+  if (c.Bool("training", "enable_cpu_offload").value_or(false))
+    c.Fail("training.enable_cpu_offload",
+           "FSDP CPU offload of parameters is not represented (trainsim offloads optimizer "
+           "states only)");
+}
+
+bool HasConverter(Ctx& c, const std::string& name) {
+  const toml::node* n = c.t.at_path("model.converters").node();
+  if (!n || !n->is_array()) return false;
+  for (const toml::node& e : *n->as_array())
+    if (auto s = e.value<std::string>(); s && *s == name) return true;
+  return false;
+}
+
+void ReadLowPrecision(Ctx& c) {
+  const bool fp8 = HasConverter(c, "float8") || HasConverter(c, "quantize.linear.float8") ||
+                   c.Bool("float8", "enable_float8_linear").value_or(false) ||
+                   c.Bool("training", "enable_float8_linear").value_or(false);
+  const bool mx = HasConverter(c, "mx") || HasConverter(c, "quantize.linear.mx");
+  if (mx) {
+    const std::string recipe = c.Str("mx", "recipe_name").value_or("mxfp8");
+    if (recipe.rfind("mxfp8", 0) != 0)
+      return c.Fail("mx.recipe_name", "only mxfp8 recipes are represented, got '" + recipe + "'");
+    c.out.settings["dtype"] = "mxfp8";
+  } else if (fp8) {
+    c.out.settings["dtype"] = "fp8";
+  }
+}
+
+// mode none / full / selective: selective_ac_option "op" (per-op SAC: matmul outputs saved,
+// the rest recomputed; approximated by Megatron-style selective recompute) or an integer N
+// (every N-th transformer block fully checkpointed).
+void ReadCheckpointing(Ctx& c, int layers_per_stage) {
+  const std::string mode = c.Str("activation_checkpoint", "mode").value_or("selective");
+  const std::string opt = c.Str("activation_checkpoint", "selective_ac_option").value_or("2");
+  const char* key = "activation_checkpoint.mode";
+  if (mode == "none") {
+    c.out.settings["recompute"] = "none";
+  } else if (mode == "full") {
+    c.out.settings["recompute"] = "full";
+  } else if (mode == "selective" && opt == "op") {
+    c.out.settings["recompute"] = "selective";
+    c.out.assumed.push_back({"recompute_modules", "core_attn",
+                             "torchtitan's per-op selective checkpointing, approximated"});
+  } else if (mode == "selective") {
+    long long every = 0;
+    try {
+      every = std::stoll(opt);
+    } catch (const std::exception&) {
+    }
+    if (every < 1)
+      return c.Fail("activation_checkpoint.selective_ac_option",
+                    "must be 'op' or a positive integer, got '" + opt + "'");
+    if (layers_per_stage <= 0)
+      return c.Fail("activation_checkpoint.selective_ac_option",
+                    "needs the model's layer count ([model] name and flavor, or --model)");
+    c.out.settings["recompute"] = "full";
+    c.Set("recompute_layer_num", std::max<long long>(0, (layers_per_stage + every - 1) / every));
+  } else {
+    c.Fail(key, "must be none, full or selective, got '" + mode + "'");
+  }
+}
+
+void ReadModel(Ctx& c) {
+  auto name = c.Str("model", "name");
+  auto flavor = c.Str("model", "flavor");
+  if (!name) return;
+  for (const Flavor& f : kFlavors)
+    if (*name == f.name && flavor.value_or("") == f.flavor) {
+      c.out.model = f.preset;
+      return;
+    }
+  std::string known;
+  for (const Flavor& f : kFlavors)
+    known += (known.empty() ? "" : ", ") + std::string(f.name) + " " + f.flavor;
+  c.Fail("model.flavor", "torchtitan model '" + *name + "' flavor '" + flavor.value_or("") +
+                             "' has no trainsim preset (known: " + known +
+                             "); give --model with a preset or a config.json");
+}
+
+void ListIgnored(Ctx& c) {
+  for (const auto& [section, node] : c.t) {
+    const std::string s(section.str());
+    if (kHarmlessSections.count(s)) continue;
+    const toml::table* tbl = node.as_table();
+    if (!tbl) {
+      c.out.ignored.push_back({s, "", "not a torchtitan section trainsim reads"});
+      continue;
+    }
+    for (const auto& [key, value] : *tbl) {
+      const std::string full = s + "." + std::string(key.str());
+      // A switch left off, or training.dtype float32 (the default), changes nothing.
+      if (kRead.count(full) || value.value<bool>() == std::optional<bool>(false) ||
+          (full == "training.dtype" && value.value<std::string>() == "float32"))
+        continue;
+      std::string text;
+      if (auto v = value.value<std::string>())
+        text = *v;
+      else if (auto b = value.value<bool>())
+        text = *b ? "true" : "false";
+      else if (auto i = value.value<int64_t>())
+        text = std::to_string(*i);
+      c.out.ignored.push_back({full, text, "not modelled by trainsim"});
+    }
+  }
+}
+
+}  // namespace
+
+Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_view origin_sv,
+                                            int model_layers) {
+  const std::string origin(origin_sv);
+  toml::table t;
+  try {
+    t = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    return Status::Invalid("", "TOML syntax error at line " +
+                                   std::to_string(e.source().begin.line) + ": " +
+                                   std::string(e.description()))
+        .WithContext(origin);
+  }
+  FrameworkConfig out;
+  Ctx c{t, origin, out};
+  ReadModel(c);
+  ReadParallelism(c);
+  ReadTraining(c);
+  ReadLowPrecision(c);
+  if (!out.model.empty())
+    if (auto m = LoadModelPreset(out.model); m.ok()) model_layers = m->layers;
+  const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
+  const int per_stage = pp >= 1 ? static_cast<int>((model_layers + pp - 1) / pp) : 0;
+  ReadCheckpointing(c, per_stage);
+  if (c.Bool("compile", "enable").value_or(false))
+    out.ignored.push_back({"compile.enable", "true",
+                           "torch.compile fusions are not modelled (kernel times are eager's)"});
+  if (!c.status.ok()) return c.status;
+  ListIgnored(c);
+  return out;
+}
+
+}  // namespace trainsim
