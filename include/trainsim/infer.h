@@ -34,9 +34,17 @@ struct EngineProfile {
   bool cuda_graphs = true;  // decode steps replayed from CUDA graphs (else eager launches)
   double step_overhead_s = 0;     // host work per iteration (scheduler, sampling, detokenise)
   double layer_overhead_s = 0;    // eager host issue per transformer layer (0 under graphs)
-  double quant_gemm_overhead_s = 0;  // extra per weight-only-quantised GEMM (dequant kernel)
+  // Extra time per weight-only-quantised GEMM kernel (dequantisation, host work of the quant
+  // library), by scheme.
+  double gptq_gemm_overhead_s = 0;
+  double awq_gemm_overhead_s = 0;
+  double kernel_latency_s = 4e-6;    // fixed cost per kernel on top of its roofline time
+  // Grouped KV heads expanded to every query head before attention and the cache appended by
+  // concatenation (transformers' repeat_kv + DynamicCache): a decode step moves the cache
+  // 3 + 2 x heads/kv_heads times instead of once.
+  bool repeat_kv = false;
   double decode_hbm_fraction = 0.8;  // achieved HBM bandwidth / nominal in decode GEMV/attention
-  double prefill_gemm_factor = 1.0;  // prefill GEMM efficiency relative to the preset's GEMMs
+  double gemm_factor = 1.0;  // the engine's GEMM efficiency relative to the preset's (training-fit)
   int kv_block_tokens = 16;          // paged-KV block size
   int max_num_seqs = 256;            // concurrent sequences (max_batch_size)
   int max_num_batched_tokens = 8192; // tokens per iteration (chunked-prefill budget)
@@ -138,4 +146,12 @@ struct DecodeLayout {
 Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
                               const DecodeLayout& layout, double batch, double context_len);
 
+}  // namespace trainsim
+
+namespace trainsim {
+// The report as JSON (indent as nlohmann::json::dump): ttft_s, tpot_s, output_tokens_per_s,
+// output_tokens_per_s_per_gpu, weights_bytes, kv_cache_bytes, max_concurrent_sequences, fits,
+// memory {...}, prefill / decode {compute_s, hbm_s, comm_s, launch_s, total_s, bound}, engine,
+// assumed [{field, value, why}].
+std::string InferenceReportJson(const InferenceReport& r, int indent = 2);
 }  // namespace trainsim

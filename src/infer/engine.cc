@@ -19,9 +19,12 @@ EngineProfile ReadEngine(const json& e) {
   p.cuda_graphs = e.value("cuda_graphs", true);
   p.step_overhead_s = e.value("step_overhead_us", 0.0) * kUs;
   p.layer_overhead_s = e.value("layer_overhead_us", 0.0) * kUs;
-  p.quant_gemm_overhead_s = e.value("quant_gemm_overhead_us", 0.0) * kUs;
+  p.gptq_gemm_overhead_s = e.value("gptq_gemm_overhead_us", 0.0) * kUs;
+  p.awq_gemm_overhead_s = e.value("awq_gemm_overhead_us", 0.0) * kUs;
+  p.kernel_latency_s = e.value("kernel_latency_us", 4.0) * kUs;
+  p.repeat_kv = e.value("repeat_kv", false);
   p.decode_hbm_fraction = e.value("decode_hbm_fraction", 0.8);
-  p.prefill_gemm_factor = e.value("prefill_gemm_factor", 1.0);
+  p.gemm_factor = e.value("gemm_factor", 1.0);
   p.kv_block_tokens = e.value("kv_block_tokens", 16);
   p.max_num_seqs = e.value("max_num_seqs", 256);
   p.max_num_batched_tokens = e.value("max_num_batched_tokens", 8192);

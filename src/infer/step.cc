@@ -21,21 +21,18 @@ constexpr double kLogitBytes = 4.0 * 2;
 
 double Div(double a, double b) { return b > 0 ? a / b : 0; }
 
-// Accumulates ops: each takes the longest of its FLOPs time, its bytes time and its kernels'
-// floors, and the winner names the bucket it is counted in.
+// Accumulates ops: each takes the longer of its FLOPs time and its bytes time (the roofline;
+// the winner names the bucket) plus a fixed latency per kernel (launch from a CUDA graph, ramp-up
+// and drain: t = t0 + bytes / BW, the usual fit of a memory-bound kernel's time).
 struct Acc {
-  const HardwareSpec& hw;
-  double floor_s;
+  double kernel_s;
   PhaseBreakdown b;
   void Add(double compute_s, double hbm_s, int kernels) {
-    const double launch_s = kernels * floor_s;
-    if (compute_s >= hbm_s && compute_s >= launch_s) {
+    if (compute_s >= hbm_s)
       b.compute_s += compute_s;
-    } else if (hbm_s >= launch_s) {
+    else
       b.hbm_s += hbm_s;
-    } else {
-      b.launch_s += launch_s;
-    }
+    b.launch_s += kernels * kernel_s;
   }
   void Comm(double s) { b.comm_s += s; }
 };
@@ -44,10 +41,12 @@ struct Acc {
 // GEMM efficiency for the n x k shape without the m factor (decode GEMMs are skinny but tile
 // padding, not the m dimension, bounds them: the roofline decides), times the low-precision
 // speed-up fitted on training runs.
-double GemmRate(const Layout& l, double n, double k, bool grouped) {
+// Grouped (MoE expert) GEMMs keep the m factor: each expert sees only its share of the tokens.
+double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
   const HardwareSpec& hw = *l.hw;
   const double peak = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
-  double rate = peak * cost::GemmEfficiency(hw, 1e9, n, k, 1) * l.engine->prefill_gemm_factor;
+  double rate = peak * cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, 1) *
+                l.engine->gemm_factor;
   if (grouped) rate *= hw.eff.grouped_gemm;
   if (l.wdtype == WeightDType::kFp8 && hw.peak_fp8_flops > 0) rate *= hw.eff.fp8_gemm_speedup;
   if (l.wdtype == WeightDType::kNvfp4 && hw.peak_fp4_flops > 0) rate *= hw.eff.fp4_gemm_speedup;
@@ -68,11 +67,14 @@ struct Gemm {
 void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
   const double wbytes = WeightBytesPerParam(l.wdtype, l.quant, l.group);
   const double flops = 2.0 * g.flop_tokens * g.params;
-  const double compute_s = Div(flops, GemmRate(l, g.n, g.k, g.grouped));
+  const double m = g.grouped ? g.flop_tokens : tokens;  // tokens per expert for MoE
+  const double compute_s = Div(flops, GemmRate(l, m, g.n, g.k, g.grouped));
   const double bytes = g.params * g.read_fraction * wbytes + tokens * (g.n + g.k) * kAct;
   const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction);
   a.Add(compute_s, hbm_s, g.kernels);
-  if (WeightOnly(l.wdtype)) a.b.launch_s += g.kernels * l.engine->quant_gemm_overhead_s;
+  if (WeightOnly(l.wdtype))
+    a.b.launch_s += g.kernels * (l.quant == QuantMethod::kAwq ? l.engine->awq_gemm_overhead_s
+                                                               : l.engine->gptq_gemm_overhead_s);
 }
 
 void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work& w, double kv_tok) {
@@ -87,7 +89,11 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
   if (w.dec_seqs > 0) {
     const double flops = w.dec_seqs * w.dec_ctx * heads * per_pos;
     const double peak = l.hw->peak_bf16_flops * l.hw->eff.attn_fwd;
-    const double bytes = w.dec_seqs * w.dec_ctx * kv_layer;
+    // Engines that expand grouped KV heads before attention (transformers' repeat_kv + SDPA) and
+    // append by concatenation (DynamicCache torch.cat) move more than the cache per step.
+    const double g = m.is_mla() ? 1.0 : Div(m.heads, m.kv_heads);
+    const double copies = l.engine->repeat_kv ? 3.0 + 2.0 * g : 1.0;
+    const double bytes = w.dec_seqs * w.dec_ctx * kv_layer * copies;
     a.Add(Div(flops, peak), Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction),
           1);
   }
@@ -108,7 +114,7 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
 PhaseBreakdown Layer(const Layout& l, const StageShape& st, const Work& w, bool moe,
                      double kv_tok) {
   const ModelSpec& m = *l.m;
-  Acc a{*l.hw, l.hw->eff.kernel_floor_us * 1e-6, {}};
+  Acc a{l.engine->kernel_latency_s, {}};
   const double t = w.tokens();
   const double tp = l.tp;
   const double q_out = static_cast<double>(m.heads) * m.head_dim;
@@ -231,7 +237,7 @@ PhaseBreakdown StageIteration(const Layout& l, const StageShape& st, const Work&
     // LM head over the tokens that sample (one per decoding sequence and per finished prompt),
     // kept in BF16 by quantised checkpoints; FP32 logits for the sampler.
     const ModelSpec& m = *l.m;
-    Acc a{*l.hw, l.hw->eff.kernel_floor_us * 1e-6, {}};
+    Acc a{l.engine->kernel_latency_s, {}};
     const double out_tokens = w.dec_seqs + std::ceil(w.pre_seqs);
     const double params = static_cast<double>(m.vocab) * m.hidden / l.tp;
     const double peak = l.hw->peak_bf16_flops * l.hw->eff.gemm_max;

@@ -29,10 +29,10 @@ std::string FamilyOf(const std::string& id) {
 // "GPTQ-Int4" / "AWQ") and Llama-4 Maverick's alternating dense/MoE layers
 // ("interleave_moe_layer_step 2"), which the case's model object cannot express.
 void ReadNotes(const std::string& notes, InferenceCase& c) {
-  if (notes.find("AWQ") != std::string::npos) {
+  if (notes.find(", AWQ,") != std::string::npos) {
     c.spec.quant = QuantMethod::kAwq;
     c.assumed.push_back({"quant", "awq", "named in the case notes"});
-  } else if (notes.find("GPTQ") != std::string::npos) {
+  } else if (notes.find("GPTQ-Int") != std::string::npos) {
     c.spec.quant = QuantMethod::kGptq;
     c.assumed.push_back({"quant", "gptq", "named in the case notes"});
   }
