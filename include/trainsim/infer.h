@@ -55,6 +55,9 @@ struct EngineProfile {
   bool kv_fraction_of_free = false;
   bool reserve_full_sequence = true;  // KV reserved for prompt + output at admission (no evict)
   bool pipelined_pp = true;           // pipeline stages work on different micro-batches at once
+  // MoE models: attention (and dense layers) data-parallel over the tp GPUs, routed experts
+  // expert-parallel (TensorRT-LLM enable_attention_dp, SGLang --enable-dp-attention).
+  bool moe_attention_dp = false;
   std::string provenance;
 };
 
@@ -73,6 +76,9 @@ struct InferenceSpec {
   int gpus = 1;
   int tp = 1, pp = 1;
   int ep = 0;  // expert parallel size over the tp x (dp) GPUs of a replica; 0 = tp for MoE
+  // -1 = the engine's default (EngineProfile::moe_attention_dp for MoE models), 0 = off, 1 = on:
+  // attention and dense layers data-parallel over the tp GPUs, experts expert-parallel.
+  int attention_dp = -1;
   double prompt_len = 0;
   double output_len = 0;
   // Concurrent sequences per replica; 0 = offline maximum load (all requests queued, the

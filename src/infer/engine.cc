@@ -32,6 +32,7 @@ EngineProfile ReadEngine(const json& e) {
   p.kv_fraction_of_free = e.value("kv_fraction_of_free", false);
   p.reserve_full_sequence = e.value("reserve_full_sequence", true);
   p.pipelined_pp = e.value("pipelined_pp", true);
+  p.moe_attention_dp = e.value("moe_attention_dp", false);
   p.provenance = e.value("provenance", "");
   return p;
 }

@@ -76,6 +76,12 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
     s.ep = s.tp;
     assumed.push_back({"ep", std::to_string(s.ep), "experts spread over the tp GPUs (ep = tp)"});
   }
+  if (s.attention_dp < 0) {
+    s.attention_dp = m.is_moe() && s.tp > 1 && e.moe_attention_dp ? 1 : 0;
+    if (s.attention_dp == 1)
+      assumed.push_back({"attention_dp", "true",
+                         "engine default for MoE: attention data-parallel, experts over ep = tp"});
+  }
   const bool wonly = s.weight_dtype == WeightDType::kInt4 || s.weight_dtype == WeightDType::kInt8;
   if (wonly && s.quant == QuantMethod::kNone) {
     s.quant = QuantMethod::kGptq;
@@ -105,7 +111,8 @@ double RoundUp(double x, double block) { return std::ceil(x / block) * block; }
 
 Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s) {
   Plan p;
-  p.l = {&m, &hw, &s.profile, s.tp, s.pp, s.weight_dtype, s.quant, s.quant_group, s.kv_dtype};
+  p.l = {&m, &hw, &s.profile, s.tp, s.pp, s.weight_dtype, s.quant, s.quant_group, s.kv_dtype,
+         s.attention_dp == 1};
   p.st = infer::HeaviestStage(m, s.pp);
   p.weights = infer::StageWeightBytes(p.l, p.st).bytes;
   const EngineProfile& e = s.profile;

@@ -45,9 +45,11 @@ struct Acc {
 double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
   const HardwareSpec& hw = *l.hw;
   const double peak = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
-  double rate = peak * cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, 1) *
+  // Grouped: one problem per local expert, run together (GemmEfficiency applies grouped_gemm).
+  const double local_experts = grouped ? std::max(1.0, Div(l.m->moe.num_experts, l.tp)) : 1;
+  double rate = peak *
+                cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, local_experts) *
                 l.engine->gemm_factor;
-  if (grouped) rate *= hw.eff.grouped_gemm;
   if (l.wdtype == WeightDType::kFp8 && hw.peak_fp8_flops > 0) rate *= hw.eff.fp8_gemm_speedup;
   if (l.wdtype == WeightDType::kNvfp4 && hw.peak_fp4_flops > 0) rate *= hw.eff.fp4_gemm_speedup;
   return rate;
@@ -79,7 +81,7 @@ void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
 
 void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work& w, double kv_tok) {
   const ModelSpec& m = *l.m;
-  const double heads = Div(m.heads, l.tp);
+  const double heads = Div(m.heads, l.attn_tp());
   const int layers = st.dense + st.moe;
   const double kv_layer = Div(kv_tok, layers);  // KV bytes per token per layer on this GPU
   // Decode: every cached position is read once per step (paged attention); FLOPs q.k and p.v
@@ -110,42 +112,57 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
   }
 }
 
-// One transformer layer (MoE or dense MLP) on one GPU.
+// MoE all-to-all (dispatch and combine) of the tokens' top-k copies over the tp GPUs.
+double MoeAllToAll(const Layout& l, double tokens) {
+  const ModelSpec& m = *l.m;
+  const double bytes = tokens / l.tp * m.moe.top_k * m.hidden * kAct;
+  const cost::Placement p = cost::Place(l.tp, 1, l.hw->scaleup_domain);
+  return 2 * cost::CollectiveTime(*l.hw, graph::Coll::kAllToAll, p, bytes);
+}
+
+// One transformer layer (MoE or dense MLP) on one GPU. Attention and dense MLP split over
+// attn_tp GPUs and, under attention DP, see 1/attn_dp of the tokens.
 PhaseBreakdown Layer(const Layout& l, const StageShape& st, const Work& w, bool moe,
                      double kv_tok) {
   const ModelSpec& m = *l.m;
   Acc a{l.engine->kernel_latency_s, {}};
   const double t = w.tokens();
-  const double tp = l.tp;
+  const double tp = l.attn_tp(), dp = l.attn_dp();
+  const double td = t / dp;  // tokens through this GPU's attention and dense layers
+  Work local = w;
+  local.dec_seqs /= dp;
+  local.pre_seqs /= dp;
   const double q_out = static_cast<double>(m.heads) * m.head_dim;
   const double attn = AttentionParams(m) / tp;
   // QKV and output projections (MLA: the down/up projections, same bytes).
-  AddGemm(a, l, {attn * 0.5, Div(attn * 0.5, m.hidden), static_cast<double>(m.hidden), 1, t}, t);
-  AddAttentionCore(a, l, st, w, kv_tok);
-  AddGemm(a, l, {attn * 0.5, static_cast<double>(m.hidden), q_out / tp, 1, t}, t);
+  AddGemm(a, l, {attn * 0.5, Div(attn * 0.5, m.hidden), static_cast<double>(m.hidden), 1, td}, td);
+  AddAttentionCore(a, l, st, local, kv_tok * dp);
+  AddGemm(a, l, {attn * 0.5, static_cast<double>(m.hidden), q_out / tp, 1, td}, td);
   const double dense = DenseMlpParams(m, moe) / tp;
   if (dense > 0) {
     const double ffn = Div(dense, (m.gated_mlp ? 3.0 : 2.0) * m.hidden);
-    AddGemm(a, l, {dense, ffn, static_cast<double>(m.hidden), 1, t, false, 2}, t);
+    AddGemm(a, l, {dense, ffn, static_cast<double>(m.hidden), 1, td, false, 2}, td);
   }
   if (moe) {
     // Routed experts: a GPU holds 1/tp of every expert's weights in total (EP x expert-TP = tp)
     // and reads those of the distinct experts the iteration's tokens touch.
     const double e = m.moe.num_experts;
     const double read = Div(ExpectedDistinctExperts(m.moe.num_experts, m.moe.top_k, t), e);
-    const double experts = e * ExpertParams(m) / tp;
+    const double experts = e * ExpertParams(m) / l.tp;
     AddGemm(a, l,
             {experts, static_cast<double>(m.moe.expert_ffn), static_cast<double>(m.hidden), read,
              t * m.moe.top_k / e, true, 2},
-            t);
+            t / l.tp);
     a.Add(0, 0, kMoeRoutingKernels);
   }
-  const double elem = t * m.hidden * kAct * kElementwisePasses;
+  const double elem = td * m.hidden * kAct * kElementwisePasses;
   a.Add(0, Div(elem, l.hw->hbm_bw_bytes_per_s * l.hw->eff.mem), kElementwiseKernels);
-  if (l.tp > 1) {
+  if (tp > 1) {
     const double bytes = t * m.hidden * kAct;
     const cost::Placement p = cost::Place(l.tp, 1, l.hw->scaleup_domain);
     a.Comm(2 * cost::CollectiveTime(*l.hw, graph::Coll::kAllReduce, p, bytes));
+  } else if (dp > 1 && moe) {
+    a.Comm(MoeAllToAll(l, t));
   }
   a.b.total_s = a.b.compute_s + a.b.hbm_s + a.b.comm_s + a.b.launch_s;
   // Eager engines issue every kernel from Python: a layer takes at least the host's time.
@@ -209,18 +226,21 @@ double StageKvBytesPerToken(const Layout& l, const StageShape& st) {
   const ModelSpec& m = *l.m;
   const double all = KvBytesPerToken(m, l.kv);
   const double per_layer = all / m.layers;
-  const double share = m.is_mla() ? 1.0 : Div(std::max(1, m.kv_heads / l.tp), m.kv_heads);
+  // Attention DP: each GPU caches its own sequences whole; per replica token that is 1/tp.
+  const double share = l.attention_dp ? 1.0 / l.tp
+                       : m.is_mla()   ? 1.0
+                                      : Div(std::max(1, m.kv_heads / l.tp), m.kv_heads);
   return per_layer * share * (st.dense + st.moe);
 }
 
 StageWeights StageWeightBytes(const Layout& l, const StageShape& st) {
   const ModelSpec& m = *l.m;
   StageWeights w;
-  const double tp = l.tp;
+  const double tp = l.attn_tp();
   const double attn = AttentionParams(m) / tp;
   w.gemm_params = st.dense * (attn + DenseMlpParams(m, false) / tp) +
                   st.moe * (attn + DenseMlpParams(m, true) / tp +
-                            m.moe.num_experts * ExpertParams(m) / tp);
+                            m.moe.num_experts * ExpertParams(m) / l.tp);
   const double table = static_cast<double>(m.vocab) * m.hidden / tp;
   w.other_params = (m.tied_embeddings || l.pp > 1 ? 1.0 : 2.0) * table +
                    (st.dense + st.moe) * 2.0 * m.hidden;

@@ -18,6 +18,11 @@ struct Layout {
   QuantMethod quant = QuantMethod::kNone;
   int group = 128;
   KvDType kv = KvDType::kBf16;
+  bool attention_dp = false;  // attention + dense layers data-parallel over tp, experts EP
+  // GPUs that split the attention / dense layers (tensor parallel) and the data-parallel ways
+  // of those layers inside the replica: (tp, 1) or, under attention DP, (1, tp).
+  int attn_tp() const { return attention_dp ? 1 : tp; }
+  int attn_dp() const { return attention_dp ? tp : 1; }
 };
 
 // The tokens one iteration processes: `dec_seqs` sequences decoding one token each over
