@@ -12,14 +12,16 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "inference_engines.json"
 FREE = {  # key: (min, max, multiplicative steps tried)
     "tensorrt-llm": ["gemm_factor", "decode_hbm_fraction", "kernel_latency_us", "step_overhead_us"],
-    "vllm": ["step_overhead_us", "kernel_latency_us", "decode_hbm_fraction", "gptq_gemm_overhead_us",
-             "awq_gemm_overhead_us", "gemm_factor"],
+    "vllm": ["step_overhead_us", "kernel_latency_us", "decode_hbm_fraction", "gptq4_gemm_overhead_us",
+             "gptq8_gemm_overhead_us", "awq_gemm_overhead_us", "gemm_factor"],
     "transformers": ["layer_overhead_us", "step_overhead_us", "decode_hbm_fraction",
-                     "gptq_gemm_overhead_us", "awq_gemm_overhead_us", "gemm_factor"],
+                     "gptq4_gemm_overhead_us", "gptq8_gemm_overhead_us", "awq_gemm_overhead_us",
+                     "gemm_factor"],
 }
 BOUNDS = {"gemm_factor": (0.3, 2.0), "decode_hbm_fraction": (0.4, 0.95),
           "kernel_latency_us": (0.0, 30.0), "step_overhead_us": (0.0, 20000.0),
-          "layer_overhead_us": (0.0, 3000.0), "gptq_gemm_overhead_us": (0.0, 500.0),
+          "layer_overhead_us": (0.0, 3000.0), "gptq4_gemm_overhead_us": (0.0, 500.0),
+          "gptq8_gemm_overhead_us": (0.0, 500.0),
           "awq_gemm_overhead_us": (0.0, 500.0)}
 
 
@@ -57,7 +59,7 @@ def main():
     for _ in range(a.rounds):
         for eid in a.engine or FREE:
             for key in FREE[eid]:
-                for step in (1.5, 1 / 1.5, 1.15, 1 / 1.15):
+                for step in (1.3, 1 / 1.3):
                     cur = engines[eid][key]
                     lo, hi = BOUNDS[key]
                     new = min(hi, max(lo, cur * step if cur > 0 else (lo + hi) / 20))

@@ -35,8 +35,10 @@ struct EngineProfile {
   double step_overhead_s = 0;     // host work per iteration (scheduler, sampling, detokenise)
   double layer_overhead_s = 0;    // eager host issue per transformer layer (0 under graphs)
   // Extra time per weight-only-quantised GEMM kernel (dequantisation, host work of the quant
-  // library), by scheme.
-  double gptq_gemm_overhead_s = 0;
+  // library), by scheme: GPTQ int4 and int8 use different kernels (AutoGPTQ: ExLlama v2 for
+  // 4 bits, the CUDA/Triton fallback for 8), AWQ its own.
+  double gptq4_gemm_overhead_s = 0;
+  double gptq8_gemm_overhead_s = 0;
   double awq_gemm_overhead_s = 0;
   double kernel_latency_s = 4e-6;    // fixed cost per kernel on top of its roofline time
   // Grouped KV heads expanded to every query head before attention and the cache appended by

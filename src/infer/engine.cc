@@ -19,7 +19,8 @@ EngineProfile ReadEngine(const json& e) {
   p.cuda_graphs = e.value("cuda_graphs", true);
   p.step_overhead_s = e.value("step_overhead_us", 0.0) * kUs;
   p.layer_overhead_s = e.value("layer_overhead_us", 0.0) * kUs;
-  p.gptq_gemm_overhead_s = e.value("gptq_gemm_overhead_us", 0.0) * kUs;
+  p.gptq4_gemm_overhead_s = e.value("gptq4_gemm_overhead_us", 0.0) * kUs;
+  p.gptq8_gemm_overhead_s = e.value("gptq8_gemm_overhead_us", 0.0) * kUs;
   p.awq_gemm_overhead_s = e.value("awq_gemm_overhead_us", 0.0) * kUs;
   p.kernel_latency_s = e.value("kernel_latency_us", 4.0) * kUs;
   p.repeat_kv = e.value("repeat_kv", false);

@@ -74,9 +74,13 @@ void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
   const double bytes = g.params * g.read_fraction * wbytes + tokens * (g.n + g.k) * kAct;
   const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction);
   a.Add(compute_s, hbm_s, g.kernels);
-  if (WeightOnly(l.wdtype))
-    a.b.launch_s += g.kernels * (l.quant == QuantMethod::kAwq ? l.engine->awq_gemm_overhead_s
-                                                               : l.engine->gptq_gemm_overhead_s);
+  if (WeightOnly(l.wdtype)) {
+    const EngineProfile& e = *l.engine;
+    const double extra = l.quant == QuantMethod::kAwq       ? e.awq_gemm_overhead_s
+                         : l.wdtype == WeightDType::kInt8 ? e.gptq8_gemm_overhead_s
+                                                          : e.gptq4_gemm_overhead_s;
+    a.b.launch_s += g.kernels * extra;
+  }
 }
 
 void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work& w, double kv_tok) {
