@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "trainsim/infer.h"
 #include "trainsim/trainsim.h"
@@ -205,6 +208,22 @@ TEST(Infer, ValidationCaseLineIsScored) {
   const CaseResult r = detail::ScoreInferenceCase(c.value());
   EXPECT_FALSE(r.skipped) << r.reason;
   EXPECT_GT(r.predicted_s, 0);
+}
+
+// The accuracy ratchet for the inference cases (tests/validation_ratchet.json, inference_*):
+// every case scored, MAPE of the target metric under the bound.
+TEST(Infer, InferenceCasesStayUnderTheRatchet) {
+  const std::string cases =
+      std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/inference.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->skipped, ratchet["inference_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["inference_time_mape_max"].get<double>());
+  for (const FamilyStats& f : res->families)
+    EXPECT_LE(f.mape, ratchet["inference_family_mape_max"].get<double>()) << f.family;
 }
 
 }  // namespace
