@@ -52,9 +52,12 @@ Result<InferenceSpec> BuildSpec(const InferArgs& a) {
     s.kv_dtype = kd.value();
     s.kv_dtype_given = true;
   }
-  if (a.quant == "awq") s.quant = QuantMethod::kAwq;
-  else if (a.quant == "gptq") s.quant = QuantMethod::kGptq;
-  else if (!a.quant.empty()) return Status::Invalid("quant", "must be gptq or awq");
+  if (a.quant == "awq")
+    s.quant = QuantMethod::kAwq;
+  else if (a.quant == "gptq")
+    s.quant = QuantMethod::kGptq;
+  else if (!a.quant.empty())
+    return Status::Invalid("quant", "must be gptq or awq");
   s.engine = a.engine;
   s.gpu_memory_utilization = a.gpu_mem_util;
   s.max_num_seqs = a.max_num_seqs;
@@ -68,17 +71,16 @@ void PrintPhase(const char* name, const PhaseBreakdown& b) {
 }
 
 void PrintText(const InferenceReport& r) {
-  std::printf("TTFT %.3f ms   TPOT %.3f ms   output %.1f tokens/s (%.1f per GPU)\n",
-              1e3 * r.ttft_s, 1e3 * r.tpot_s, r.output_tokens_per_s,
-              r.output_tokens_per_s_per_gpu);
+  std::printf("TTFT %.3f ms   TPOT %.3f ms   output %.1f tokens/s (%.1f per GPU)\n", 1e3 * r.ttft_s,
+              1e3 * r.tpot_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu);
   std::printf("batch %g per replica x %d replicas; engine %s; fits: %s%s%s\n", r.batch, r.replicas,
-              r.profile.id.c_str(), r.fits ? "yes" : "no", r.fits ? "" : " - ",
-              r.why_not.c_str());
-  std::printf("Memory per GPU: weights %.2f GiB, activations %.2f GiB, KV pool %.2f GiB; KV %.0f "
-              "B/token (replica), batch KV %.2f GiB (all GPUs); max concurrent sequences %g\n",
-              ((r.weights_bytes) / 1073741824.0), ((r.activation_bytes) / 1073741824.0),
-              ((r.kv_pool_bytes) / 1073741824.0), r.kv_bytes_per_token,
-              ((r.kv_cache_bytes) / 1073741824.0), r.max_concurrent_sequences);
+              r.profile.id.c_str(), r.fits ? "yes" : "no", r.fits ? "" : " - ", r.why_not.c_str());
+  std::printf(
+      "Memory per GPU: weights %.2f GiB, activations %.2f GiB, KV pool %.2f GiB; KV %.0f "
+      "B/token (replica), batch KV %.2f GiB (all GPUs); max concurrent sequences %g\n",
+      ((r.weights_bytes) / 1073741824.0), ((r.activation_bytes) / 1073741824.0),
+      ((r.kv_pool_bytes) / 1073741824.0), r.kv_bytes_per_token, ((r.kv_cache_bytes) / 1073741824.0),
+      r.max_concurrent_sequences);
   std::printf("Phases (per replica):\n");
   PrintPhase("prefill", r.prefill);
   PrintPhase("decode", r.decode);

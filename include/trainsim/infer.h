@@ -30,26 +30,26 @@ Result<KvDType> ParseKvDType(std::string_view s);
 // An inference engine as people run it: launch mode and the scheduler/KV defaults that change
 // the answer, plus its calibrated per-step costs (data/inference_engines.json, with provenance).
 struct EngineProfile {
-  std::string id;           // tensorrt-llm | vllm | sglang | transformers
-  bool cuda_graphs = true;  // decode steps replayed from CUDA graphs (else eager launches)
-  double step_overhead_s = 0;     // host work per iteration (scheduler, sampling, detokenise)
-  double layer_overhead_s = 0;    // eager host issue per transformer layer (0 under graphs)
+  std::string id;               // tensorrt-llm | vllm | sglang | transformers
+  bool cuda_graphs = true;      // decode steps replayed from CUDA graphs (else eager launches)
+  double step_overhead_s = 0;   // host work per iteration (scheduler, sampling, detokenise)
+  double layer_overhead_s = 0;  // eager host issue per transformer layer (0 under graphs)
   // Extra time per weight-only-quantised GEMM kernel (dequantisation, host work of the quant
   // library), by scheme: GPTQ int4 and int8 use different kernels (AutoGPTQ: ExLlama v2 for
   // 4 bits, the CUDA/Triton fallback for 8), AWQ its own.
   double gptq4_gemm_overhead_s = 0;
   double gptq8_gemm_overhead_s = 0;
   double awq_gemm_overhead_s = 0;
-  double kernel_latency_s = 4e-6;    // fixed cost per kernel on top of its roofline time
+  double kernel_latency_s = 4e-6;  // fixed cost per kernel on top of its roofline time
   // Grouped KV heads expanded to every query head before attention and the cache appended by
   // concatenation (transformers' repeat_kv + DynamicCache): a decode step moves the cache
   // 3 + 2 x heads/kv_heads times instead of once.
   bool repeat_kv = false;
   double decode_hbm_fraction = 0.8;  // achieved HBM bandwidth / nominal in decode GEMV/attention
   double gemm_factor = 1.0;  // the engine's GEMM efficiency relative to the preset's (training-fit)
-  int kv_block_tokens = 16;          // paged-KV block size
-  int max_num_seqs = 256;            // concurrent sequences (max_batch_size)
-  int max_num_batched_tokens = 8192; // tokens per iteration (chunked-prefill budget)
+  int kv_block_tokens = 16;  // paged-KV block size
+  int max_num_seqs = 256;    // concurrent sequences (max_batch_size)
+  int max_num_batched_tokens = 8192;  // tokens per iteration (chunked-prefill budget)
   // Memory for weights + KV + activations: a fraction of HBM (vLLM gpu_memory_utilization) or,
   // when kv_fraction_of_free, the KV pool = fraction x memory left after weights and
   // activations (TensorRT-LLM kv_cache_free_gpu_mem_fraction).
@@ -92,7 +92,7 @@ struct InferenceSpec {
   bool kv_dtype_given = false;
   KvDType kv_dtype = KvDType::kBf16;
   std::string engine = "vllm";
-  EngineProfile profile;   // filled by SimulateInference from `engine` unless profile_given
+  EngineProfile profile;  // filled by SimulateInference from `engine` unless profile_given
   bool profile_given = false;
   double gpu_memory_utilization = 0;  // 0 = the engine's default
   int max_num_seqs = 0;               // 0 = the engine's default
@@ -109,16 +109,16 @@ struct PhaseBreakdown {
 };
 
 struct InferenceReport {
-  double ttft_s = 0;   // prefill of one admitted batch (fixed batch) / mean over the run (offline)
-  double tpot_s = 0;   // mean time between output tokens of one sequence
+  double ttft_s = 0;  // prefill of one admitted batch (fixed batch) / mean over the run (offline)
+  double tpot_s = 0;  // mean time between output tokens of one sequence
   double output_tokens_per_s = 0;  // whole system (all replicas)
   double output_tokens_per_s_per_gpu = 0;
-  double batch = 0;                // sequences decoded together per replica
-  double weights_bytes = 0;        // per GPU (largest stage)
-  double kv_bytes_per_token = 0;   // whole model, all layers, summed over the GPUs of a replica
-  double kv_cache_bytes = 0;       // KV of the batch at prompt + output, summed over GPUs
-  double kv_pool_bytes = 0;        // per GPU
-  double activation_bytes = 0;     // per GPU, peak working set of one iteration
+  double batch = 0;               // sequences decoded together per replica
+  double weights_bytes = 0;       // per GPU (largest stage)
+  double kv_bytes_per_token = 0;  // whole model, all layers, summed over the GPUs of a replica
+  double kv_cache_bytes = 0;      // KV of the batch at prompt + output, summed over GPUs
+  double kv_pool_bytes = 0;       // per GPU
+  double activation_bytes = 0;    // per GPU, peak working set of one iteration
   double max_concurrent_sequences = 0;  // per replica, at prompt + output length
   bool fits = true;
   std::string why_not;

@@ -36,23 +36,34 @@ double WeightBits(WeightDType d) {
 
 std::string_view WeightDTypeName(WeightDType d) {
   switch (d) {
-    case WeightDType::kBf16: return "bf16";
-    case WeightDType::kFp16: return "fp16";
-    case WeightDType::kFp8: return "fp8";
-    case WeightDType::kInt8: return "int8";
-    case WeightDType::kInt4: return "int4";
-    case WeightDType::kNvfp4: return "nvfp4";
+    case WeightDType::kBf16:
+      return "bf16";
+    case WeightDType::kFp16:
+      return "fp16";
+    case WeightDType::kFp8:
+      return "fp8";
+    case WeightDType::kInt8:
+      return "int8";
+    case WeightDType::kInt4:
+      return "int4";
+    case WeightDType::kNvfp4:
+      return "nvfp4";
   }
   return "bf16";
 }
 
 std::string_view KvDTypeName(KvDType d) {
   switch (d) {
-    case KvDType::kBf16: return "bf16";
-    case KvDType::kFp16: return "fp16";
-    case KvDType::kFp8: return "fp8";
-    case KvDType::kInt8: return "int8";
-    case KvDType::kInt4: return "int4";
+    case KvDType::kBf16:
+      return "bf16";
+    case KvDType::kFp16:
+      return "fp16";
+    case KvDType::kFp8:
+      return "fp8";
+    case KvDType::kInt8:
+      return "int8";
+    case KvDType::kInt4:
+      return "int4";
   }
   return "bf16";
 }
@@ -79,8 +90,7 @@ Result<KvDType> ParseKvDType(std::string_view s) {
 double WeightBytesPerParam(WeightDType d, QuantMethod q, int group) {
   double bits = WeightBits(d);
   // Weight-only integer formats carry a scale and a zero point per group.
-  if ((d == WeightDType::kInt4 || d == WeightDType::kInt8) && q != QuantMethod::kNone &&
-      group > 0)
+  if ((d == WeightDType::kInt4 || d == WeightDType::kInt8) && q != QuantMethod::kNone && group > 0)
     bits += (kScaleBits + WeightBits(d)) / group;
   else if ((d == WeightDType::kInt4 || d == WeightDType::kInt8) && group > 0)
     bits += kScaleBits / group;  // unnamed scheme: a scale per group, symmetric

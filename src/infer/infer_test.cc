@@ -1,4 +1,6 @@
 // Closed-form checks of the inference model (docs/INFERENCE.md) and its invariants.
+#include "trainsim/infer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,15 +8,18 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "trainsim/infer.h"
 #include "trainsim/trainsim.h"
 #include "validate/inference_case.h"
 
 namespace trainsim {
 namespace {
 
-ModelSpec Model(const char* id) { return LoadModelPreset(id).value(); }
-HardwareSpec Hw(const char* id) { return LoadHardwarePreset(id).value(); }
+ModelSpec Model(const char* id) {
+  return LoadModelPreset(id).value();
+}
+HardwareSpec Hw(const char* id) {
+  return LoadHardwarePreset(id).value();
+}
 
 // An engine with no host or launch cost and the full nominal HBM bandwidth: the roofline alone.
 EngineProfile IdealEngine() {
@@ -213,8 +218,7 @@ TEST(Infer, ValidationCaseLineIsScored) {
 // The accuracy ratchet for the inference cases (tests/validation_ratchet.json, inference_*):
 // every case scored, MAPE of the target metric under the bound.
 TEST(Infer, InferenceCasesStayUnderTheRatchet) {
-  const std::string cases =
-      std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/inference.jsonl";
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/inference.jsonl";
   if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
   std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
   const nlohmann::json ratchet = nlohmann::json::parse(in);

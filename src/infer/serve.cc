@@ -53,19 +53,22 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
     assumed.push_back({"engine_profile", s.profile.id, s.profile.provenance});
   }
   EngineProfile& e = s.profile;
-  if (s.gpu_memory_utilization > 0) e.gpu_memory_utilization = s.gpu_memory_utilization;
+  if (s.gpu_memory_utilization > 0)
+    e.gpu_memory_utilization = s.gpu_memory_utilization;
   else
     assumed.push_back({"gpu_memory_utilization", Num(e.gpu_memory_utilization),
                        e.kv_fraction_of_free ? "engine default: KV pool fraction of free memory"
                                              : "engine default"});
-  if (s.max_num_seqs > 0) e.max_num_seqs = s.max_num_seqs;
+  if (s.max_num_seqs > 0)
+    e.max_num_seqs = s.max_num_seqs;
   else if (s.batch == 0)
     assumed.push_back({"max_num_seqs", std::to_string(e.max_num_seqs), "engine default"});
   if (!s.kv_dtype_given) {
     // ModelOpt FP8 / NVFP4 checkpoints quantise the KV cache to FP8 (kv_cache_quant_algo FP8 in
     // hf_quant_config.json) and TensorRT-LLM follows the checkpoint; other engines keep the
     // model's activation dtype unless asked (vLLM kv_cache_dtype "auto").
-    const bool fp_ckpt = s.weight_dtype == WeightDType::kFp8 || s.weight_dtype == WeightDType::kNvfp4;
+    const bool fp_ckpt =
+        s.weight_dtype == WeightDType::kFp8 || s.weight_dtype == WeightDType::kNvfp4;
     s.kv_dtype = fp_ckpt && e.id == "tensorrt-llm" ? KvDType::kFp8 : KvDType::kBf16;
     assumed.push_back({"kv_dtype", std::string(KvDTypeName(s.kv_dtype)),
                        fp_ckpt && e.id == "tensorrt-llm"
@@ -85,8 +88,9 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
   const bool wonly = s.weight_dtype == WeightDType::kInt4 || s.weight_dtype == WeightDType::kInt8;
   if (wonly && s.quant == QuantMethod::kNone) {
     s.quant = QuantMethod::kGptq;
-    assumed.push_back({"quant", "gptq", "weight-only integer weights: GPTQ-style groups of " +
-                                            std::to_string(s.quant_group)});
+    assumed.push_back(
+        {"quant", "gptq",
+         "weight-only integer weights: GPTQ-style groups of " + std::to_string(s.quant_group)});
   }
   return Status::Ok();
 }
@@ -95,8 +99,8 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
 // and MLP intermediates (BF16) and the FP32 logits of the sequences that sample.
 double ActivationBytes(const ModelSpec& m, int tp, double tokens, double sampling_seqs) {
   const double ffn = std::max<double>(m.ffn, m.moe.expert_ffn * std::max(1, m.moe.top_k));
-  const double per_token = 4.0 * m.hidden + 3.0 * ffn / tp +
-                           (m.heads + 2.0 * m.kv_heads) * m.head_dim / tp;
+  const double per_token =
+      4.0 * m.hidden + 3.0 * ffn / tp + (m.heads + 2.0 * m.kv_heads) * m.head_dim / tp;
   return 2.0 * tokens * per_token + 4.0 * sampling_seqs * m.vocab / tp;
 }
 
@@ -107,17 +111,22 @@ struct Plan {
   double max_seqs = 0;
 };
 
-double RoundUp(double x, double block) { return std::ceil(x / block) * block; }
+double RoundUp(double x, double block) {
+  return std::ceil(x / block) * block;
+}
 
 Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s) {
   Plan p;
-  p.l = {&m, &hw, &s.profile, s.tp, s.pp, s.weight_dtype, s.quant, s.quant_group, s.kv_dtype,
-         s.attention_dp == 1};
+  p.l = {&m,         &hw,
+         &s.profile, s.tp,
+         s.pp,       s.weight_dtype,
+         s.quant,    s.quant_group,
+         s.kv_dtype, s.attention_dp == 1};
   p.st = infer::HeaviestStage(m, s.pp);
   p.weights = infer::StageWeightBytes(p.l, p.st).bytes;
   const EngineProfile& e = s.profile;
-  const double budget = std::min<double>(e.max_num_batched_tokens,
-                                         std::max(1.0, s.batch) * s.prompt_len);
+  const double budget =
+      std::min<double>(e.max_num_batched_tokens, std::max(1.0, s.batch) * s.prompt_len);
   p.act = ActivationBytes(m, s.tp, budget, s.batch > 0 ? s.batch : e.max_num_seqs);
   const double free = hw.hbm_bytes - p.weights - p.act - kRuntimeOverheadBytes;
   p.pool = e.kv_fraction_of_free ? e.gpu_memory_utilization * free
@@ -128,9 +137,8 @@ Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s
   const double len = s.prompt_len + s.output_len;
   const double held = e.reserve_full_sequence ? len : s.prompt_len + s.output_len / 2;
   p.kv_seq_gpu = RoundUp(held, e.kv_block_tokens) * p.kv_tok_gpu;
-  p.max_seqs = p.kv_tok_gpu > 0 ? std::floor(p.pool / (RoundUp(len, e.kv_block_tokens) *
-                                                       p.kv_tok_gpu))
-                                : 0;
+  p.max_seqs =
+      p.kv_tok_gpu > 0 ? std::floor(p.pool / (RoundUp(len, e.kv_block_tokens) * p.kv_tok_gpu)) : 0;
   return p;
 }
 
@@ -144,7 +152,8 @@ double P2p(const Plan& p, double tokens) {
 // Every sequence of the batch advances one token: with pipelining the batch is split into pp
 // micro-batches that keep all stages busy; otherwise stages run in turn.
 PhaseBreakdown DecodeRound(const Plan& p, double batch, double ctx) {
-  const int micro = p.l.engine->pipelined_pp ? static_cast<int>(std::min<double>(p.l.pp, batch)) : 1;
+  const int micro =
+      p.l.engine->pipelined_pp ? static_cast<int>(std::min<double>(p.l.pp, batch)) : 1;
   Work w;
   w.dec_seqs = batch / micro;
   w.dec_ctx = ctx;
@@ -220,17 +229,19 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   r.crossover_batch = CrossoverBatch(p);
   const double B = s.batch > 0 ? s.batch : std::min<double>(s.profile.max_num_seqs, p.max_seqs);
   if (s.batch == 0)
-    r.assumed.push_back({"batch", Num(B), "offline maximum load: min(max_num_seqs, KV pool / "
-                                          "KV per sequence at prompt + output)"});
+    r.assumed.push_back({"batch", Num(B),
+                         "offline maximum load: min(max_num_seqs, KV pool / "
+                         "KV per sequence at prompt + output)"});
   r.batch = B;
   const double len = s.prompt_len + s.output_len;
-  r.kv_cache_bytes = B * RoundUp(len, s.profile.kv_block_tokens) * r.kv_bytes_per_token * r.replicas;
+  r.kv_cache_bytes =
+      B * RoundUp(len, s.profile.kv_block_tokens) * r.kv_bytes_per_token * r.replicas;
   const bool pool_limited = s.profile.id != "transformers";
   r.fits = p.weights + p.act + kRuntimeOverheadBytes < hw.hbm_bytes && B >= 1 &&
            (!pool_limited || B <= std::max(p.max_seqs, 0.0) || s.batch == 0);
   if (!pool_limited)
-    r.fits = r.fits && p.weights + p.act + kRuntimeOverheadBytes + B * len * p.kv_tok_gpu <=
-                           hw.hbm_bytes;
+    r.fits = r.fits &&
+             p.weights + p.act + kRuntimeOverheadBytes + B * len * p.kv_tok_gpu <= hw.hbm_bytes;
   if (!r.fits) {
     r.why_not = "weights " + Num(units::BytesToGiB(p.weights)) + " GiB + activations " +
                 Num(units::BytesToGiB(p.act)) + " GiB leave room for " + Num(p.max_seqs) +

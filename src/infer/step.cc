@@ -19,7 +19,9 @@ constexpr int kMoeRoutingKernels = 4;
 // Vocabulary logits are FP32 for sampling: write + softmax/top-p read (vLLM Sampler).
 constexpr double kLogitBytes = 4.0 * 2;
 
-double Div(double a, double b) { return b > 0 ? a / b : 0; }
+double Div(double a, double b) {
+  return b > 0 ? a / b : 0;
+}
 
 // Accumulates ops: each takes the longer of its FLOPs time and its bytes time (the roofline;
 // the winner names the bucket) plus a fixed latency per kernel (launch from a CUDA graph, ramp-up
@@ -55,7 +57,9 @@ double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
   return rate;
 }
 
-bool WeightOnly(WeightDType d) { return d == WeightDType::kInt4 || d == WeightDType::kInt8; }
+bool WeightOnly(WeightDType d) {
+  return d == WeightDType::kInt4 || d == WeightDType::kInt8;
+}
 
 struct Gemm {
   double params = 0;  // weights of this GEMM on one GPU
@@ -76,7 +80,7 @@ void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
   a.Add(compute_s, hbm_s, g.kernels);
   if (WeightOnly(l.wdtype)) {
     const EngineProfile& e = *l.engine;
-    const double extra = l.quant == QuantMethod::kAwq       ? e.awq_gemm_overhead_s
+    const double extra = l.quant == QuantMethod::kAwq     ? e.awq_gemm_overhead_s
                          : l.wdtype == WeightDType::kInt8 ? e.gptq8_gemm_overhead_s
                                                           : e.gptq4_gemm_overhead_s;
     a.b.launch_s += g.kernels * extra;
@@ -90,8 +94,8 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
   const double kv_layer = Div(kv_tok, layers);  // KV bytes per token per layer on this GPU
   // Decode: every cached position is read once per step (paged attention); FLOPs q.k and p.v
   // per position per head (MLA absorbed: over the latent + rope key, and the latent).
-  const double per_pos = m.is_mla() ? 2.0 * (2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
-                                    : 4.0 * m.head_dim;
+  const double per_pos =
+      m.is_mla() ? 2.0 * (2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 4.0 * m.head_dim;
   if (w.dec_seqs > 0) {
     const double flops = w.dec_seqs * w.dec_ctx * heads * per_pos;
     const double peak = l.hw->peak_bf16_flops * l.hw->eff.attn_fwd;
@@ -106,9 +110,9 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
   if (w.pre_seqs > 0) {
     // Causal prefill over pre_cached earlier positions: mean keys per query cached + len/2.
     const double keys = w.pre_cached + w.pre_len / 2;
-    const double hd = m.is_mla() ? (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim +
-                                    m.mla.v_head_dim) / 2.0
-                                 : static_cast<double>(m.head_dim);
+    const double hd =
+        m.is_mla() ? (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
+                   : static_cast<double>(m.head_dim);
     const double flops = 4.0 * w.pre_seqs * w.pre_len * keys * heads * hd;
     a.Add(cost::AttentionTime(*l.hw, flops, w.pre_len, 2 * keys, std::max(1.0, w.pre_seqs) * heads,
                               false, cost::AttnKernel::kFused),
@@ -192,8 +196,8 @@ double AttentionParams(const ModelSpec& m) {
   if (m.is_mla()) {
     const MlaSpec& a = m.mla;
     const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * m.heads * qk
-                                       : h * m.heads * qk;
+    const double q =
+        a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * m.heads * qk : h * m.heads * qk;
     const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) +
                       a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
     return q + kv + m.heads * a.v_head_dim * h;
@@ -242,12 +246,12 @@ StageWeights StageWeightBytes(const Layout& l, const StageShape& st) {
   StageWeights w;
   const double tp = l.attn_tp();
   const double attn = AttentionParams(m) / tp;
-  w.gemm_params = st.dense * (attn + DenseMlpParams(m, false) / tp) +
-                  st.moe * (attn + DenseMlpParams(m, true) / tp +
-                            m.moe.num_experts * ExpertParams(m) / l.tp);
+  w.gemm_params =
+      st.dense * (attn + DenseMlpParams(m, false) / tp) +
+      st.moe * (attn + DenseMlpParams(m, true) / tp + m.moe.num_experts * ExpertParams(m) / l.tp);
   const double table = static_cast<double>(m.vocab) * m.hidden / tp;
-  w.other_params = (m.tied_embeddings || l.pp > 1 ? 1.0 : 2.0) * table +
-                   (st.dense + st.moe) * 2.0 * m.hidden;
+  w.other_params =
+      (m.tied_embeddings || l.pp > 1 ? 1.0 : 2.0) * table + (st.dense + st.moe) * 2.0 * m.hidden;
   w.bytes = w.gemm_params * WeightBytesPerParam(l.wdtype, l.quant, l.group) + w.other_params * 2.0;
   return w;
 }

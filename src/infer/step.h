@@ -60,7 +60,7 @@ double StageKvBytesPerToken(const Layout& l, const StageShape& st);
 
 // Parameters of one layer's GEMMs (whole layer, before tp).
 double AttentionParams(const ModelSpec& m);
-double ExpertParams(const ModelSpec& m);  // one routed expert
+double ExpertParams(const ModelSpec& m);                    // one routed expert
 double DenseMlpParams(const ModelSpec& m, bool moe_layer);  // dense MLP or shared experts
 
 }  // namespace trainsim::infer

@@ -145,8 +145,8 @@ CaseResult ScoreInferenceCase(const InferenceCase& c) {
   r.assumed = c.assumed;
   for (const Assumption& a : rep->assumed) r.assumed.push_back(a);
   std::ostringstream o;
-  o << "tp" << c.spec.tp << " pp" << c.spec.pp << " batch" << rep->batch << " "
-    << rep->profile.id << " decode-" << rep->decode.bound << " prefill-" << rep->prefill.bound;
+  o << "tp" << c.spec.tp << " pp" << c.spec.pp << " batch" << rep->batch << " " << rep->profile.id
+    << " decode-" << rep->decode.bound << " prefill-" << rep->prefill.bound;
   r.strategy_used = o.str();
   return r;
 }
