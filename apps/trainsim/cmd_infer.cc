@@ -85,6 +85,7 @@ void PrintText(const InferenceReport& r) {
   PrintPhase("prefill", r.prefill);
   PrintPhase("decode", r.decode);
   std::printf("  decode compute/weight-read crossover at batch %.0f\n", r.crossover_batch);
+  std::printf("Launch: %s\n", r.launch_command.c_str());
   if (!r.assumed.empty()) std::printf("Assumed:\n");
   for (const Assumption& x : r.assumed)
     std::printf("  %s = %s (%s)\n", x.field.c_str(), x.value.c_str(), x.why.c_str());

@@ -125,6 +125,10 @@ struct InferenceReport {
   PhaseBreakdown prefill, decode;  // prefill of the batch; one decode step at mean context
   double crossover_batch = 0;      // decode batch where FLOPs time reaches weight-read time
   int replicas = 1;
+  int tp = 1, pp = 1;  // the layout simulated (after defaults)
+  KvDType kv_dtype = KvDType::kBf16;
+  bool expert_parallel = false;  // MoE experts over the tp GPUs with data-parallel attention
+  std::string launch_command;    // LaunchCommand for the engine (model name as given)
   EngineProfile profile;
   std::vector<Assumption> assumed;
 };
@@ -162,4 +166,8 @@ namespace trainsim {
 // memory {...}, prefill / decode {compute_s, hbm_s, comm_s, launch_s, total_s, bound}, engine,
 // assumed [{field, value, why}].
 std::string InferenceReportJson(const InferenceReport& r, int indent = 2);
+// The engine's launch line for the report's layout and settings: `vllm serve MODEL
+// --tensor-parallel-size ...`, SGLang `launch_server`, `trtllm-serve`; a comment for engines
+// without a server (transformers).
+std::string LaunchCommand(const std::string& model, const InferenceReport& r);
 }  // namespace trainsim

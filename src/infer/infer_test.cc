@@ -184,6 +184,23 @@ TEST(Infer, EngineProfilesAreEmbeddedAndMatchedByName) {
   EXPECT_FALSE(LoadEngineProfile("transformers")->cuda_graphs);
 }
 
+TEST(Infer, LaunchCommandCarriesTheLayout) {
+  InferenceSpec s = Spec(8, 1000, 200);
+  s.gpus = 8;
+  s.tp = 4;
+  s.engine = "vllm";
+  s.profile_given = false;
+  s.kv_dtype = KvDType::kFp8;
+  s.kv_dtype_given = true;
+  auto r = SimulateInference(Model("llama3-70b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(r.ok());
+  const std::string& cmd = r->launch_command;
+  EXPECT_EQ(cmd.rfind("vllm serve llama3-70b", 0), 0u) << cmd;
+  EXPECT_NE(cmd.find("--tensor-parallel-size 4"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--kv-cache-dtype fp8"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("x2 replicas"), std::string::npos) << cmd;
+}
+
 TEST(Infer, DecodeStepTimeForRlGeneration) {
   DecodeLayout l;
   l.tp = 2;

@@ -36,6 +36,7 @@ std::string InferenceReportJson(const InferenceReport& r, int indent) {
   j["decode"] = PhaseJson(r.decode);
   j["crossover_batch"] = r.crossover_batch;
   j["engine"] = r.profile.id;
+  j["launch_command"] = r.launch_command;
   j["assumed"] = json::array();
   for (const Assumption& a : r.assumed)
     j["assumed"].push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});

@@ -221,6 +221,10 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   const Plan p = MakePlan(m, hw, s);
   r.profile = s.profile;
   r.replicas = s.gpus / (s.tp * s.pp);
+  r.tp = s.tp;
+  r.pp = s.pp;
+  r.kv_dtype = s.kv_dtype;
+  r.expert_parallel = s.attention_dp == 1;
   r.weights_bytes = p.weights;
   r.activation_bytes = p.act;
   r.kv_pool_bytes = p.pool;
@@ -267,6 +271,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   }
   NameBound(r.prefill);
   r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / s.gpus;
+  r.launch_command = LaunchCommand(m.name, r);
   return r;
 }
 
