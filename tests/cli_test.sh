@@ -570,6 +570,14 @@ expect_field_error "infer gpus 3 tp 2" gpus infer --gpus 3 --tp 2 --prompt-len 1
 expect_field_error "infer bad weight dtype" weight_dtype infer --weight-dtype int3 --prompt-len 128 --output-len 128
 expect_field_error "infer unknown engine" engine infer --engine foo --prompt-len 128 --output-len 128
 expect_field_error "infer prompt 0" prompt_len infer --prompt-len 0 --output-len 128
+expect_field_error "infer rate with batch" rate infer --rate 1 --batch 4 --prompt-len 128 --output-len 128
+if expect_ok "infer --rate --json" infer --rate 2 --prompt-len 512 --output-len 128 --json; then
+  if msg=$(python3 -c '
+import json, sys
+v = json.load(sys.stdin)["serving"]
+assert not v["saturated"] and v["ttft_p99_s"] >= v["ttft_p50_s"] > 0, v
+' <"$OUT" 2>&1); then ok "infer --rate: p50/p99 latencies"; else bad "infer --rate: p50/p99 latencies" "$msg"; fi
+fi
 
 # --- summary -----------------------------------------------------------------------------------------
 echo

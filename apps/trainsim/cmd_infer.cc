@@ -20,8 +20,11 @@ void AddInfer(CLI::App& app, InferArgs& a) {
   c->add_option("--ep", a.ep, "expert-parallel size (0: tp for MoE models)");
   c->add_option("--prompt-len", a.prompt_len, "prompt tokens per request")->required();
   c->add_option("--output-len", a.output_len, "generated tokens per request")->required();
-  c->add_option("--batch", a.batch,
-                "concurrent sequences per replica; 0 = offline maximum load (all requests queued)");
+  CLI::Option* batch = c->add_option(
+      "--batch", a.batch,
+      "concurrent sequences per replica; 0 = offline maximum load (all requests queued)");
+  c->add_option("--rate", a.rate, "requests/s (Poisson) for online serving: p50/p99 TTFT and TPOT")
+      ->excludes(batch);
   c->add_option("--weight-dtype", a.weight_dtype, "bf16|fp16|fp8|int8|int4|nvfp4");
   c->add_option("--quant", a.quant, "weight-only scheme for int8/int4: gptq|awq");
   c->add_option("--kv-dtype", a.kv_dtype, "bf16|fp16|fp8|int8|int4 (default: see assumed)");
@@ -42,7 +45,8 @@ Result<InferenceSpec> BuildSpec(const InferArgs& a) {
   s.ep = a.ep;
   s.prompt_len = a.prompt_len;
   s.output_len = a.output_len;
-  s.batch = a.batch;
+  s.batch = a.rate > 0 ? 0 : a.batch;
+  s.request_rate = a.rate;
   auto wd = ParseWeightDType(a.weight_dtype);
   if (!wd.ok()) return wd.status();
   s.weight_dtype = wd.value();
@@ -85,6 +89,14 @@ void PrintText(const InferenceReport& r) {
   PrintPhase("prefill", r.prefill);
   PrintPhase("decode", r.decode);
   std::printf("  decode compute/weight-read crossover at batch %.0f\n", r.crossover_batch);
+  if (r.online)
+    std::printf(
+        "At %g requests/s: concurrency %.1f per replica, TTFT p50 %.1f ms p99 %.1f ms, "
+        "TPOT p50 %.2f ms p99 %.2f ms, end-to-end p50 %.2f s%s\n",
+        r.serving.rate, r.serving.concurrency, 1e3 * r.serving.ttft_p50_s,
+        1e3 * r.serving.ttft_p99_s, 1e3 * r.serving.tpot_p50_s, 1e3 * r.serving.tpot_p99_s,
+        r.serving.e2e_p50_s,
+        r.serving.saturated ? " - SATURATED: the layout cannot sustain this rate" : "");
   std::printf("Launch: %s\n", r.launch_command.c_str());
   if (!r.assumed.empty()) std::printf("Assumed:\n");
   for (const Assumption& x : r.assumed)

@@ -94,6 +94,9 @@ struct InferenceSpec {
   std::string engine = "vllm";
   EngineProfile profile;  // filled by SimulateInference from `engine` unless profile_given
   bool profile_given = false;
+  // Requests per second arriving at the whole system (Poisson); > 0 selects online serving with
+  // continuous batching (batch is then the concurrency that results, not an input).
+  double request_rate = 0;
   double gpu_memory_utilization = 0;  // 0 = the engine's default
   int max_num_seqs = 0;               // 0 = the engine's default
 };
@@ -106,6 +109,16 @@ struct PhaseBreakdown {
   double launch_s = 0;   // kernel floors and host overhead
   double total_s = 0;
   std::string bound;  // compute | hbm | comm | launch
+};
+
+// Online serving at a request rate (docs/INFERENCE.md, "Serving at a rate").
+struct ServingLatency {
+  double rate = 0;         // requests/s, whole system
+  double concurrency = 0;  // sequences decoding together per replica (Little's law)
+  double ttft_p50_s = 0, ttft_p99_s = 0;
+  double tpot_p50_s = 0, tpot_p99_s = 0;  // inter-token latency
+  double e2e_p50_s = 0;
+  bool saturated = false;  // the rate exceeds what the layout sustains: queues grow without bound
 };
 
 struct InferenceReport {
@@ -124,6 +137,8 @@ struct InferenceReport {
   std::string why_not;
   PhaseBreakdown prefill, decode;  // prefill of the batch; one decode step at mean context
   double crossover_batch = 0;      // decode batch where FLOPs time reaches weight-read time
+  bool online = false;             // request_rate > 0: `serving` holds the latencies
+  ServingLatency serving;
   int replicas = 1;
   int tp = 1, pp = 1;  // the layout simulated (after defaults)
   KvDType kv_dtype = KvDType::kBf16;

@@ -201,6 +201,31 @@ TEST(Infer, LaunchCommandCarriesTheLayout) {
   EXPECT_NE(cmd.find("x2 replicas"), std::string::npos) << cmd;
 }
 
+TEST(Infer, ServingAtARateQueuesAndSaturates) {
+  const ModelSpec m = Model("llama3-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  auto at = [&](double rate) {
+    InferenceSpec s = Spec(0, 1000, 200);
+    s.request_rate = rate;
+    return SimulateInference(m, hw, s).value();
+  };
+  const InferenceReport low = at(0.1), mid = at(5), high = at(1e6);
+  ASSERT_TRUE(low.online);
+  EXPECT_FALSE(low.serving.saturated);
+  EXPECT_NEAR(low.output_tokens_per_s, 0.1 * 200, 1e-9);
+  // Nearly idle: TTFT is the prompt's prefill plus one step, concurrency below one sequence.
+  EXPECT_NEAR(low.serving.ttft_p50_s, low.prefill.total_s + low.decode.total_s,
+              0.05 * low.serving.ttft_p50_s);
+  EXPECT_LT(low.serving.concurrency, 1);
+  EXPECT_GT(mid.serving.concurrency, low.serving.concurrency);
+  EXPECT_GE(mid.serving.ttft_p99_s, mid.serving.ttft_p50_s);
+  EXPECT_GE(mid.serving.tpot_p50_s, low.serving.tpot_p50_s);
+  EXPECT_TRUE(high.serving.saturated);
+  InferenceSpec both = Spec(4, 100, 100);
+  both.request_rate = 1;
+  EXPECT_FALSE(SimulateInference(m, hw, both).ok());
+}
+
 TEST(Infer, DecodeStepTimeForRlGeneration) {
   DecodeLayout l;
   l.tp = 2;

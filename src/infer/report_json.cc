@@ -35,6 +35,13 @@ std::string InferenceReportJson(const InferenceReport& r, int indent) {
   j["prefill"] = PhaseJson(r.prefill);
   j["decode"] = PhaseJson(r.decode);
   j["crossover_batch"] = r.crossover_batch;
+  if (r.online) {
+    const ServingLatency& v = r.serving;
+    j["serving"] = {{"request_rate", v.rate},           {"concurrency", v.concurrency},
+                    {"ttft_p50_s", v.ttft_p50_s},       {"ttft_p99_s", v.ttft_p99_s},
+                    {"tpot_p50_s", v.tpot_p50_s},       {"tpot_p99_s", v.tpot_p99_s},
+                    {"e2e_latency_p50_s", v.e2e_p50_s}, {"saturated", v.saturated}};
+  }
   j["engine"] = r.profile.id;
   j["launch_command"] = r.launch_command;
   j["assumed"] = json::array();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cost/cost.h"
+#include "infer/rate.h"
 #include "infer/step.h"
 #include "trainsim/infer.h"
 #include "util/units.h"
@@ -37,6 +38,11 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
   if (!(s.output_len >= 1)) return Status::Invalid("output_len", "must be >= 1");
   if (!(s.batch >= 0)) return Status::Invalid("batch", "must be >= 0 (0 = offline maximum load)");
   if (s.quant_group < 1) return Status::Invalid("quant_group", "must be >= 1");
+  if (!(s.request_rate >= 0) || !std::isfinite(s.request_rate))
+    return Status::Invalid("request_rate", "must be a finite number >= 0");
+  if (s.request_rate > 0 && s.batch > 0)
+    return Status::Invalid("request_rate",
+                           "excludes a fixed batch (the rate sets the concurrency)");
   if (s.gpu_memory_utilization < 0 || s.gpu_memory_utilization > 1)
     return Status::Invalid("gpu_memory_utilization", "must be in (0, 1]");
   if (m.is_moe() && s.ep > 0 && m.moe.num_experts % s.ep != 0)
@@ -211,6 +217,37 @@ double CrossoverBatch(const Plan& p) {
   return rate * WeightBytesPerParam(p.l.wdtype, p.l.quant, p.l.group) / (2.0 * bw);
 }
 
+// Online serving: concurrency, latencies and throughput at the spec's request rate; beyond
+// the layout's capacity the report is saturated and carries the offline (maximum) throughput.
+void ServeOnline(const Plan& p, const InferenceSpec& s, double max_batch, InferenceReport& r) {
+  infer::RateInputs in;
+  in.rate = s.request_rate;
+  in.replicas = r.replicas;
+  in.output_len = s.output_len;
+  in.max_seqs = max_batch;
+  const PhaseBreakdown one = Prefill(p, 1, s.prompt_len, false);
+  in.prefill_one_s = one.total_s;
+  in.prefill_iters_one =
+      std::max(1.0, std::ceil(s.prompt_len / p.l.engine->max_num_batched_tokens));
+  in.prefill_iter_s = one.total_s / in.prefill_iters_one;
+  const double ctx = s.prompt_len + s.output_len / 2;
+  in.decode_step = [&p, ctx](double n) { return DecodeRound(p, n, ctx).total_s; };
+  r.online = true;
+  r.serving = infer::ServeAtRate(in);
+  r.batch = std::min(r.serving.concurrency, max_batch);
+  r.decode = DecodeRound(p, std::max(1.0, r.batch), ctx);
+  r.prefill = one;
+  r.ttft_s = r.serving.ttft_p50_s;
+  r.tpot_s = r.serving.tpot_p50_s;
+  if (!r.serving.saturated) {
+    r.output_tokens_per_s = s.request_rate * s.output_len;
+    return;
+  }
+  const double period = Prefill(p, max_batch, s.prompt_len, true).total_s +
+                        s.output_len * DecodeRound(p, max_batch, ctx).total_s;
+  r.output_tokens_per_s = max_batch * s.output_len / period * r.replicas;
+}
+
 }  // namespace
 
 Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec& hw,
@@ -232,7 +269,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   r.max_concurrent_sequences = p.max_seqs;
   r.crossover_batch = CrossoverBatch(p);
   const double B = s.batch > 0 ? s.batch : std::min<double>(s.profile.max_num_seqs, p.max_seqs);
-  if (s.batch == 0)
+  if (s.batch == 0 && s.request_rate == 0)
     r.assumed.push_back({"batch", Num(B),
                          "offline maximum load: min(max_num_seqs, KV pool / "
                          "KV per sequence at prompt + output)"});
@@ -253,22 +290,26 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
                 Num(units::BytesToGiB(hw.hbm_bytes)) + " GiB";
     if (B < 1) return r;
   }
-  r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
-  NameBound(r.decode);
-  r.tpot_s = r.decode.total_s;
-  if (s.batch > 0) {
+  if (s.request_rate > 0) {
+    ServeOnline(p, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
+  } else if (s.batch > 0) {
+    r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
+    r.tpot_s = r.decode.total_s;
     r.prefill = Prefill(p, B, s.prompt_len, false);
     r.ttft_s = r.prefill.total_s;
     r.output_tokens_per_s = B * s.output_len / (r.ttft_s + s.output_len * r.tpot_s) * r.replicas;
   } else {
     // Offline: every admitted sequence is prefilled (chunks interleaved with decode steps) and
     // decoded for output_len steps; the batch stays full while requests are queued.
+    r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
+    r.tpot_s = r.decode.total_s;
     r.prefill = Prefill(p, B, s.prompt_len, true);
     r.ttft_s = Prefill(p, 1, s.prompt_len, false).total_s;
     const double period = r.prefill.total_s + s.output_len * r.tpot_s;
     r.output_tokens_per_s = B * s.output_len / period * r.replicas;
     r.tpot_s = period / s.output_len;
   }
+  NameBound(r.decode);
   NameBound(r.prefill);
   r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / s.gpus;
   r.launch_command = LaunchCommand(m.name, r);

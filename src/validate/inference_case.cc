@@ -70,8 +70,10 @@ Status ReadLayout(const json& j, const std::string& where, InferenceCase& c) {
     return Status::Invalid(where + ": prompt_len/output_len: must be numbers");
   s.prompt_len = j["prompt_len"].get<double>();
   s.output_len = j["output_len"].get<double>();
-  if (j.contains("request_rate") && !j["request_rate"].is_null())
-    return Status::Invalid(where + ": request_rate: serving at a rate is not modelled yet");
+  if (j.contains("request_rate") && j["request_rate"].is_number()) {
+    s.request_rate = j["request_rate"].get<double>();
+    s.batch = 0;
+  }
   return Status::Ok();
 }
 
