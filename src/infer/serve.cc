@@ -292,6 +292,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   }
   if (s.request_rate > 0) {
     ServeOnline(p, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
+    r.kv_cache_bytes *= r.batch / B;  // the concurrency the rate sustains
   } else if (s.batch > 0) {
     r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
     r.tpot_s = r.decode.total_s;
