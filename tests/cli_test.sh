@@ -638,6 +638,29 @@ assert "efficiency" in a and "hbm_gib" in a, a
   else
     bad "SimuMax: system file loads as hardware; *_net and pp_comm_async listed" "$msg"
   fi
+# --- infer: serving latency and throughput (docs/INFERENCE.md) -------------------------------------
+if expect_ok "infer --json" infer --model llama3-8b --hardware h100_sxm_80gb --prompt-len 512 --output-len 128 --batch 8 --json; then
+  if msg=$(python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+for k in ("ttft_s", "tpot_s", "output_tokens_per_s", "output_tokens_per_s_per_gpu", "weights_bytes",
+          "kv_cache_bytes", "max_concurrent_sequences", "fits", "assumed"):
+    assert k in r, k
+assert abs(r["output_tokens_per_s"] - 8 * 128 / (r["ttft_s"] + 128 * r["tpot_s"])) < 1e-6 * r["output_tokens_per_s"]
+assert r["kv_cache_bytes"] == 8 * 640 * 131072, r["kv_cache_bytes"]
+' <"$OUT" 2>&1); then ok "infer --json: interface keys and the throughput formula"; else bad "infer --json: interface keys and the throughput formula" "$msg"; fi
+fi
+expect_field_error "infer gpus 3 tp 2" gpus infer --gpus 3 --tp 2 --prompt-len 128 --output-len 128
+expect_field_error "infer bad weight dtype" weight_dtype infer --weight-dtype int3 --prompt-len 128 --output-len 128
+expect_field_error "infer unknown engine" engine infer --engine foo --prompt-len 128 --output-len 128
+expect_field_error "infer prompt 0" prompt_len infer --prompt-len 0 --output-len 128
+expect_field_error "infer rate with batch" rate infer --rate 1 --batch 4 --prompt-len 128 --output-len 128
+if expect_ok "infer --rate --json" infer --rate 2 --prompt-len 512 --output-len 128 --json; then
+  if msg=$(python3 -c '
+import json, sys
+v = json.load(sys.stdin)["serving"]
+assert not v["saturated"] and v["ttft_p99_s"] >= v["ttft_p50_s"] > 0, v
+' <"$OUT" 2>&1); then ok "infer --rate: p50/p99 latencies"; else bad "infer --rate: p50/p99 latencies" "$msg"; fi
 fi
 
 # --- summary -----------------------------------------------------------------------------------------

@@ -74,4 +74,16 @@ struct SchemaArgs {
 void AddSchema(CLI::App& app, SchemaArgs& a);
 int RunSchema(const SchemaArgs& a);
 
+// `infer`: serving latency and throughput (cmd_infer.cc, include/trainsim/infer.h).
+struct InferArgs {
+  std::string model = "llama3-8b";
+  std::string hardware = "h100_sxm_80gb";
+  std::string hw_override, weight_dtype = "bf16", kv_dtype, quant, engine = "vllm";
+  int gpus = 0, tp = 1, pp = 1, ep = 0, max_num_seqs = 0;
+  double prompt_len = 0, output_len = 0, batch = 1, gpu_mem_util = 0, rate = 0;
+  bool json = false;
+};
+void AddInfer(CLI::App& app, InferArgs& a);
+int RunInfer(const InferArgs& a);
+
 }  // namespace trainsim::cli

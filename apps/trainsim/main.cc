@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   trainsim::cli::AddCalibrate(app, cal);
   trainsim::cli::SchemaArgs schema;
   trainsim::cli::AddSchema(app, schema);
+  trainsim::cli::InferArgs infer;
+  trainsim::cli::AddInfer(app, infer);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
   try {
@@ -50,5 +52,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("sweep")) return trainsim::cli::RunSweep(sweep);
   if (app.got_subcommand("calibrate")) return trainsim::cli::RunCalibrate(cal);
   if (app.got_subcommand("schema")) return trainsim::cli::RunSchema(schema);
+  if (app.got_subcommand("infer")) return trainsim::cli::RunInfer(infer);
   return 2;
 }

@@ -12,6 +12,7 @@
 #include "trainsim/trainsim.h"
 #include "util/units.h"
 #include "validate/case_strategy.h"
+#include "validate/inference_case.h"
 #include "validate/recompute_fit.h"
 
 namespace trainsim {
@@ -273,8 +274,10 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases,
 }
 
 Result<ValidationSummary> RunValidation(const std::vector<std::string>& files) {
-  std::vector<CaseResult> bad;
-  auto cases = LoadValidationCases(files, &bad);
+  std::vector<CaseResult> bad;  // also carries the scored inference cases (inference_case.h)
+  std::vector<std::string> training;
+  if (Status st = detail::ScoreInferenceFiles(files, training, bad); !st.ok()) return st;
+  auto cases = LoadValidationCases(training, &bad);
   if (!cases.ok()) return cases.status();
   return ScoreCases(cases.value(), std::move(bad));
 }

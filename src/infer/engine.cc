@@ -1,0 +1,77 @@
+// Engine profiles: data/inference_engines.json (embedded), matched by the engine's name.
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "spec/embedded.h"
+#include "trainsim/infer.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kUs = 1e-6;
+
+EngineProfile ReadEngine(const json& e) {
+  EngineProfile p;
+  p.id = e.value("id", "");
+  p.cuda_graphs = e.value("cuda_graphs", true);
+  p.step_overhead_s = e.value("step_overhead_us", 0.0) * kUs;
+  p.layer_overhead_s = e.value("layer_overhead_us", 0.0) * kUs;
+  p.gptq4_gemm_overhead_s = e.value("gptq4_gemm_overhead_us", 0.0) * kUs;
+  p.gptq8_gemm_overhead_s = e.value("gptq8_gemm_overhead_us", 0.0) * kUs;
+  p.awq_gemm_overhead_s = e.value("awq_gemm_overhead_us", 0.0) * kUs;
+  p.kernel_latency_s = e.value("kernel_latency_us", 4.0) * kUs;
+  p.repeat_kv = e.value("repeat_kv", false);
+  p.decode_hbm_fraction = e.value("decode_hbm_fraction", 0.8);
+  p.gemm_factor = e.value("gemm_factor", 1.0);
+  p.kv_block_tokens = e.value("kv_block_tokens", 16);
+  p.max_num_seqs = e.value("max_num_seqs", 256);
+  p.max_num_batched_tokens = e.value("max_num_batched_tokens", 8192);
+  p.gpu_memory_utilization = e.value("gpu_memory_utilization", 0.9);
+  p.kv_fraction_of_free = e.value("kv_fraction_of_free", false);
+  p.reserve_full_sequence = e.value("reserve_full_sequence", true);
+  p.pipelined_pp = e.value("pipelined_pp", true);
+  p.moe_attention_dp = e.value("moe_attention_dp", false);
+  p.provenance = e.value("provenance", "");
+  return p;
+}
+
+const json& Engines() {
+  static const json doc = [] {
+    const std::string_view* text = detail::FindEmbeddedFile("inference_engines.json");
+    json j = text ? json::parse(*text, nullptr, false) : json();
+    return j.is_object() && j.contains("engines") ? j["engines"] : json::array();
+  }();
+  return doc;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ListEngineProfiles() {
+  std::vector<std::string> ids;
+  for (const json& e : Engines()) ids.push_back(e.value("id", ""));
+  return ids;
+}
+
+Result<EngineProfile> LoadEngineProfile(std::string_view engine) {
+  const std::string name = Lower(engine);
+  for (const json& e : Engines()) {
+    if (name == e.value("id", "")) return ReadEngine(e);
+    for (const json& m : e.value("match", json::array()))
+      if (name.find(m.get<std::string>()) != std::string::npos) return ReadEngine(e);
+  }
+  std::string ids;
+  for (const std::string& id : ListEngineProfiles()) ids += (ids.empty() ? "" : ", ") + id;
+  return Status::Invalid("engine", "must name a known engine (" + ids + ")");
+}
+
+}  // namespace trainsim

@@ -1,0 +1,276 @@
+// Closed-form checks of the inference model (docs/INFERENCE.md) and its invariants.
+#include "trainsim/infer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "trainsim/trainsim.h"
+#include "validate/inference_case.h"
+
+namespace trainsim {
+namespace {
+
+ModelSpec Model(const char* id) {
+  return LoadModelPreset(id).value();
+}
+HardwareSpec Hw(const char* id) {
+  return LoadHardwarePreset(id).value();
+}
+
+// An engine with no host or launch cost and the full nominal HBM bandwidth: the roofline alone.
+EngineProfile IdealEngine() {
+  EngineProfile e;
+  e.id = "ideal";
+  e.step_overhead_s = e.layer_overhead_s = e.kernel_latency_s = 0;
+  e.decode_hbm_fraction = 1.0;
+  e.kv_block_tokens = 1;
+  return e;
+}
+
+InferenceSpec Spec(double batch, double prompt, double output) {
+  InferenceSpec s;
+  s.batch = batch;
+  s.prompt_len = prompt;
+  s.output_len = output;
+  s.profile = IdealEngine();
+  s.profile_given = true;
+  return s;
+}
+
+TEST(Infer, KvBytesPerTokenLlama3_70bGqa) {
+  // 2 (K, V) x 80 layers x 8 KV heads x 128 x 2 bytes.
+  EXPECT_DOUBLE_EQ(KvBytesPerToken(Model("llama3-70b"), KvDType::kBf16), 327680.0);
+  EXPECT_DOUBLE_EQ(KvBytesPerToken(Model("llama3-70b"), KvDType::kFp8), 163840.0);
+}
+
+TEST(Infer, KvBytesPerTokenDeepSeekV3MlaLatent) {
+  // MLA caches the latent (kv_lora_rank 512) and the rope key (64) per layer: 576 x 61 x 2 B.
+  EXPECT_DOUBLE_EQ(KvBytesPerToken(Model("deepseek-v3"), KvDType::kBf16), 576.0 * 61 * 2);
+}
+
+TEST(Infer, ExpectedDistinctExperts) {
+  EXPECT_NEAR(ExpectedDistinctExperts(256, 8, 1), 8.0, 1e-9);
+  const double two = 256 * (1 - std::pow(1 - 8.0 / 256, 2));
+  EXPECT_NEAR(ExpectedDistinctExperts(256, 8, 2), two, 1e-9);
+  // At batch 256 nearly every expert is read (the GenZ trap: it reads top-k whatever the batch).
+  EXPECT_GT(ExpectedDistinctExperts(256, 8, 256), 0.99 * 256);
+  double prev = 0;
+  for (double b : {1, 2, 4, 16, 64, 256}) {
+    const double d = ExpectedDistinctExperts(128, 8, b);
+    EXPECT_GT(d, prev);
+    EXPECT_LE(d, 128);
+    prev = d;
+  }
+}
+
+TEST(Infer, WeightBytesPerParamWithGroupScales) {
+  EXPECT_DOUBLE_EQ(WeightBytesPerParam(WeightDType::kBf16, QuantMethod::kNone, 128), 2.0);
+  // GPTQ / AWQ int4, group 128: a 16-bit scale and a 4-bit zero point per 128 weights.
+  EXPECT_DOUBLE_EQ(WeightBytesPerParam(WeightDType::kInt4, QuantMethod::kAwq, 128),
+                   (4 + 20.0 / 128) / 8);
+  EXPECT_DOUBLE_EQ(WeightBytesPerParam(WeightDType::kNvfp4, QuantMethod::kNone, 128), 4.5 / 8);
+  EXPECT_LT(WeightBytesPerParam(WeightDType::kInt4, QuantMethod::kGptq, 128),
+            WeightBytesPerParam(WeightDType::kFp8, QuantMethod::kNone, 128));
+}
+
+TEST(Infer, DecodeAtBatchOneIsWeightBytesOverBandwidth) {
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  auto r = SimulateInference(Model("llama3-8b"), hw, Spec(1, 1, 16));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const double weight_read_s = r->weights_bytes / hw.hbm_bw_bytes_per_s;
+  // The embedding table is stored but not read per token: the step reads slightly less.
+  EXPECT_NEAR(r->decode.total_s, weight_read_s, 0.08 * weight_read_s);
+  EXPECT_EQ(r->decode.bound, "hbm");
+}
+
+TEST(Infer, WeightOnlyInt4ComputesInBf16ButReadsFewerBytes) {
+  const HardwareSpec hw = Hw("a100_sxm_80gb");
+  InferenceSpec bf = Spec(1, 1, 16), q = Spec(1, 1, 16);
+  q.weight_dtype = WeightDType::kInt4;
+  auto a = SimulateInference(Model("qwen2.5-7b"), hw, bf);
+  auto b = SimulateInference(Model("qwen2.5-7b"), hw, q);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(b->weights_bytes, 0.45 * a->weights_bytes);
+  EXPECT_LT(b->decode.total_s, 0.5 * a->decode.total_s);
+  // Prefill of a long prompt is compute-bound and costs the same BF16 FLOPs.
+  InferenceSpec bf_long = Spec(1, 8192, 1), q_long = Spec(1, 8192, 1);
+  q_long.weight_dtype = WeightDType::kInt4;
+  auto c = SimulateInference(Model("qwen2.5-7b"), hw, bf_long);
+  auto d = SimulateInference(Model("qwen2.5-7b"), hw, q_long);
+  EXPECT_NEAR(d->prefill.compute_s, c->prefill.compute_s, 1e-9);
+}
+
+TEST(Infer, MonotoneInBatchAndContext) {
+  const ModelSpec m = Model("llama3-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  double prev_tpot = 0, prev_tps = 0;
+  for (double b : {1, 4, 16, 64, 256}) {
+    auto r = SimulateInference(m, hw, Spec(b, 512, 256));
+    ASSERT_TRUE(r.ok());
+    EXPECT_GE(r->tpot_s, prev_tpot);
+    EXPECT_GT(r->output_tokens_per_s, prev_tps);
+    prev_tpot = r->tpot_s;
+    prev_tps = r->output_tokens_per_s;
+  }
+  double prev_seqs = 1e18;
+  prev_tpot = 0;
+  for (double p : {1024, 4096, 16384}) {
+    auto r = SimulateInference(m, hw, Spec(8, p, 256));
+    ASSERT_TRUE(r.ok());
+    EXPECT_GT(r->tpot_s, prev_tpot);
+    EXPECT_LT(r->max_concurrent_sequences, prev_seqs);
+    prev_tpot = r->tpot_s;
+    prev_seqs = r->max_concurrent_sequences;
+  }
+}
+
+TEST(Infer, FixedBatchThroughputFollowsTheInterfaceFormula) {
+  InferenceSpec s = Spec(8, 1000, 200);
+  s.gpus = 2;  // two replicas
+  auto r = SimulateInference(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(r->output_tokens_per_s, 2 * 8 * 200 / (r->ttft_s + 200 * r->tpot_s), 1e-6);
+  EXPECT_NEAR(r->kv_cache_bytes, 2 * 8 * 1200 * 131072.0, 1.0);  // llama3-8b: 128 KiB/token
+}
+
+TEST(Infer, MoeDecodeReadsMoreExpertsAtLargerBatch) {
+  const ModelSpec m = Model("qwen3-30b-a3b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  auto one = SimulateInference(m, hw, Spec(1, 128, 16));
+  auto many = SimulateInference(m, hw, Spec(64, 128, 16));
+  ASSERT_TRUE(one.ok() && many.ok());
+  // Batch 1 reads top-8 of 128 experts; batch 64 nearly all of them: the step is several times
+  // longer although each token still activates 8 experts.
+  EXPECT_GT(many->decode.hbm_s + many->decode.compute_s,
+            4 * (one->decode.hbm_s + one->decode.compute_s));
+}
+
+TEST(Infer, OfflineBatchIsBoundedByTheKvPool) {
+  InferenceSpec s = Spec(0, 4096, 4096);
+  s.profile.max_num_seqs = 100000;
+  auto r = SimulateInference(Model("llama3-70b"), Hw("h100_sxm_80gb"), [&] {
+    s.tp = s.gpus = 4;
+    return s;
+  }());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->batch, r->max_concurrent_sequences);
+  EXPECT_LE(r->batch * 8192 * r->kv_bytes_per_token / 4, r->kv_pool_bytes * 1.0001);
+}
+
+TEST(Infer, BadLayoutsNameTheField) {
+  InferenceSpec s = Spec(1, 128, 128);
+  s.gpus = 3;
+  s.tp = 2;
+  auto r = SimulateInference(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("gpus"), std::string::npos);
+  s.gpus = 3;
+  s.tp = 3;  // 32 heads
+  r = SimulateInference(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("tp"), std::string::npos);
+  EXPECT_FALSE(ParseWeightDType("int3").ok());
+  EXPECT_FALSE(LoadEngineProfile("no-such-engine").ok());
+}
+
+TEST(Infer, EngineProfilesAreEmbeddedAndMatchedByName) {
+  EXPECT_EQ(LoadEngineProfile("vllm 0.6.3")->id, "vllm");
+  EXPECT_EQ(LoadEngineProfile("tensorrt-llm 1.0 (pytorch backend)")->id, "tensorrt-llm");
+  EXPECT_EQ(LoadEngineProfile("hf transformers 4.46.0")->id, "transformers");
+  EXPECT_FALSE(LoadEngineProfile("transformers")->cuda_graphs);
+}
+
+TEST(Infer, LaunchCommandCarriesTheLayout) {
+  InferenceSpec s = Spec(8, 1000, 200);
+  s.gpus = 8;
+  s.tp = 4;
+  s.engine = "vllm";
+  s.profile_given = false;
+  s.kv_dtype = KvDType::kFp8;
+  s.kv_dtype_given = true;
+  auto r = SimulateInference(Model("llama3-70b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(r.ok());
+  const std::string& cmd = r->launch_command;
+  EXPECT_EQ(cmd.rfind("vllm serve llama3-70b", 0), 0u) << cmd;
+  EXPECT_NE(cmd.find("--tensor-parallel-size 4"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("--kv-cache-dtype fp8"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("x2 replicas"), std::string::npos) << cmd;
+}
+
+TEST(Infer, ServingAtARateQueuesAndSaturates) {
+  const ModelSpec m = Model("llama3-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  auto at = [&](double rate) {
+    InferenceSpec s = Spec(0, 1000, 200);
+    s.request_rate = rate;
+    return SimulateInference(m, hw, s).value();
+  };
+  const InferenceReport low = at(0.1), mid = at(5), high = at(1e6);
+  ASSERT_TRUE(low.online);
+  EXPECT_FALSE(low.serving.saturated);
+  EXPECT_NEAR(low.output_tokens_per_s, 0.1 * 200, 1e-9);
+  // Nearly idle: TTFT is the prompt's prefill plus one step, concurrency below one sequence.
+  EXPECT_NEAR(low.serving.ttft_p50_s, low.prefill.total_s + low.decode.total_s,
+              0.05 * low.serving.ttft_p50_s);
+  EXPECT_LT(low.serving.concurrency, 1);
+  EXPECT_GT(mid.serving.concurrency, low.serving.concurrency);
+  EXPECT_GE(mid.serving.ttft_p99_s, mid.serving.ttft_p50_s);
+  EXPECT_GE(mid.serving.tpot_p50_s, low.serving.tpot_p50_s);
+  EXPECT_TRUE(high.serving.saturated);
+  InferenceSpec both = Spec(4, 100, 100);
+  both.request_rate = 1;
+  EXPECT_FALSE(SimulateInference(m, hw, both).ok());
+}
+
+TEST(Infer, DecodeStepTimeForRlGeneration) {
+  DecodeLayout l;
+  l.tp = 2;
+  auto small = DecodeStepTime(Model("llama3-8b"), Hw("h100_sxm_80gb"), l, 8, 1024);
+  auto large = DecodeStepTime(Model("llama3-8b"), Hw("h100_sxm_80gb"), l, 256, 4096);
+  ASSERT_TRUE(small.ok() && large.ok());
+  EXPECT_GT(small.value(), 0);
+  EXPECT_GT(large.value(), small.value());
+  EXPECT_FALSE(DecodeStepTime(Model("llama3-8b"), Hw("h100_sxm_80gb"), l, 0, 10).ok());
+}
+
+TEST(Infer, ValidationCaseLineIsScored) {
+  const char* line =
+      R"({"id": "inf_t-001", "model": {"name": "q", "hidden_size": 896, "num_hidden_layers": 24,
+      "num_attention_heads": 14, "num_key_value_heads": 2, "head_dim": 64,
+      "intermediate_size": 4864, "vocab_size": 151936, "hidden_act": "silu",
+      "tie_word_embeddings": true, "moe": null, "mla": null, "mtp_layers": 0},
+      "hardware": "a100_sxm_80gb", "hardware_overrides": null, "gpus": 1,
+      "parallel": {"tp": 1, "pp": 1, "ep": null, "dp": 1}, "engine": "vllm 0.6.3",
+      "weight_dtype": "int4", "kv_dtype": null, "batch": 1, "prompt_len": 1, "output_len": 2048,
+      "request_rate": null, "measured": {}, "target": {"metric": "output_tokens_per_s",
+      "value": 260.0}, "notes": "Qwen2.5-0.5B-Instruct, AWQ, vLLM"})";
+  ASSERT_TRUE(detail::IsInferenceCaseText(line));
+  auto c = detail::ParseInferenceCase(line, "test");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->spec.quant, QuantMethod::kAwq);
+  const CaseResult r = detail::ScoreInferenceCase(c.value());
+  EXPECT_FALSE(r.skipped) << r.reason;
+  EXPECT_GT(r.predicted_s, 0);
+}
+
+// The accuracy ratchet for the inference cases (tests/validation_ratchet.json, inference_*):
+// every case scored, MAPE of the target metric under the bound.
+TEST(Infer, InferenceCasesStayUnderTheRatchet) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/inference.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->skipped, ratchet["inference_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["inference_time_mape_max"].get<double>());
+  for (const FamilyStats& f : res->families)
+    EXPECT_LE(f.mape, ratchet["inference_family_mape_max"].get<double>()) << f.family;
+}
+
+}  // namespace
+}  // namespace trainsim

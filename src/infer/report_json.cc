@@ -1,0 +1,53 @@
+// InferenceReport as JSON: the issue-15 keys at the top level, then the breakdowns.
+#include <nlohmann/json.hpp>
+
+#include "trainsim/infer.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+json PhaseJson(const PhaseBreakdown& b) {
+  return {{"compute_s", b.compute_s}, {"hbm_s", b.hbm_s},     {"comm_s", b.comm_s},
+          {"launch_s", b.launch_s},   {"total_s", b.total_s}, {"bound", b.bound}};
+}
+
+}  // namespace
+
+std::string InferenceReportJson(const InferenceReport& r, int indent) {
+  json j;
+  j["ttft_s"] = r.ttft_s;
+  j["tpot_s"] = r.tpot_s;
+  j["output_tokens_per_s"] = r.output_tokens_per_s;
+  j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s_per_gpu;
+  j["weights_bytes"] = r.weights_bytes;
+  j["kv_cache_bytes"] = r.kv_cache_bytes;
+  j["max_concurrent_sequences"] = r.max_concurrent_sequences;
+  j["fits"] = r.fits;
+  if (!r.fits) j["why_not"] = r.why_not;
+  j["batch"] = r.batch;
+  j["replicas"] = r.replicas;
+  j["memory"] = {{"weights_bytes_per_gpu", r.weights_bytes},
+                 {"activation_bytes_per_gpu", r.activation_bytes},
+                 {"kv_pool_bytes_per_gpu", r.kv_pool_bytes},
+                 {"kv_bytes_per_token", r.kv_bytes_per_token}};
+  j["prefill"] = PhaseJson(r.prefill);
+  j["decode"] = PhaseJson(r.decode);
+  j["crossover_batch"] = r.crossover_batch;
+  if (r.online) {
+    const ServingLatency& v = r.serving;
+    j["serving"] = {{"request_rate", v.rate},           {"concurrency", v.concurrency},
+                    {"ttft_p50_s", v.ttft_p50_s},       {"ttft_p99_s", v.ttft_p99_s},
+                    {"tpot_p50_s", v.tpot_p50_s},       {"tpot_p99_s", v.tpot_p99_s},
+                    {"e2e_latency_p50_s", v.e2e_p50_s}, {"saturated", v.saturated}};
+  }
+  j["engine"] = r.profile.id;
+  j["launch_command"] = r.launch_command;
+  j["assumed"] = json::array();
+  for (const Assumption& a : r.assumed)
+    j["assumed"].push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+  return j.dump(indent);
+}
+
+}  // namespace trainsim

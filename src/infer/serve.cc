@@ -1,0 +1,342 @@
+// SimulateInference: memory (weights, activations, KV pool), prefill and decode iterations, and
+// fixed-batch or offline (maximum-load) throughput of one replica, times the replicas.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "cost/cost.h"
+#include "infer/rate.h"
+#include "infer/step.h"
+#include "trainsim/infer.h"
+#include "util/units.h"
+
+namespace trainsim {
+namespace {
+
+using infer::Layout;
+using infer::StageShape;
+using infer::Work;
+
+// Memory outside weights, activations and KV: CUDA context, NCCL and allocator slack, as vLLM's
+// profiler counts "non-torch memory" (about 0.5-1 GiB on one GPU; 1 GiB taken).
+constexpr double kRuntimeOverheadBytes = 1.0 * units::kGiB;
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
+  if (s.tp < 1) return Status::Invalid("tp", "must be >= 1");
+  if (s.pp < 1) return Status::Invalid("pp", "must be >= 1");
+  if (s.gpus < 1 || s.gpus % (s.tp * s.pp) != 0)
+    return Status::Invalid("gpus", "must be a positive multiple of tp x pp");
+  if (m.heads % s.tp != 0) return Status::Invalid("tp", "must divide the attention heads");
+  if (s.pp > m.layers) return Status::Invalid("pp", "must not exceed the layers");
+  if (!(s.prompt_len >= 1)) return Status::Invalid("prompt_len", "must be >= 1");
+  if (!(s.output_len >= 1)) return Status::Invalid("output_len", "must be >= 1");
+  if (!(s.batch >= 0)) return Status::Invalid("batch", "must be >= 0 (0 = offline maximum load)");
+  if (s.quant_group < 1) return Status::Invalid("quant_group", "must be >= 1");
+  if (!(s.request_rate >= 0) || !std::isfinite(s.request_rate))
+    return Status::Invalid("request_rate", "must be a finite number >= 0");
+  if (s.request_rate > 0 && s.batch > 0)
+    return Status::Invalid("request_rate",
+                           "excludes a fixed batch (the rate sets the concurrency)");
+  if (s.gpu_memory_utilization < 0 || s.gpu_memory_utilization > 1)
+    return Status::Invalid("gpu_memory_utilization", "must be in (0, 1]");
+  if (m.is_moe() && s.ep > 0 && m.moe.num_experts % s.ep != 0)
+    return Status::Invalid("ep", "must divide the routed experts");
+  return Status::Ok();
+}
+
+// Fills what the spec leaves open and records it.
+Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumption>& assumed) {
+  if (!s.profile_given) {
+    auto p = LoadEngineProfile(s.engine);
+    if (!p.ok()) return p.status();
+    s.profile = p.value();
+    assumed.push_back({"engine_profile", s.profile.id, s.profile.provenance});
+  }
+  EngineProfile& e = s.profile;
+  if (s.gpu_memory_utilization > 0)
+    e.gpu_memory_utilization = s.gpu_memory_utilization;
+  else
+    assumed.push_back({"gpu_memory_utilization", Num(e.gpu_memory_utilization),
+                       e.kv_fraction_of_free ? "engine default: KV pool fraction of free memory"
+                                             : "engine default"});
+  if (s.max_num_seqs > 0)
+    e.max_num_seqs = s.max_num_seqs;
+  else if (s.batch == 0)
+    assumed.push_back({"max_num_seqs", std::to_string(e.max_num_seqs), "engine default"});
+  if (!s.kv_dtype_given) {
+    // ModelOpt FP8 / NVFP4 checkpoints quantise the KV cache to FP8 (kv_cache_quant_algo FP8 in
+    // hf_quant_config.json) and TensorRT-LLM follows the checkpoint; other engines keep the
+    // model's activation dtype unless asked (vLLM kv_cache_dtype "auto").
+    const bool fp_ckpt =
+        s.weight_dtype == WeightDType::kFp8 || s.weight_dtype == WeightDType::kNvfp4;
+    s.kv_dtype = fp_ckpt && e.id == "tensorrt-llm" ? KvDType::kFp8 : KvDType::kBf16;
+    assumed.push_back({"kv_dtype", std::string(KvDTypeName(s.kv_dtype)),
+                       fp_ckpt && e.id == "tensorrt-llm"
+                           ? "TensorRT-LLM with a ModelOpt FP8/FP4 checkpoint: FP8 KV cache"
+                           : "the model's activation precision (kv_cache_dtype auto)"});
+  }
+  if (m.is_moe() && s.ep == 0) {
+    s.ep = s.tp;
+    assumed.push_back({"ep", std::to_string(s.ep), "experts spread over the tp GPUs (ep = tp)"});
+  }
+  if (s.attention_dp < 0) {
+    s.attention_dp = m.is_moe() && s.tp > 1 && e.moe_attention_dp ? 1 : 0;
+    if (s.attention_dp == 1)
+      assumed.push_back({"attention_dp", "true",
+                         "engine default for MoE: attention data-parallel, experts over ep = tp"});
+  }
+  const bool wonly = s.weight_dtype == WeightDType::kInt4 || s.weight_dtype == WeightDType::kInt8;
+  if (wonly && s.quant == QuantMethod::kNone) {
+    s.quant = QuantMethod::kGptq;
+    assumed.push_back(
+        {"quant", "gptq",
+         "weight-only integer weights: GPTQ-style groups of " + std::to_string(s.quant_group)});
+  }
+  return Status::Ok();
+}
+
+// Peak working set of one iteration of `tokens` tokens on one GPU: the residual stream, the QKV
+// and MLP intermediates (BF16) and the FP32 logits of the sequences that sample.
+double ActivationBytes(const ModelSpec& m, int tp, double tokens, double sampling_seqs) {
+  const double ffn = std::max<double>(m.ffn, m.moe.expert_ffn * std::max(1, m.moe.top_k));
+  const double per_token =
+      4.0 * m.hidden + 3.0 * ffn / tp + (m.heads + 2.0 * m.kv_heads) * m.head_dim / tp;
+  return 2.0 * tokens * per_token + 4.0 * sampling_seqs * m.vocab / tp;
+}
+
+struct Plan {
+  Layout l;
+  StageShape st;
+  double weights = 0, act = 0, pool = 0, kv_tok_gpu = 0, kv_seq_gpu = 0;
+  double max_seqs = 0;
+};
+
+double RoundUp(double x, double block) {
+  return std::ceil(x / block) * block;
+}
+
+Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s) {
+  Plan p;
+  p.l = {&m,         &hw,
+         &s.profile, s.tp,
+         s.pp,       s.weight_dtype,
+         s.quant,    s.quant_group,
+         s.kv_dtype, s.attention_dp == 1};
+  p.st = infer::HeaviestStage(m, s.pp);
+  p.weights = infer::StageWeightBytes(p.l, p.st).bytes;
+  const EngineProfile& e = s.profile;
+  const double budget =
+      std::min<double>(e.max_num_batched_tokens, std::max(1.0, s.batch) * s.prompt_len);
+  p.act = ActivationBytes(m, s.tp, budget, s.batch > 0 ? s.batch : e.max_num_seqs);
+  const double free = hw.hbm_bytes - p.weights - p.act - kRuntimeOverheadBytes;
+  p.pool = e.kv_fraction_of_free ? e.gpu_memory_utilization * free
+                                 : e.gpu_memory_utilization * hw.hbm_bytes - p.weights - p.act -
+                                       kRuntimeOverheadBytes;
+  p.pool = std::max(0.0, p.pool);
+  p.kv_tok_gpu = infer::StageKvBytesPerToken(p.l, p.st);
+  const double len = s.prompt_len + s.output_len;
+  const double held = e.reserve_full_sequence ? len : s.prompt_len + s.output_len / 2;
+  p.kv_seq_gpu = RoundUp(held, e.kv_block_tokens) * p.kv_tok_gpu;
+  p.max_seqs =
+      p.kv_tok_gpu > 0 ? std::floor(p.pool / (RoundUp(len, e.kv_block_tokens) * p.kv_tok_gpu)) : 0;
+  return p;
+}
+
+// One stage-to-stage activation transfer of `tokens` tokens.
+double P2p(const Plan& p, double tokens) {
+  if (p.l.pp <= 1) return 0;
+  const cost::Placement pl = cost::Place(2, p.l.tp, p.l.hw->scaleup_domain);
+  return cost::CollectiveTime(*p.l.hw, graph::Coll::kP2P, pl, tokens * p.l.m->hidden * 2.0);
+}
+
+// Every sequence of the batch advances one token: with pipelining the batch is split into pp
+// micro-batches that keep all stages busy; otherwise stages run in turn.
+PhaseBreakdown DecodeRound(const Plan& p, double batch, double ctx) {
+  const int micro =
+      p.l.engine->pipelined_pp ? static_cast<int>(std::min<double>(p.l.pp, batch)) : 1;
+  Work w;
+  w.dec_seqs = batch / micro;
+  w.dec_ctx = ctx;
+  PhaseBreakdown b = infer::StageIteration(p.l, p.st, w);
+  const double pp = p.l.pp;
+  PhaseBreakdown r;
+  r.compute_s = pp * b.compute_s;
+  r.hbm_s = pp * b.hbm_s;
+  r.comm_s = pp * b.comm_s + pp * P2p(p, w.dec_seqs);
+  r.launch_s = pp * b.launch_s + p.l.engine->step_overhead_s;
+  r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+  return r;
+}
+
+// Prefill of `seqs` prompts of `len` tokens in iterations of at most max_num_batched_tokens
+// (chunked prefill); `exact` counts fractional iterations (throughput) instead of whole ones.
+PhaseBreakdown Prefill(const Plan& p, double seqs, double len, bool exact) {
+  const double budget = p.l.engine->max_num_batched_tokens;
+  Work w;
+  if (len <= budget) {
+    w.pre_seqs = std::min(seqs, std::floor(budget / len));
+    w.pre_len = len;
+  } else {
+    w.pre_seqs = 1;
+    w.pre_len = budget;
+    w.pre_cached = (len - budget) / 2;
+  }
+  double iters = seqs * len / w.tokens();
+  if (!exact) iters = std::ceil(iters);
+  const PhaseBreakdown b = infer::StageIteration(p.l, p.st, w);
+  // Pipelined: iterations stream through the stages (fill + one stage time per iteration).
+  const double pp = p.l.pp;
+  const double stage_times = p.l.engine->pipelined_pp ? iters + pp - 1 : iters * pp;
+  PhaseBreakdown r;
+  r.compute_s = stage_times * b.compute_s;
+  r.hbm_s = stage_times * b.hbm_s;
+  r.comm_s = stage_times * (b.comm_s + P2p(p, w.tokens()));
+  r.launch_s = stage_times * b.launch_s + iters * p.l.engine->step_overhead_s;
+  r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+  return r;
+}
+
+void NameBound(PhaseBreakdown& b) {
+  const double m = std::max({b.compute_s, b.hbm_s, b.comm_s, b.launch_s});
+  b.bound = m == b.compute_s ? "compute" : m == b.hbm_s ? "hbm" : m == b.comm_s ? "comm" : "launch";
+}
+
+double CrossoverBatch(const Plan& p) {
+  const ModelSpec& m = *p.l.m;
+  const HardwareSpec& hw = *p.l.hw;
+  double rate = hw.peak_bf16_flops * cost::GemmEfficiency(hw, 1e9, m.hidden, m.hidden, 1);
+  if (p.l.wdtype == WeightDType::kFp8) rate *= hw.eff.fp8_gemm_speedup;
+  if (p.l.wdtype == WeightDType::kNvfp4) rate *= hw.eff.fp4_gemm_speedup;
+  const double bw = hw.hbm_bw_bytes_per_s * p.l.engine->decode_hbm_fraction;
+  return rate * WeightBytesPerParam(p.l.wdtype, p.l.quant, p.l.group) / (2.0 * bw);
+}
+
+// Online serving: concurrency, latencies and throughput at the spec's request rate; beyond
+// the layout's capacity the report is saturated and carries the offline (maximum) throughput.
+void ServeOnline(const Plan& p, const InferenceSpec& s, double max_batch, InferenceReport& r) {
+  infer::RateInputs in;
+  in.rate = s.request_rate;
+  in.replicas = r.replicas;
+  in.output_len = s.output_len;
+  in.max_seqs = max_batch;
+  const PhaseBreakdown one = Prefill(p, 1, s.prompt_len, false);
+  in.prefill_one_s = one.total_s;
+  in.prefill_iters_one =
+      std::max(1.0, std::ceil(s.prompt_len / p.l.engine->max_num_batched_tokens));
+  in.prefill_iter_s = one.total_s / in.prefill_iters_one;
+  const double ctx = s.prompt_len + s.output_len / 2;
+  in.decode_step = [&p, ctx](double n) { return DecodeRound(p, n, ctx).total_s; };
+  r.online = true;
+  r.serving = infer::ServeAtRate(in);
+  r.batch = std::min(r.serving.concurrency, max_batch);
+  r.decode = DecodeRound(p, std::max(1.0, r.batch), ctx);
+  r.prefill = one;
+  r.ttft_s = r.serving.ttft_p50_s;
+  r.tpot_s = r.serving.tpot_p50_s;
+  if (!r.serving.saturated) {
+    r.output_tokens_per_s = s.request_rate * s.output_len;
+    return;
+  }
+  const double period = Prefill(p, max_batch, s.prompt_len, true).total_s +
+                        s.output_len * DecodeRound(p, max_batch, ctx).total_s;
+  r.output_tokens_per_s = max_batch * s.output_len / period * r.replicas;
+}
+
+}  // namespace
+
+Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec& hw,
+                                          InferenceSpec s) {
+  if (Status st = CheckSpec(m, s); !st.ok()) return st;
+  InferenceReport r;
+  if (Status st = ResolveDefaults(m, s, r.assumed); !st.ok()) return st;
+  const Plan p = MakePlan(m, hw, s);
+  r.profile = s.profile;
+  r.replicas = s.gpus / (s.tp * s.pp);
+  r.tp = s.tp;
+  r.pp = s.pp;
+  r.kv_dtype = s.kv_dtype;
+  r.expert_parallel = s.attention_dp == 1;
+  r.weights_bytes = p.weights;
+  r.activation_bytes = p.act;
+  r.kv_pool_bytes = p.pool;
+  r.kv_bytes_per_token = p.kv_tok_gpu * s.tp * s.pp;
+  r.max_concurrent_sequences = p.max_seqs;
+  r.crossover_batch = CrossoverBatch(p);
+  const double B = s.batch > 0 ? s.batch : std::min<double>(s.profile.max_num_seqs, p.max_seqs);
+  if (s.batch == 0 && s.request_rate == 0)
+    r.assumed.push_back({"batch", Num(B),
+                         "offline maximum load: min(max_num_seqs, KV pool / "
+                         "KV per sequence at prompt + output)"});
+  r.batch = B;
+  const double len = s.prompt_len + s.output_len;
+  r.kv_cache_bytes =
+      B * RoundUp(len, s.profile.kv_block_tokens) * r.kv_bytes_per_token * r.replicas;
+  const bool pool_limited = s.profile.id != "transformers";
+  r.fits = p.weights + p.act + kRuntimeOverheadBytes < hw.hbm_bytes && B >= 1 &&
+           (!pool_limited || B <= std::max(p.max_seqs, 0.0) || s.batch == 0);
+  if (!pool_limited)
+    r.fits = r.fits &&
+             p.weights + p.act + kRuntimeOverheadBytes + B * len * p.kv_tok_gpu <= hw.hbm_bytes;
+  if (!r.fits) {
+    r.why_not = "weights " + Num(units::BytesToGiB(p.weights)) + " GiB + activations " +
+                Num(units::BytesToGiB(p.act)) + " GiB leave room for " + Num(p.max_seqs) +
+                " sequences of " + Num(len) + " tokens per GPU of " +
+                Num(units::BytesToGiB(hw.hbm_bytes)) + " GiB";
+    if (B < 1) return r;
+  }
+  if (s.request_rate > 0) {
+    ServeOnline(p, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
+    r.kv_cache_bytes *= r.batch / B;  // the concurrency the rate sustains
+  } else if (s.batch > 0) {
+    r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
+    r.tpot_s = r.decode.total_s;
+    r.prefill = Prefill(p, B, s.prompt_len, false);
+    r.ttft_s = r.prefill.total_s;
+    r.output_tokens_per_s = B * s.output_len / (r.ttft_s + s.output_len * r.tpot_s) * r.replicas;
+  } else {
+    // Offline: every admitted sequence is prefilled (chunks interleaved with decode steps) and
+    // decoded for output_len steps; the batch stays full while requests are queued.
+    r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
+    r.tpot_s = r.decode.total_s;
+    r.prefill = Prefill(p, B, s.prompt_len, true);
+    r.ttft_s = Prefill(p, 1, s.prompt_len, false).total_s;
+    const double period = r.prefill.total_s + s.output_len * r.tpot_s;
+    r.output_tokens_per_s = B * s.output_len / period * r.replicas;
+    r.tpot_s = period / s.output_len;
+  }
+  NameBound(r.decode);
+  NameBound(r.prefill);
+  r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / s.gpus;
+  r.launch_command = LaunchCommand(m.name, r);
+  return r;
+}
+
+Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
+                              const DecodeLayout& layout, double batch, double context_len) {
+  InferenceSpec s;
+  s.tp = layout.tp;
+  s.pp = layout.pp;
+  s.ep = layout.ep;
+  s.gpus = s.tp * s.pp;
+  s.weight_dtype = layout.weight_dtype;
+  s.kv_dtype = layout.kv_dtype;
+  s.kv_dtype_given = true;
+  s.engine = layout.engine;
+  s.prompt_len = std::max(1.0, context_len);
+  s.output_len = 1;
+  s.batch = batch;
+  if (!(batch >= 1)) return Status::Invalid("batch", "must be >= 1");
+  if (Status st = CheckSpec(m, s); !st.ok()) return st;
+  std::vector<Assumption> ignored;
+  if (Status st = ResolveDefaults(m, s, ignored); !st.ok()) return st;
+  const Plan p = MakePlan(m, hw, s);
+  return DecodeRound(p, batch, context_len).total_s;
+}
+
+}  // namespace trainsim

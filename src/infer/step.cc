@@ -1,0 +1,281 @@
+#include "infer/step.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/cost.h"
+
+namespace trainsim::infer {
+namespace {
+
+constexpr double kAct = 2.0;  // BF16 activations between kernels
+// Memory-bound element-wise work per token per layer: two RMSNorms, rope, the SwiGLU
+// activation and two residual adds, each reading and writing a hidden-sized BF16 vector
+// (about 12 vector passes); launched as this many kernels when not fused.
+constexpr double kElementwisePasses = 12;
+constexpr int kElementwiseKernels = 6;
+// MoE routing kernels besides the expert GEMMs: router GEMM, top-k, permute, un-permute.
+constexpr int kMoeRoutingKernels = 4;
+// Vocabulary logits are FP32 for sampling: write + softmax/top-p read (vLLM Sampler).
+constexpr double kLogitBytes = 4.0 * 2;
+
+double Div(double a, double b) {
+  return b > 0 ? a / b : 0;
+}
+
+// Accumulates ops: each takes the longer of its FLOPs time and its bytes time (the roofline;
+// the winner names the bucket) plus a fixed latency per kernel (launch from a CUDA graph, ramp-up
+// and drain: t = t0 + bytes / BW, the usual fit of a memory-bound kernel's time).
+struct Acc {
+  double kernel_s;
+  PhaseBreakdown b;
+  void Add(double compute_s, double hbm_s, int kernels) {
+    if (compute_s >= hbm_s)
+      b.compute_s += compute_s;
+    else
+      b.hbm_s += hbm_s;
+    b.launch_s += kernels * kernel_s;
+  }
+  void Comm(double s) { b.comm_s += s; }
+};
+
+// Achieved GEMM FLOP/s for weights of `d` (weight-only int formats compute in BF16): the preset's
+// GEMM efficiency for the n x k shape without the m factor (decode GEMMs are skinny but tile
+// padding, not the m dimension, bounds them: the roofline decides), times the low-precision
+// speed-up fitted on training runs.
+// Grouped (MoE expert) GEMMs keep the m factor: each expert sees only its share of the tokens.
+double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
+  const HardwareSpec& hw = *l.hw;
+  const double peak = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
+  // Grouped: one problem per local expert, run together (GemmEfficiency applies grouped_gemm).
+  const double local_experts = grouped ? std::max(1.0, Div(l.m->moe.num_experts, l.tp)) : 1;
+  double rate = peak *
+                cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, local_experts) *
+                l.engine->gemm_factor;
+  if (l.wdtype == WeightDType::kFp8 && hw.peak_fp8_flops > 0) rate *= hw.eff.fp8_gemm_speedup;
+  if (l.wdtype == WeightDType::kNvfp4 && hw.peak_fp4_flops > 0) rate *= hw.eff.fp4_gemm_speedup;
+  return rate;
+}
+
+bool WeightOnly(WeightDType d) {
+  return d == WeightDType::kInt4 || d == WeightDType::kInt8;
+}
+
+struct Gemm {
+  double params = 0;  // weights of this GEMM on one GPU
+  double n = 0, k = 0;
+  double read_fraction = 1;  // of the weights read this iteration (MoE: distinct experts)
+  double flop_tokens = 0;    // tokens x (experts per token) that multiply these weights
+  bool grouped = false;
+  int kernels = 1;
+};
+
+void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
+  const double wbytes = WeightBytesPerParam(l.wdtype, l.quant, l.group);
+  const double flops = 2.0 * g.flop_tokens * g.params;
+  const double m = g.grouped ? g.flop_tokens : tokens;  // tokens per expert for MoE
+  const double compute_s = Div(flops, GemmRate(l, m, g.n, g.k, g.grouped));
+  const double bytes = g.params * g.read_fraction * wbytes + tokens * (g.n + g.k) * kAct;
+  const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction);
+  a.Add(compute_s, hbm_s, g.kernels);
+  if (WeightOnly(l.wdtype)) {
+    const EngineProfile& e = *l.engine;
+    const double extra = l.quant == QuantMethod::kAwq     ? e.awq_gemm_overhead_s
+                         : l.wdtype == WeightDType::kInt8 ? e.gptq8_gemm_overhead_s
+                                                          : e.gptq4_gemm_overhead_s;
+    a.b.launch_s += g.kernels * extra;
+  }
+}
+
+void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work& w, double kv_tok) {
+  const ModelSpec& m = *l.m;
+  const double heads = Div(m.heads, l.attn_tp());
+  const int layers = st.dense + st.moe;
+  const double kv_layer = Div(kv_tok, layers);  // KV bytes per token per layer on this GPU
+  // Decode: every cached position is read once per step (paged attention); FLOPs q.k and p.v
+  // per position per head (MLA absorbed: over the latent + rope key, and the latent).
+  const double per_pos =
+      m.is_mla() ? 2.0 * (2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 4.0 * m.head_dim;
+  if (w.dec_seqs > 0) {
+    const double flops = w.dec_seqs * w.dec_ctx * heads * per_pos;
+    const double peak = l.hw->peak_bf16_flops * l.hw->eff.attn_fwd;
+    // Engines that expand grouped KV heads before attention (transformers' repeat_kv + SDPA) and
+    // append by concatenation (DynamicCache torch.cat) move more than the cache per step.
+    const double g = m.is_mla() ? 1.0 : Div(m.heads, m.kv_heads);
+    const double copies = l.engine->repeat_kv ? 3.0 + 2.0 * g : 1.0;
+    const double bytes = w.dec_seqs * w.dec_ctx * kv_layer * copies;
+    a.Add(Div(flops, peak), Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction),
+          1);
+  }
+  if (w.pre_seqs > 0) {
+    // Causal prefill over pre_cached earlier positions: mean keys per query cached + len/2.
+    const double keys = w.pre_cached + w.pre_len / 2;
+    const double hd =
+        m.is_mla() ? (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
+                   : static_cast<double>(m.head_dim);
+    const double flops = 4.0 * w.pre_seqs * w.pre_len * keys * heads * hd;
+    a.Add(cost::AttentionTime(*l.hw, flops, w.pre_len, 2 * keys, std::max(1.0, w.pre_seqs) * heads,
+                              false, cost::AttnKernel::kFused),
+          0, 1);
+  }
+}
+
+// MoE all-to-all (dispatch and combine) of the tokens' top-k copies over the tp GPUs.
+double MoeAllToAll(const Layout& l, double tokens) {
+  const ModelSpec& m = *l.m;
+  const double bytes = tokens / l.tp * m.moe.top_k * m.hidden * kAct;
+  const cost::Placement p = cost::Place(l.tp, 1, l.hw->scaleup_domain);
+  return 2 * cost::CollectiveTime(*l.hw, graph::Coll::kAllToAll, p, bytes);
+}
+
+// One transformer layer (MoE or dense MLP) on one GPU. Attention and dense MLP split over
+// attn_tp GPUs and, under attention DP, see 1/attn_dp of the tokens.
+PhaseBreakdown Layer(const Layout& l, const StageShape& st, const Work& w, bool moe,
+                     double kv_tok) {
+  const ModelSpec& m = *l.m;
+  Acc a{l.engine->kernel_latency_s, {}};
+  const double t = w.tokens();
+  const double tp = l.attn_tp(), dp = l.attn_dp();
+  const double td = t / dp;  // tokens through this GPU's attention and dense layers
+  Work local = w;
+  local.dec_seqs /= dp;
+  local.pre_seqs /= dp;
+  const double q_out = static_cast<double>(m.heads) * m.head_dim;
+  const double attn = AttentionParams(m) / tp;
+  // QKV and output projections (MLA: the down/up projections, same bytes).
+  AddGemm(a, l, {attn * 0.5, Div(attn * 0.5, m.hidden), static_cast<double>(m.hidden), 1, td}, td);
+  AddAttentionCore(a, l, st, local, kv_tok * dp);
+  AddGemm(a, l, {attn * 0.5, static_cast<double>(m.hidden), q_out / tp, 1, td}, td);
+  const double dense = DenseMlpParams(m, moe) / tp;
+  if (dense > 0) {
+    const double ffn = Div(dense, (m.gated_mlp ? 3.0 : 2.0) * m.hidden);
+    AddGemm(a, l, {dense, ffn, static_cast<double>(m.hidden), 1, td, false, 2}, td);
+  }
+  if (moe) {
+    // Routed experts: a GPU holds 1/tp of every expert's weights in total (EP x expert-TP = tp)
+    // and reads those of the distinct experts the iteration's tokens touch.
+    const double e = m.moe.num_experts;
+    const double read = Div(ExpectedDistinctExperts(m.moe.num_experts, m.moe.top_k, t), e);
+    const double experts = e * ExpertParams(m) / l.tp;
+    AddGemm(a, l,
+            {experts, static_cast<double>(m.moe.expert_ffn), static_cast<double>(m.hidden), read,
+             t * m.moe.top_k / e, true, 2},
+            t / l.tp);
+    a.Add(0, 0, kMoeRoutingKernels);
+  }
+  const double elem = td * m.hidden * kAct * kElementwisePasses;
+  a.Add(0, Div(elem, l.hw->hbm_bw_bytes_per_s * l.hw->eff.mem), kElementwiseKernels);
+  if (tp > 1) {
+    const double bytes = t * m.hidden * kAct;
+    const cost::Placement p = cost::Place(l.tp, 1, l.hw->scaleup_domain);
+    a.Comm(2 * cost::CollectiveTime(*l.hw, graph::Coll::kAllReduce, p, bytes));
+  } else if (dp > 1 && moe) {
+    a.Comm(MoeAllToAll(l, t));
+  }
+  a.b.total_s = a.b.compute_s + a.b.hbm_s + a.b.comm_s + a.b.launch_s;
+  // Eager engines issue every kernel from Python: a layer takes at least the host's time.
+  if (!l.engine->cuda_graphs && a.b.total_s < l.engine->layer_overhead_s) {
+    a.b.launch_s += l.engine->layer_overhead_s - a.b.total_s;
+    a.b.total_s = l.engine->layer_overhead_s;
+  }
+  return a.b;
+}
+
+void Accumulate(PhaseBreakdown& into, const PhaseBreakdown& b, double times) {
+  into.compute_s += times * b.compute_s;
+  into.hbm_s += times * b.hbm_s;
+  into.comm_s += times * b.comm_s;
+  into.launch_s += times * b.launch_s;
+  into.total_s += times * b.total_s;
+}
+
+}  // namespace
+
+double AttentionParams(const ModelSpec& m) {
+  const double h = m.hidden;
+  if (m.is_mla()) {
+    const MlaSpec& a = m.mla;
+    const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    const double q =
+        a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * m.heads * qk : h * m.heads * qk;
+    const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) +
+                      a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
+    return q + kv + m.heads * a.v_head_dim * h;
+  }
+  const double hd = m.head_dim;
+  return h * hd * (m.heads + 2.0 * m.kv_heads) + m.heads * hd * h;
+}
+
+double ExpertParams(const ModelSpec& m) {
+  return (m.gated_mlp ? 3.0 : 2.0) * m.hidden * m.moe.expert_ffn;
+}
+
+double DenseMlpParams(const ModelSpec& m, bool moe_layer) {
+  const double mats = m.gated_mlp ? 3.0 : 2.0;
+  if (moe_layer) return mats * m.hidden * m.moe.shared_ffn;
+  const double ffn = m.is_moe() && m.moe.dense_ffn > 0 ? m.moe.dense_ffn : m.ffn;
+  return mats * m.hidden * ffn;
+}
+
+StageShape HeaviestStage(const ModelSpec& m, int pp) {
+  StageShape s;
+  const int per = (m.layers + pp - 1) / pp;
+  // The first `per` layers (stage 0 holds the leading dense layers of DeepSeek-style models; the
+  // MoE share is the model's).
+  int moe_total = 0;
+  for (int i = 0; i < m.layers; ++i) moe_total += m.layer_is_moe(i) ? 1 : 0;
+  s.moe = static_cast<int>(std::lround(static_cast<double>(moe_total) * per / m.layers));
+  s.dense = per - s.moe;
+  s.head = true;  // the last stage's head is counted on the heaviest stage (upper bound)
+  return s;
+}
+
+double StageKvBytesPerToken(const Layout& l, const StageShape& st) {
+  const ModelSpec& m = *l.m;
+  const double all = KvBytesPerToken(m, l.kv);
+  const double per_layer = all / m.layers;
+  // Attention DP: each GPU caches its own sequences whole; per replica token that is 1/tp.
+  const double share = l.attention_dp ? 1.0 / l.tp
+                       : m.is_mla()   ? 1.0
+                                      : Div(std::max(1, m.kv_heads / l.tp), m.kv_heads);
+  return per_layer * share * (st.dense + st.moe);
+}
+
+StageWeights StageWeightBytes(const Layout& l, const StageShape& st) {
+  const ModelSpec& m = *l.m;
+  StageWeights w;
+  const double tp = l.attn_tp();
+  const double attn = AttentionParams(m) / tp;
+  w.gemm_params =
+      st.dense * (attn + DenseMlpParams(m, false) / tp) +
+      st.moe * (attn + DenseMlpParams(m, true) / tp + m.moe.num_experts * ExpertParams(m) / l.tp);
+  const double table = static_cast<double>(m.vocab) * m.hidden / tp;
+  w.other_params =
+      (m.tied_embeddings || l.pp > 1 ? 1.0 : 2.0) * table + (st.dense + st.moe) * 2.0 * m.hidden;
+  w.bytes = w.gemm_params * WeightBytesPerParam(l.wdtype, l.quant, l.group) + w.other_params * 2.0;
+  return w;
+}
+
+PhaseBreakdown StageIteration(const Layout& l, const StageShape& st, const Work& w) {
+  PhaseBreakdown out;
+  const double kv_tok = StageKvBytesPerToken(l, st);
+  if (st.dense > 0) Accumulate(out, Layer(l, st, w, false, kv_tok), st.dense);
+  if (st.moe > 0) Accumulate(out, Layer(l, st, w, true, kv_tok), st.moe);
+  if (st.head) {
+    // LM head over the tokens that sample (one per decoding sequence and per finished prompt),
+    // kept in BF16 by quantised checkpoints; FP32 logits for the sampler.
+    const ModelSpec& m = *l.m;
+    Acc a{l.engine->kernel_latency_s, {}};
+    const double out_tokens = w.dec_seqs + std::ceil(w.pre_seqs);
+    const double params = static_cast<double>(m.vocab) * m.hidden / l.tp;
+    const double peak = l.hw->peak_bf16_flops * l.hw->eff.gemm_max;
+    const double bytes = params * 2.0 + out_tokens * Div(m.vocab, l.tp) * kLogitBytes;
+    a.Add(Div(2.0 * out_tokens * params, peak),
+          Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction), 3);
+    a.b.total_s = a.b.compute_s + a.b.hbm_s + a.b.launch_s;
+    Accumulate(out, a.b, 1);
+  }
+  return out;
+}
+
+}  // namespace trainsim::infer

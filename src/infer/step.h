@@ -1,0 +1,66 @@
+// One iteration of an inference engine on one GPU of one pipeline stage: per-op roofline over the
+// stage's layers (docs/INFERENCE.md, "Step cost").
+#pragma once
+
+#include "trainsim/hardware.h"
+#include "trainsim/infer.h"
+#include "trainsim/model.h"
+
+namespace trainsim::infer {
+
+// The layout of one replica with everything SimulateInference resolved.
+struct Layout {
+  const ModelSpec* m = nullptr;
+  const HardwareSpec* hw = nullptr;
+  const EngineProfile* engine = nullptr;
+  int tp = 1, pp = 1;
+  WeightDType wdtype = WeightDType::kBf16;
+  QuantMethod quant = QuantMethod::kNone;
+  int group = 128;
+  KvDType kv = KvDType::kBf16;
+  bool attention_dp = false;  // attention + dense layers data-parallel over tp, experts EP
+  // GPUs that split the attention / dense layers (tensor parallel) and the data-parallel ways
+  // of those layers inside the replica: (tp, 1) or, under attention DP, (1, tp).
+  int attn_tp() const { return attention_dp ? 1 : tp; }
+  int attn_dp() const { return attention_dp ? tp : 1; }
+};
+
+// The tokens one iteration processes: `dec_seqs` sequences decoding one token each over
+// `dec_ctx` cached positions, and `pre_seqs` sequences prefilling `pre_len` tokens each (a
+// fractional count is a chunk of a longer prompt) over `pre_cached` earlier positions.
+struct Work {
+  double dec_seqs = 0, dec_ctx = 0;
+  double pre_seqs = 0, pre_len = 0, pre_cached = 0;
+  double tokens() const { return dec_seqs + pre_seqs * pre_len; }
+};
+
+// Transformer layers of the stage with the most work (ceil(layers / pp)), split by kind, and
+// whether it holds the LM head.
+struct StageShape {
+  int dense = 0, moe = 0;
+  bool head = true;
+};
+StageShape HeaviestStage(const ModelSpec& m, int pp);
+
+// Seconds of one iteration on one GPU of that stage, with its breakdown; excludes the engine's
+// per-iteration host overhead (the caller adds it once per iteration of the whole pipeline).
+PhaseBreakdown StageIteration(const Layout& l, const StageShape& st, const Work& w);
+
+// Parameters of one GPU of the stage: GEMM weights (quantisable) and the rest (embedding, head,
+// norms: kept in BF16 by AWQ/GPTQ/ModelOpt checkpoints).
+struct StageWeights {
+  double gemm_params = 0, other_params = 0;
+  double bytes = 0;
+};
+StageWeights StageWeightBytes(const Layout& l, const StageShape& st);
+
+// KV bytes per token cached on one GPU of the stage (its layers; KV heads split over tp,
+// replicated when fewer than tp; MLA latent replicated on every tp rank).
+double StageKvBytesPerToken(const Layout& l, const StageShape& st);
+
+// Parameters of one layer's GEMMs (whole layer, before tp).
+double AttentionParams(const ModelSpec& m);
+double ExpertParams(const ModelSpec& m);                    // one routed expert
+double DenseMlpParams(const ModelSpec& m, bool moe_layer);  // dense MLP or shared experts
+
+}  // namespace trainsim::infer
