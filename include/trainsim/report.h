@@ -98,6 +98,14 @@ struct Assumption {
   std::string why;
 };
 
+// One phase of a post-training step (docs/FINETUNE.md): "scoring" (reference and KL forwards),
+// "training" (the policy's forward and backward, communication, optimizer).
+struct PhaseReport {
+  std::string name;
+  double time_s = 0;
+  double share = 0;  // of step_time_s
+};
+
 struct StepReport {
   double step_time_s = 0;
   double mfu = 0;             // model FLOPs (no recompute) / (time * gpus * dense BF16 peak)
@@ -118,6 +126,7 @@ struct StepReport {
   // settings their user did not give in front (AssumedStrategyDefaults, validate's profiles).
   std::vector<Assumption> assumed;
   TimeBreakdown time;
+  std::vector<PhaseReport> phases;  // stages with scoring passes; empty otherwise
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail
   double step_time_s_low = 0;       // the uncertainty band around step_time_s (seconds)

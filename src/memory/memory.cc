@@ -1,12 +1,12 @@
 #include "memory/memory.h"
 
+#include "memory/optimizer_states.h"
+
 #include "util/units.h"
 
 namespace trainsim::memory {
 namespace {
 
-// Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12).
-constexpr double kAdamBytes = 12.0;
 // CUDA context and cuBLAS/NCCL workspaces, which max_memory_allocated does not see.
 constexpr double kRuntimeOverhead = 1.5 * units::kGiB;
 
@@ -32,7 +32,10 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   out.params = params;
   out.weight_bytes = state(0, 3, false) + in.fsdp_unsharded * w_b + in.low_precision_weight_cache;
   out.grad_bytes = state(grad_b, 2, true);
-  out.optimizer_bytes = s.offload_optimizer ? 0.0 : state(kAdamBytes, 1, true);
+  // Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12);
+  // the other optimizers in memory/optimizer_states.h.
+  const double opt_b = OptimizerBytesPerParam(s);
+  out.optimizer_bytes = s.offload_optimizer || opt_b <= 0 ? 0.0 : state(opt_b, 1, true);
   out.inflight_micro_batches = in.inflight;
   out.activation_bytes = in.act_per_mb * in.inflight;
   out.transient_bytes = in.transient;
