@@ -21,10 +21,48 @@ void FillPhases(const sim::StepContext& c, const std::vector<sim::StageCost>& co
   r.phases.push_back({"training", r.step_time_s - scoring, 1 - scoring / r.step_time_s});
 }
 
+// The memory fields of a stage report.
+void CopyMemory(const StageReport& from, StageReport& to) {
+  to.params = from.params;
+  to.peak_mem_bytes = from.peak_mem_bytes;
+  to.reserved_bytes = from.reserved_bytes;
+  to.weight_bytes = from.weight_bytes;
+  to.grad_bytes = from.grad_bytes;
+  to.optimizer_bytes = from.optimizer_bytes;
+  to.activation_bytes = from.activation_bytes;
+  to.inflight_micro_batches = from.inflight_micro_batches;
+  to.transient_bytes = from.transient_bytes;
+  to.overhead_bytes = from.overhead_bytes;
+  to.static_bytes = from.static_bytes;
+  to.mirror_static_bytes = from.mirror_static_bytes;
+  to.activation_bytes_per_mb = from.activation_bytes_per_mb;
+}
+
+Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
+                                const SimOptions& opt);
+
 }  // namespace
 
 Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                             const SimOptions& opt) {
+  Result<StepReport> r = SimulateStep(m, hw, given, opt);
+  if (!r.ok() || given.max_seq <= given.seq) return r;
+  // Dynamically padded batches: the time at seq, the memory peak at the longest sample.
+  Strategy longest = given;
+  longest.seq = given.max_seq;
+  Result<StepReport> mem = SimulateStep(m, hw, longest, opt);
+  if (!mem.ok()) return mem.status();
+  StepReport out = std::move(r).value();
+  for (size_t k = 0; k < out.stages.size(); ++k) CopyMemory(mem->stages[k], out.stages[k]);
+  out.peak_mem_bytes = mem->peak_mem_bytes;
+  out.fits = mem->fits;
+  return out;
+}
+
+namespace {
+
+Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
+                                const SimOptions& opt) {
   if (Status st = finetune::CheckWorkload(m, given); !st.ok()) return st;
   // What one step runs: pairs as two sequences, virtual tokens, packed rows (src/finetune).
   const Strategy s = finetune::EffectiveStrategy(given);
@@ -58,4 +96,5 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
   return r;
 }
 
+}  // namespace
 }  // namespace trainsim

@@ -75,6 +75,10 @@ enum LoraTarget : int {
   kLoraUp = 32,
   kLoraDown = 64,
   kLoraAllLinear = 127,
+  // The model fuses q, k, v (Qwen-1 c_attn, GPT-NeoX query_key_value, Megatron linear_qkv) or
+  // gate and up (Megatron linear_fc1) into one linear: one adapter for the fused matrix.
+  kLoraQkvFused = 128,
+  kLoraFc1Fused = 256,
 };
 // Parses a comma-separated list of module names: q_proj, k_proj, v_proj, o_proj, gate_proj,
 // up_proj, down_proj, the fused and framework spellings (qkv, c_attn = q,k,v; c_proj = o and

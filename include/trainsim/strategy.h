@@ -74,6 +74,9 @@ struct Workload {
   // packing, mean_seq (> 0: mean tokens per sample) shrinks the rows a step computes.
   bool packing = true;
   int mean_seq = 0;  // 0 = every sample is seq tokens long
+  // Batches padded to their longest sample: seq is what a step computes (the mean padded
+  // length), max_seq (> seq) the longest sample, where the memory peak is taken; 0 = seq.
+  int max_seq = 0;
   // Reference log-probs computed once before training (TRL precompute_ref_log_probs): no
   // reference forward per step.
   bool precompute_ref = false;

@@ -92,11 +92,12 @@ constexpr std::pair<std::string_view, int> kTargetNames[] = {
     {"gate_proj", kLoraGate},
     {"up_proj", kLoraUp},
     {"down_proj", kLoraDown},
-    {"qkv", kLoraQ | kLoraK | kLoraV},
-    {"qkv_proj", kLoraQ | kLoraK | kLoraV},
-    {"c_attn", kLoraQ | kLoraK | kLoraV},
-    {"query_key_value", kLoraQ | kLoraK | kLoraV},
-    {"linear_qkv", kLoraQ | kLoraK | kLoraV},
+    {"qkv_proj", kLoraQ | kLoraK | kLoraV | kLoraQkvFused},
+    {"gate_up_proj", kLoraGate | kLoraUp | kLoraFc1Fused},
+    {"qkv", kLoraQ | kLoraK | kLoraV | kLoraQkvFused},
+    {"c_attn", kLoraQ | kLoraK | kLoraV | kLoraQkvFused},
+    {"query_key_value", kLoraQ | kLoraK | kLoraV | kLoraQkvFused},
+    {"linear_qkv", kLoraQ | kLoraK | kLoraV | kLoraQkvFused},
     {"c_proj", kLoraO | kLoraDown},
     {"output_proj", kLoraO},
     {"dense", kLoraO},
@@ -105,8 +106,8 @@ constexpr std::pair<std::string_view, int> kTargetNames[] = {
     {"w3", kLoraUp},
     {"w2", kLoraDown},
     {"mlp", kLoraGate | kLoraUp | kLoraDown},
-    {"dense_h_to_4h", kLoraGate | kLoraUp},
-    {"linear_fc1", kLoraGate | kLoraUp},
+    {"dense_h_to_4h", kLoraGate | kLoraUp | kLoraFc1Fused},
+    {"linear_fc1", kLoraGate | kLoraUp | kLoraFc1Fused},
     {"dense_4h_to_h", kLoraDown},
     {"linear_fc2", kLoraDown},
     {"all-linear", kLoraAllLinear},
@@ -149,6 +150,9 @@ bool IsPeftMethod(FtMethod m) {
 
 Result<int> ParseLoraTargets(std::string_view list) {
   int mask = 0;
+  // Qwen-1 names its MLP halves w1 and w2 and the down projection c_proj (Llama-style
+  // torchtune names: w1 gate, w3 up, w2 down).
+  const bool qwen1 = list.find("c_attn") != std::string_view::npos;
   while (!list.empty()) {
     const size_t comma = list.find(',');
     std::string_view name = list.substr(0, comma);
@@ -157,6 +161,7 @@ Result<int> ParseLoraTargets(std::string_view list) {
     // torchtune's "mlp (w1,w2,w3)" as the cases write it.
     if (name.starts_with("mlp (")) name = "mlp";
     bool found = name.empty();
+    if (qwen1 && name == "w2") name = "up_proj";
     for (const auto& [n, bits] : kTargetNames)
       if (n == name) mask |= bits, found = true;
     if (!found)
@@ -175,11 +180,15 @@ Result<int> ParseLoraTargets(std::string_view list) {
 std::string LoraTargetsName(int mask) {
   if (mask == kLoraAllLinear) return "all-linear";
   std::string out;
-  for (int i = 0; i < 7; ++i)
-    if (mask & (1 << i)) {
-      if (!out.empty()) out += ',';
-      out += kTargetNames[i].first;
-    }
+  // kTargetNames[7] and [8]: the fused q,k,v and gate,up names.
+  for (int i = 0; i < 9; ++i) {
+    const int bits = kTargetNames[i].second;
+    if ((mask & bits) != bits) continue;
+    if (i < 7 && (mask & kLoraQkvFused) && (bits & (kLoraQ | kLoraK | kLoraV))) continue;
+    if (i < 7 && (mask & kLoraFc1Fused) && (bits & (kLoraGate | kLoraUp))) continue;
+    if (!out.empty()) out += ',';
+    out += kTargetNames[i].first;
+  }
   return out;
 }
 

@@ -12,17 +12,24 @@ std::vector<Linear> LayerLinears(const ModelSpec& m, const Strategy& s, bool moe
   const double h = static_cast<double>(m.hidden), t = s.tp;
   const double q = static_cast<double>(m.heads) * m.head_dim;
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim;
-  std::vector<Linear> out = {
-      {kLoraQ, h, q / t, false},
-      {kLoraK, h, kv / t, false},
-      {kLoraV, h, kv / t, false},
-      {kLoraO, q / t, h, false},
-  };
+  std::vector<Linear> out;
+  if (s.lora_targets & kLoraQkvFused) {
+    out.push_back({kLoraQ | kLoraK | kLoraV, h, (q + 2 * kv) / t, false});
+  } else {
+    out.push_back({kLoraQ, h, q / t, false});
+    out.push_back({kLoraK, h, kv / t, false});
+    out.push_back({kLoraV, h, kv / t, false});
+  }
+  out.push_back({kLoraO, q / t, h, false});
   double ffn = static_cast<double>((m.is_moe() && m.moe.dense_ffn > 0) ? m.moe.dense_ffn : m.ffn);
   if (moe) ffn = static_cast<double>(m.moe.shared_ffn);  // routed experts: no adapters
   if (ffn > 0) {
-    if (m.gated_mlp) out.push_back({kLoraGate, h, ffn / t, true});
-    out.push_back({kLoraUp, h, ffn / t, true});
+    if (m.gated_mlp && (s.lora_targets & kLoraFc1Fused)) {
+      out.push_back({kLoraGate | kLoraUp, h, 2 * ffn / t, true});
+    } else {
+      if (m.gated_mlp) out.push_back({kLoraGate, h, ffn / t, true});
+      out.push_back({kLoraUp, h, ffn / t, true});
+    }
     out.push_back({kLoraDown, ffn / t, h, true});
   }
   return out;

@@ -79,4 +79,11 @@ std::string GetMeanSeq(const Strategy& s) {
   return s.mean_seq > 0 ? std::to_string(s.mean_seq) : std::string();
 }
 
+Status SetMaxSeq(Strategy& s, std::string_view t) {
+  return ParseIntText(t, 0, s.max_seq);
+}
+std::string GetMaxSeq(const Strategy& s) {
+  return s.max_seq > 0 ? std::to_string(s.max_seq) : std::string();
+}
+
 }  // namespace trainsim::detail::finetune_fields

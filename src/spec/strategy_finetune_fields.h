@@ -23,5 +23,7 @@ Status SetOptimizer(Strategy& s, std::string_view t);
 std::string GetOptimizer(const Strategy& s);
 Status SetMeanSeq(Strategy& s, std::string_view t);
 std::string GetMeanSeq(const Strategy& s);  // "" (null) for 0
+Status SetMaxSeq(Strategy& s, std::string_view t);
+std::string GetMaxSeq(const Strategy& s);  // "" (null) for 0
 
 }  // namespace trainsim::detail::finetune_fields

@@ -208,6 +208,10 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
   if (j.contains("lora"))
     if (Status st = ReadLora(j["lora"], where, s, rec); !st.ok()) return st;
   if (const int nv = NumberBefore(notes, "virtual"); nv > 0) s.virtual_tokens = nv;
+  // seq is the mean of batches padded to their longest sample: "... is that MEAN (max 768)".
+  std::smatch mt;
+  if (std::regex_search(notes, mt, std::regex("MEAN \\(max ([0-9]+)\\)")))
+    s.max_seq = std::stoi(mt[1].str());
   s.train_embeddings = notes.find("LoRA (emb)") != std::string::npos;
   return Status::Ok();
 }
