@@ -61,8 +61,8 @@ struct Workload {
   // preference stages gbs and mbs count (chosen, rejected) pairs, as TRL and LLaMA-Factory do.
   TrainStage stage = TrainStage::kPretrain;
   FtMethod method = FtMethod::kFull;
-  int lora_rank = 8;        // adapter rank r (PEFT LoraConfig default); VeRA's shared rank
-  double lora_alpha = 16;   // LoRA scaling numerator (no effect on time or memory)
+  int lora_rank = 8;       // adapter rank r (PEFT LoraConfig default); VeRA's shared rank
+  double lora_alpha = 16;  // LoRA scaling numerator (no effect on time or memory)
   int lora_targets = kLoraAllLinear;  // LoraTarget mask of the adapted linear modules
   // method freeze: transformer layers frozen, counted from the first; -1 = all but the last 2
   // (LLaMA-Factory freeze_trainable_layers default 2).

@@ -1,10 +1,15 @@
 // Closed forms and invariants of the fine-tuning methods and stages (issue 12, "Tests").
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "finetune/method.h"
 #include "graph/graph.h"
 #include "memory/optimizer_states.h"
 #include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
 
 namespace trainsim {
 namespace {
@@ -75,8 +80,7 @@ TEST(Peft, MethodComparisonTrainableCounts) {
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kOft, 32, qv)), 8171520.0);
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 10, kLoraGate | kLoraUp | kLoraDown)),
                    9461760.0);
-  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kIa3, 8, kLoraK | kLoraV | kLoraDown)),
-                   286720.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kIa3, 8, kLoraK | kLoraV | kLoraDown)), 286720.0);
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kIa3, 8, kLoraAllLinear)), 630784.0);
   Strategy s = OneGpu(FtMethod::kPrefixTuning);
   s.virtual_tokens = 200;
@@ -212,6 +216,18 @@ TEST(Packing, MeanLengthShrinksThePackedRows) {
   const StepReport padded = Run(m, s);
   EXPECT_LT(packed.step_time_s, 0.4 * full_rows.step_time_s);
   EXPECT_DOUBLE_EQ(padded.step_time_s, full_rows.step_time_s);
+}
+
+TEST(FinetuneValidation, StaysUnderItsRatchet) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/finetune.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_LE(res->skipped, ratchet["finetune_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["finetune_time_mape_max"].get<double>());
+  EXPECT_LE(res->mem_mape, ratchet["finetune_memory_mape_max"].get<double>());
 }
 
 }  // namespace

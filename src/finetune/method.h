@@ -34,8 +34,7 @@ int VirtualTokens(const Strategy& s);
 void BuildTrainLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vector<graph::Op>& out);
 // The ops of a layer run forward only with no gradient (a frozen layer under freeze, the
 // reference model): the base layer.
-void BuildFrozenLayer(const ModelSpec& m, const Strategy& s, bool moe,
-                      std::vector<graph::Op>& out);
+void BuildFrozenLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vector<graph::Op>& out);
 
 // Trainable adapter parameters of one layer on one rank.
 double LayerAdapterParams(const ModelSpec& m, const Strategy& s, bool moe);

@@ -1,7 +1,6 @@
 #include "memory/memory.h"
 
 #include "memory/optimizer_states.h"
-
 #include "util/units.h"
 
 namespace trainsim::memory {

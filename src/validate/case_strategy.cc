@@ -189,8 +189,8 @@ Status ReadLora(const json& lora, const std::string& where, Strategy& s, Recorde
 
 // stage, method, lora and the method's settings the notes state (virtual tokens, IA3 targets,
 // trained embeddings: "LoRA (emb)", pure bf16 training).
-Status ReadFinetune(const json& j, const std::string& where, const std::string& notes,
-                    Strategy& s, Recorder& rec) {
+Status ReadFinetune(const json& j, const std::string& where, const std::string& notes, Strategy& s,
+                    Recorder& rec) {
   if (Given(j, "stage")) {
     auto st = ParseTrainStage(j["stage"].get<std::string>());
     if (!st.ok()) return Status::Invalid(where + ": " + st.status().message());
@@ -202,9 +202,8 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
     s.method = m.value();
   }
   if (s.method == FtMethod::kIa3)  // PEFT's llama mapping: k_proj, v_proj, down_proj
-    s.lora_targets = notes.find("all linear") != std::string::npos
-                         ? kLoraAllLinear
-                         : kLoraK | kLoraV | kLoraDown;
+    s.lora_targets = notes.find("all linear") != std::string::npos ? kLoraAllLinear
+                                                                   : kLoraK | kLoraV | kLoraDown;
   if (j.contains("lora"))
     if (Status st = ReadLora(j["lora"], where, s, rec); !st.ok()) return st;
   if (const int nv = NumberBefore(notes, "virtual"); nv > 0) s.virtual_tokens = nv;
