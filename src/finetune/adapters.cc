@@ -15,8 +15,27 @@ using graph::Op;
 using graph::OpKind;
 constexpr double kAct = units::kBf16Bytes;
 
+// A thin GEMM (one side at most kThinSide, e.g. the rank r of an adapter) does a few FLOPs per
+// byte it moves, far below any GPU's FLOP/byte balance (H100: 295): it is costed as the memory
+// traffic of its operands and result, forward, and twice that backward when its weight is
+// trained (data and weight gradients each read the same operands), once when frozen. The GEMM
+// efficiency model is fitted on full-size GEMMs and would price a rank-8 GEMM at 0.1 % of peak.
+constexpr double kThinSide = 256;
+
 Op Gemm(const char* name, double m, double k, double n, double batch, double saved_bytes,
         bool trainable) {
+  if (std::min({m, k, n}) <= kThinSide) {
+    Op op;
+    op.name = name;
+    op.kind = OpKind::kMemory;
+    op.flops = 2.0 * m * n * k * batch;
+    op.bytes = (m * k + k * n + m * n) * batch * kAct;
+    op.bwd_bytes_factor = trainable ? 2 : 1;
+    op.bwd_kernels = trainable ? 2 : 1;
+    op.saved_bytes = saved_bytes;
+    op.param_tensors = trainable ? batch : 0;
+    return op;
+  }
   Op op;
   op.name = name;
   op.kind = OpKind::kGemm;

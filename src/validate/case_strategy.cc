@@ -212,6 +212,11 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
   if (std::regex_search(notes, mt, std::regex("MEAN \\(max ([0-9]+)\\)")))
     s.max_seq = std::stoi(mt[1].str());
   s.train_embeddings = notes.find("LoRA (emb)") != std::string::npos;
+  // torchtune's fsdp_cpu_offload: optimizer states and the step on the host.
+  if (notes.find("fsdp_cpu_offload=True") != std::string::npos) {
+    s.offload_optimizer = true;
+    rec.Default("offload_optimizer", "true", "case notes: fsdp_cpu_offload=True");
+  }
   return Status::Ok();
 }
 
