@@ -2,6 +2,7 @@
 // method.
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "finetune/method.h"
 #include "finetune/modules.h"
@@ -43,7 +44,7 @@ namespace {
 
 graph::ParamGroup* Find(std::vector<graph::ParamGroup>& groups, const char* name) {
   for (graph::ParamGroup& g : groups)
-    if (std::string(g.name) == name) return &g;
+    if (std::string_view(g.name) == name) return &g;
   return nullptr;
 }
 
@@ -85,7 +86,7 @@ void ApplyMethodToParams(const ModelSpec& m, const Strategy& s, const graph::Sta
   if (s.method == FtMethod::kFreeze) SplitFrozenLayers(m, s, sl, groups);
   const bool embeddings = EmbeddingsTrained(s);
   for (graph::ParamGroup& g : groups) {
-    const std::string name = g.name;
+    const std::string_view name = g.name;
     if (name == "embedding" || name == "head") g.trainable = embeddings;
     // A reward model's scalar head (h weights) is new and always trained.
     if (name == "head" && s.stage == TrainStage::kRm)
