@@ -179,8 +179,11 @@ Status ReadLora(const json& lora, const std::string& where, Strategy& s, Recorde
   }
   std::string list;
   if (lora["targets"].is_string()) list = lora["targets"].get<std::string>();
-  for (const json& name : lora["targets"].is_array() ? lora["targets"] : json::array())
-    if (name.is_string()) list += (list.empty() ? "" : ",") + name.get<std::string>();
+  for (const json& name : lora["targets"].is_array() ? lora["targets"] : json::array()) {
+    if (!name.is_string()) continue;
+    if (!list.empty()) list += ',';
+    list += name.get<std::string>();
+  }
   auto mask = ParseLoraTargets(list);
   if (!mask.ok()) return Status::Invalid(where + ": lora.targets: " + mask.status().message());
   s.lora_targets = mask.value();
