@@ -123,11 +123,11 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
       t.f = std::max(cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch), op.fwd_kernels * floor_s);
       // Data gradient and weight gradient, each as large as the forward GEMM; a frozen weight
       // needs only the data gradient.
-      const double wgrad = op.trainable ? t.f : 0.0;
-      t.b = t.f + wgrad;
+      const double wgrad = op.trainable && !op.fwd_only ? t.f : 0.0;
+      t.b = op.fwd_only ? 0.0 : t.f + wgrad;
       c.wgrad_s += wgrad;
-      c.bwd_flops += op.trainable ? 2 * op.flops : op.flops;
-      c.wgrad_flops += op.trainable ? op.flops : 0.0;
+      c.bwd_flops += op.fwd_only ? 0.0 : op.trainable ? 2 * op.flops : op.flops;
+      c.wgrad_flops += op.trainable && !op.fwd_only ? op.flops : 0.0;
       c.max_intermediate = std::max(c.max_intermediate, 2.0 * op.m * op.n * op.batch);
       break;
     }
@@ -145,8 +145,9 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
     }
     case OpKind::kMemory:
       t.f = std::max(cost::MemoryTime(hw, op.bytes), op.fwd_kernels * floor_s);
-      t.b =
-          std::max(cost::MemoryTime(hw, op.bytes * op.bwd_bytes_factor), op.bwd_kernels * floor_s);
+      t.b = op.fwd_only ? 0.0
+                        : std::max(cost::MemoryTime(hw, op.bytes * op.bwd_bytes_factor),
+                                   op.bwd_kernels * floor_s);
       break;
     case OpKind::kComm:
       return t;

@@ -1,6 +1,7 @@
 // Simulate(): spec -> graph -> cost + memory -> schedule -> report, for one representative rank
 // per pipeline stage, as a sequence of named steps (src/sim/step.h). The cost of a 16,384-GPU
 // job equals that of an 8-GPU job.
+#include "finetune/method.h"
 #include "sim/step.h"
 #include "spec/pipeline_split.h"
 #include "trainsim/trainsim.h"
@@ -8,8 +9,63 @@
 
 namespace trainsim {
 
-Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
+namespace {
+
+// Post-training phases of the step: the reference / KL forwards ("scoring") on the critical
+// stage, and the rest ("training"). Empty for stages without scoring passes.
+void FillPhases(const sim::StepContext& c, const std::vector<sim::StageCost>& costs,
+                const sim::PipelineResult& pipe, StepReport& r) {
+  const double scoring = c.micro_batches * costs[pipe.critical_rank].scoring_s;
+  if (scoring <= 0 || r.step_time_s <= 0) return;
+  r.phases.push_back({"scoring", scoring, scoring / r.step_time_s});
+  r.phases.push_back({"training", r.step_time_s - scoring, 1 - scoring / r.step_time_s});
+}
+
+// The memory fields of a stage report.
+void CopyMemory(const StageReport& from, StageReport& to) {
+  to.params = from.params;
+  to.peak_mem_bytes = from.peak_mem_bytes;
+  to.reserved_bytes = from.reserved_bytes;
+  to.weight_bytes = from.weight_bytes;
+  to.grad_bytes = from.grad_bytes;
+  to.optimizer_bytes = from.optimizer_bytes;
+  to.activation_bytes = from.activation_bytes;
+  to.inflight_micro_batches = from.inflight_micro_batches;
+  to.transient_bytes = from.transient_bytes;
+  to.overhead_bytes = from.overhead_bytes;
+  to.static_bytes = from.static_bytes;
+  to.mirror_static_bytes = from.mirror_static_bytes;
+  to.activation_bytes_per_mb = from.activation_bytes_per_mb;
+}
+
+Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
+                                const SimOptions& opt);
+
+}  // namespace
+
+Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                             const SimOptions& opt) {
+  Result<StepReport> r = SimulateStep(m, hw, given, opt);
+  if (!r.ok() || given.max_seq <= given.seq) return r;
+  // Dynamically padded batches: the time at seq, the memory peak at the longest sample.
+  Strategy longest = given;
+  longest.seq = given.max_seq;
+  Result<StepReport> mem = SimulateStep(m, hw, longest, opt);
+  if (!mem.ok()) return mem.status();
+  StepReport out = std::move(r).value();
+  for (size_t k = 0; k < out.stages.size(); ++k) CopyMemory(mem->stages[k], out.stages[k]);
+  out.peak_mem_bytes = mem->peak_mem_bytes;
+  out.fits = mem->fits;
+  return out;
+}
+
+namespace {
+
+Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
+                                const SimOptions& opt) {
+  if (Status st = finetune::CheckWorkload(m, given); !st.ok()) return st;
+  // What one step runs: pairs as two sequences, virtual tokens, packed rows (src/finetune).
+  const Strategy s = finetune::EffectiveStrategy(given);
   if (Status st = sim::CheckInputs(m, hw, s); !st.ok()) return st;
   const sim::StepContext c = sim::MakeContext(m, hw, s);
   StepReport r;
@@ -32,10 +88,13 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
   for (const StageReport& st : r.stages)
     r.peak_mem_bytes = std::max(r.peak_mem_bytes, st.peak_mem_bytes);
   sim::FillThroughput(c, costs, r);
+  FillPhases(c, costs, pipe, r);
   EstimateUncertainty(r, m, hw, s);
   if (opt.assumptions)
-    if (auto split = detail::PipelineSplitAssumption(s, m)) r.assumed.push_back(std::move(*split));
+    if (auto split = detail::PipelineSplitAssumption(given, m))
+      r.assumed.push_back(std::move(*split));
   return r;
 }
 
+}  // namespace
 }  // namespace trainsim

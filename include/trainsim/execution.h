@@ -10,6 +10,12 @@ namespace trainsim {
 enum class OptimizerKind : uint8_t {
   kAdam,  // Adam / AdamW on every parameter
   kMuon,  // Muon (Newton-Schulz orthogonalised momentum) on the hidden matrices, Adam elsewhere
+  kAdamW8bit,        // bitsandbytes 8-bit AdamW: m and v in 8 bits with block-wise scales
+  kPagedAdamW8bit,   // the same in CUDA unified (paged) memory, outside the torch allocator
+  kPagedAdamW32bit,  // 32-bit AdamW states in paged memory
+  kAdafactor,        // factored second moment (row and column vectors), no first moment
+  kSgd,              // SGD with momentum (one state)
+  kLion,             // Lion: one momentum state (Chen et al. 2023)
 };
 
 // How the optimizer's element-wise update is launched.

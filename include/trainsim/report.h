@@ -101,6 +101,13 @@ struct Assumption {
 // An input the simulator read but did not use (a Megatron-LM argument it does not model, or one
 // it does not know): its name, the value given (lists joined with ','), and why it is unused.
 using IgnoredInput = Assumption;  // field = the flag or key, value, why
+// One phase of a post-training step (docs/FINETUNE.md): "scoring" (reference and KL forwards),
+// "training" (the policy's forward and backward, communication, optimizer).
+struct PhaseReport {
+  std::string name;
+  double time_s = 0;
+  double share = 0;  // of step_time_s
+};
 
 struct StepReport {
   double step_time_s = 0;
@@ -126,6 +133,7 @@ struct StepReport {
   // not simulate. Front-ends fill it.
   std::vector<IgnoredInput> ignored;
   TimeBreakdown time;
+  std::vector<PhaseReport> phases;  // stages with scoring passes; empty otherwise
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail
   double step_time_s_low = 0;       // the uncertainty band around step_time_s (seconds)

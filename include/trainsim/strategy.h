@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trainsim/execution.h"
+#include "trainsim/finetune.h"
 #include "trainsim/hardware.h"
 #include "trainsim/status.h"
 
@@ -56,6 +57,29 @@ struct Workload {
   int mbs = 1;              // micro-batch size in sequences
   int gbs = 0;              // global batch in sequences; 0 = derive from micro_batch_num
   int micro_batch_num = 0;  // micro-batches per step per DP rank; 0 = derive from gbs
+  // Fine-tuning and post-training (trainsim/finetune.h, docs/FINETUNE.md). For the paired
+  // preference stages gbs and mbs count (chosen, rejected) pairs, as TRL and LLaMA-Factory do.
+  TrainStage stage = TrainStage::kPretrain;
+  FtMethod method = FtMethod::kFull;
+  int lora_rank = 8;       // adapter rank r (PEFT LoraConfig default); VeRA's shared rank
+  double lora_alpha = 16;  // LoRA scaling numerator (no effect on time or memory)
+  int lora_targets = kLoraAllLinear;  // LoraTarget mask of the adapted linear modules
+  // method freeze: transformer layers frozen, counted from the first; -1 = all but the last 2
+  // (LLaMA-Factory freeze_trainable_layers default 2).
+  int freeze_layers = -1;
+  bool train_embeddings = false;  // PEFT methods: embedding and output layer trained in full
+  // Virtual tokens of prefix, prompt and p-tuning (PEFT num_virtual_tokens; 20 in its examples).
+  int virtual_tokens = 20;
+  // Samples are packed into rows of seq tokens (true) or each padded to seq (false); with
+  // packing, mean_seq (> 0: mean tokens per sample) shrinks the rows a step computes.
+  bool packing = true;
+  int mean_seq = 0;  // 0 = every sample is seq tokens long
+  // Batches padded to their longest sample: seq is what a step computes (the mean padded
+  // length), max_seq (> seq) the longest sample, where the memory peak is taken; 0 = seq.
+  int max_seq = 0;
+  // Reference log-probs computed once before training (TRL precompute_ref_log_probs): no
+  // reference forward per step.
+  bool precompute_ref = false;
 };
 
 // How the work is laid over the GPUs: parallel sizes, precision, memory policy, schedule.
@@ -75,7 +99,11 @@ struct Layout {
   int recompute_modules = kRecomputeCoreAttn;  // with kSelective: RecomputeModule mask
   DType dtype = DType::kBf16;  // training GEMM precision (kFp8, kMxfp8, kFp4 for low precision)
   bool main_grad_fp32 = true;  // fp32 gradient buffers (Megatron default for bf16)
-  double grad_bytes_per_param() const { return main_grad_fp32 ? 4.0 : 2.0; }
+  double grad_bytes_per_param() const { return main_grad_fp32 && master_weights ? 4.0 : 2.0; }
+  // fp32 master weights and fp32 optimizer states (mixed precision); false: pure 16-bit
+  // training whose optimizer states are in the parameter dtype (torchtune, Hugging Face models
+  // loaded in bf16 without autocast).
+  bool master_weights = true;
   bool offload_optimizer = false;    // optimizer states in host memory, Adam step on the CPU
   bool overlap_grad_reduce = true;   // DP gradient reduce overlapped with backward
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlapped with forward

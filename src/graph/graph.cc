@@ -349,7 +349,9 @@ void BuildEmbedding(const ModelSpec& m, const Strategy& s, std::vector<Op>& out)
 
 void BuildHead(const ModelSpec& m, const Strategy& s, std::vector<Op>& out) {
   Ctx c = MakeCtx(m, s, MakeShape(m, s), IsLowPrecision(s.dtype), out);
-  const double T = c.sh.tokens, v = m.vocab / c.t;
+  // A reward model's head is a scalar score (TRL RewardTrainer, AutoModelForSequence-
+  // Classification with one label), not the vocabulary.
+  const double T = c.sh.tokens, v = s.stage == TrainStage::kRm ? 1.0 : m.vocab / c.t;
   Norm(c, "final_norm");
   EnterTp(c, "head_tp_gather", T);
   Gemm(c, "lm_head", T, c.h, v, 1, (c.sp ? c.sh.tokens_sp : T) * c.h);

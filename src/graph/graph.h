@@ -39,6 +39,7 @@ struct Op {
   bool keep_bf16 = false;  // GEMM stays in BF16 under FP8 training (LM head)
   bool trainable = true;  // GEMM weights receive gradients (false: frozen, no weight-gradient GEMM)
   bool block_sparse = false;  // attention through a block-sparse kernel (FlexAttention)
+  bool fwd_only = false;      // a detached computation: no backward work (DoRA's weight norm)
   // GPU kernels the op launches in forward and in backward (docs/MODEL.md, "Launch floor and
   // host issue"): one per GEMM, attention, memory-bound op and collective; the backward of a
   // GEMM is two (data and weight gradient), of attention and memory-bound ops about two.
@@ -77,6 +78,10 @@ struct Pass {
   bool trainable = true;
 };
 
+// Applies the pass to the ops appended to `out` from `first` on: frozen GEMM weights (data
+// gradient only), nothing saved and no backward when the phase is not training.
+void ApplyPass(const Pass& pass, std::vector<Op>& out, size_t first);
+
 // Appends the ops of one transformer layer (moe = routed-expert MLP) to `out`.
 void BuildLayer(const ModelSpec& m, const Strategy& s, const Pass& pass, bool moe,
                 std::vector<Op>& out);
@@ -108,6 +113,8 @@ struct ParamGroup {
 // Transformer layers of a stage, by kind, and whether it holds the embedding / head (+ MTP).
 struct StageLayers {
   int dense = 0, moe = 0;
+  // Of them, frozen and run forward only (method freeze: the first layers of the model).
+  int frozen_dense = 0, frozen_moe = 0;
   bool first = false, last = false;
 };
 

@@ -1,6 +1,7 @@
 // Parameter groups of one rank of a pipeline stage (weights by storage and sharding).
 #include <vector>
 
+#include "finetune/method.h"
 #include "graph/graph.h"
 
 namespace trainsim::graph {
@@ -35,6 +36,7 @@ std::vector<ParamGroup> StageParamGroups(const ModelSpec& m, const Strategy& s,
     if (has_moe) expert += m.mtp_layers * moe.expert;
   }
   add("experts", expert, true);
+  finetune::ApplyMethodToParams(m, s, sl, g);
   return g;
 }
 

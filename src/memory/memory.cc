@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "memory/optimizer_states.h"
 #include "util/units.h"
 
 namespace trainsim::memory {
@@ -40,7 +41,11 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   out.weight_bytes =
       (state(0, 3, false, 1) + in.fsdp_unsharded * w_b) * w_scale + in.low_precision_weight_cache;
   out.grad_bytes = state(grad_b, 2, true, inst);
-  out.optimizer_bytes = s.offload_optimizer ? 0.0 : state(s.optimizer_state_bytes, 1, true, inst);
+  // Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12, or
+  // the precision-aware optimizer's optimizer_state_bytes); the other optimizers in
+  // memory/optimizer_states.h.
+  const double opt_b = OptimizerBytesPerParam(s);
+  out.optimizer_bytes = s.offload_optimizer || opt_b <= 0 ? 0.0 : state(opt_b, 1, true, inst);
   out.inflight_micro_batches = in.inflight;
   out.activation_bytes = in.act_per_mb * in.inflight;
   out.transient_bytes = in.transient;

@@ -86,6 +86,10 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
                       {"activation_bytes_per_micro_batch", st.activation_bytes_per_mb}});
   }
   j["stages"] = stages;
+  json phases = json::array();
+  for (const PhaseReport& ph : r.phases)
+    phases.push_back({{"name", ph.name}, {"time_s", ph.time_s}, {"share", ph.share}});
+  j["phases"] = phases;
   json assumed = json::array();
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});

@@ -9,6 +9,29 @@
 #include "util/units.h"
 
 namespace trainsim {
+namespace {
+
+// The fine-tuning workload (docs/FINETUNE.md) when it is not plain pre-training.
+std::string WorkloadLine(const Strategy& s) {
+  if (s.stage == TrainStage::kPretrain && s.method == FtMethod::kFull &&
+      s.exec.optimizer == OptimizerKind::kAdam)
+    return "";
+  std::string adapters;
+  if (IsPeftMethod(s.method))
+    adapters = fmt::format(" r {} on {}", s.lora_rank, LoraTargetsName(s.lora_targets));
+  return fmt::format("  workload {} | {}{} | optimizer {}{}\n", TrainStageName(s.stage),
+                     FtMethodName(s.method), adapters, OptimizerName(s.exec.optimizer),
+                     s.master_weights ? " (fp32 master)" : " (bf16 states)");
+}
+
+std::string PhaseLines(const StepReport& r) {
+  std::string o;
+  for (const PhaseReport& p : r.phases)
+    o += fmt::format("    phase {:<34} {:9.4f}  {:5.1f} %\n", p.name, p.time_s, 100 * p.share);
+  return o;
+}
+
+}  // namespace
 
 std::string FormatReportText(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                              const Strategy& s) {
@@ -27,6 +50,7 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
                   s.tp, s.pp, s.vpp, s.cp, experts, r.dp, s.sp && s.tp > 1 ? "on" : "off", s.zero,
                   s.fsdp ? " (fsdp)" : "", s.seq, s.mbs, r.micro_batches * s.mbs * r.dp,
                   r.micro_batches, DTypeName(s.dtype), RecomputeName(s.recompute)));
+  o += WorkloadLine(s);
   line("");
   line(fmt::format(
       "  step time        {:10.4f} s ± {:.0f} %  (80 % band {:.4f} - {:.4f} s, {} regime)",
@@ -56,8 +80,9 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   row("pipeline p2p", t.pp_comm_s);
   row("pipeline bubble", t.bubble_s);
   row("exposed DP / ZeRO communication", t.exposed_dp_comm_s);
-  row("optimizer step", t.optimizer_s);
+  row("optimizer step (memory-bound update)", t.optimizer_s);
   row("launch / framework overhead", t.overhead_s);
+  o += PhaseLines(r);
   line("");
   line(
       "  memory per stage (GiB)  layers  weights   grads  optimizer  activations (in-flight mbs)  "

@@ -5,14 +5,13 @@
 #include <cmath>
 #include <vector>
 
+#include "finetune/method.h"
+#include "memory/optimizer_states.h"
 #include "sim/step.h"
 
 namespace trainsim::sim {
 namespace {
 
-// Mixed-precision Adam per sharded parameter: reads fp32 master weight, momentum, variance and
-// gradient (16 bytes), writes the first three (12) and the 16-bit weight copy (2).
-constexpr double kAdamTrafficBytesPerParam = 30.0;
 // Muon's momentum update per hidden parameter: reads the gradient (4) and the momentum (4),
 // writes the momentum (4), reads and writes the fp32 weight (8) and writes its 16-bit copy (2).
 constexpr double kMuonTrafficBytesPerParam = 22.0;
@@ -46,7 +45,7 @@ double NewtonSchulzTime(const StepContext& c, double k, double n, int steps) {
 double LayerNewtonSchulz(const StepContext& c, bool moe) {
   thread_local std::vector<graph::Op> ops;
   ops.clear();
-  graph::BuildLayer(c.m, c.s, moe, ops);
+  finetune::BuildTrainLayer(c.m, c.s, moe, ops);
   double t = 0;
   for (const graph::Op& op : ops)
     if (op.kind == graph::OpKind::kGemm && op.trainable)
@@ -57,8 +56,11 @@ double LayerNewtonSchulz(const StepContext& c, bool moe) {
 // Seconds of the element-wise Adam (or Muon momentum) update of one stage.
 double UpdateTime(const StepContext& c, double adam_sharded, double muon_params, double tensors) {
   const int impl = static_cast<int>(c.s.exec.optimizer_impl);
-  const double bytes =
-      adam_sharded * kAdamTrafficBytesPerParam + muon_params * kMuonTrafficBytesPerParam;
+  // Mixed-precision Adam per sharded parameter: reads fp32 master weight, momentum, variance
+  // and gradient (16 bytes), writes the first three (12) and the 16-bit weight copy (2): 30
+  // bytes; the other optimizers in memory/optimizer_states.h.
+  const double bytes = adam_sharded * memory::OptimizerTrafficBytesPerParam(c.s) +
+                       muon_params * kMuonTrafficBytesPerParam;
   const double kernels = tensors * kAdamKernelsPerTensor[impl];
   const double per_kernel = std::max(c.hw.eff.kernel_floor_us * 1e-6, c.host_issue_s);
   return std::max(cost::MemoryTime(c.hw, bytes) * kAdamTrafficFactor[impl], kernels * per_kernel);
@@ -79,8 +81,9 @@ double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
     const double dense_p = plan.Params(false, true), expert_p = plan.Params(true, true);
     const double grads = dense_p + expert_p;
     const int nl = plan.num_layers();
-    const double tensors = plan.layers.dense * dense.param_tensors +
-                           plan.layers.moe * moe.param_tensors +
+    const graph::StageLayers& sl = plan.layers;
+    const double tensors = (sl.dense - sl.frozen_dense) * dense.param_tensors +
+                           (sl.moe - sl.frozen_moe) * moe.param_tensors +
                            (plan.layers.first ? kinds.embedding.param_tensors : 0) +
                            (plan.layers.last ? kinds.head.param_tensors : 0);
     // Muon orthogonalises the hidden matrices; Adam keeps the embedding, head and norms.

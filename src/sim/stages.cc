@@ -2,6 +2,7 @@
 // per-micro-batch cost.
 #include <algorithm>
 
+#include "finetune/method.h"
 #include "sim/step.h"
 
 namespace trainsim::sim {
@@ -11,7 +12,7 @@ namespace {
 void CostKind(const StepContext& c, bool moe, LayerCost out[2], LayerReport* lr) {
   thread_local std::vector<graph::Op> ops;
   ops.clear();
-  graph::BuildLayer(c.m, c.s, moe, ops);
+  finetune::BuildTrainLayer(c.m, c.s, moe, ops);
   out[0] = CostOps(ops, c.hw, c.s, c.pl, false, lr);
   out[1] = c.full_recompute ? CostOps(ops, c.hw, c.s, c.pl, true, nullptr) : out[0];
   if (!lr) return;
@@ -31,6 +32,36 @@ LayerCost CostExtra(const StepContext& c,
   thread_local std::vector<graph::Op> ops;
   ops.clear();
   build(c.m, c.s, ops);
+  return CostOps(ops, c.hw, c.s, c.pl, false, nullptr);
+}
+
+// The forward of a layer cost with no backward and nothing saved.
+LayerCost ForwardOnly(LayerCost k) {
+  k.bwd_compute_s = k.wgrad_s = k.bwd_comm_s = k.recompute_s = 0;
+  k.tp_comm_s = std::max(0.0, k.fwd_comm_s - k.ep_fwd_s);
+  k.cp_comm_s = 0;
+  k.ep_comm_s = k.ep_fwd_s;
+  k.saved_none = k.saved_selective = k.saved_full = 0;
+  k.bwd_flops = k.wgrad_flops = k.recompute_flops = 0;
+  k.bwd_kernels = 0;
+  k.param_tensors = k.hidden_params = 0;
+  return k;
+}
+
+LayerCost CostFrozenKind(const StepContext& c, bool moe) {
+  thread_local std::vector<graph::Op> ops;
+  ops.clear();
+  finetune::BuildFrozenLayer(c.m, c.s, moe, ops);
+  return ForwardOnly(CostOps(ops, c.hw, c.s, c.pl, false, nullptr));
+}
+
+// The head with a frozen output layer: its GEMM computes only the data gradient.
+LayerCost CostFrozenHead(const StepContext& c) {
+  thread_local std::vector<graph::Op> ops;
+  ops.clear();
+  graph::BuildHead(c.m, c.s, ops);
+  graph::ApplyPass(graph::Pass{c.shape, false}, ops, 0);
+  for (graph::Op& op : ops) op.param_tensors = 0;
   return CostOps(ops, c.hw, c.s, c.pl, false, nullptr);
 }
 
@@ -89,6 +120,17 @@ LayerKindCosts CostLayerKinds(const StepContext& c, std::vector<LayerReport>* de
   if (c.has_moe) CostKind(c, true, k.moe, report());
   k.embedding = CostExtra(c, graph::BuildEmbedding);
   k.head = CostExtra(c, graph::BuildHead);
+  if (finetune::FrozenLayers(c.m, c.s) > 0 || finetune::ScoringForwards(c.s) > 0) {
+    if (c.has_dense) k.dense_fwd = CostFrozenKind(c, false);
+    if (c.has_moe) k.moe_fwd = CostFrozenKind(c, true);
+    k.embedding_fwd = ForwardOnly(k.embedding);
+    k.head_fwd = ForwardOnly(k.head);
+  }
+  // A frozen embedding table gets no gradient; a frozen output layer only passes it on.
+  if (!finetune::EmbeddingsTrained(c.s) && c.s.stage != TrainStage::kRm) {
+    k.embedding = ForwardOnly(k.embedding);
+    k.head = CostFrozenHead(c);
+  }
   return k;
 }
 
@@ -97,9 +139,14 @@ std::vector<StagePlan> PlanStages(const StepContext& c) {
   const std::vector<int> chunk = PipelineChunkLayers(c.s, c.m.layers, c.m.mtp_layers);
   std::vector<StagePlan> plans(c.p);
   int layer = 0;
+  const int frozen = finetune::FrozenLayers(c.m, c.s);  // the first layers of the model
   for (int vs = 0; vs < c.p * c.v; ++vs)
-    for (int j = 0; j < chunk[vs]; ++j, ++layer)
-      (c.m.layer_is_moe(layer) ? plans[vs % c.p].layers.moe : plans[vs % c.p].layers.dense)++;
+    for (int j = 0; j < chunk[vs]; ++j, ++layer) {
+      graph::StageLayers& sl = plans[vs % c.p].layers;
+      const bool moe = c.m.layer_is_moe(layer);
+      (moe ? sl.moe : sl.dense)++;
+      if (layer < frozen) (moe ? sl.frozen_moe : sl.frozen_dense)++;
+    }
   for (int k = 0; k < c.p; ++k) {
     StagePlan& sp = plans[k];
     sp.index = k;
@@ -120,10 +167,23 @@ StageCost CostStage(const StepContext& c, const StagePlan& plan, const LayerKind
   LayerCost& sum = sc.sum;
   const int n = plan.num_layers();
   const double frac_full = n > 0 ? static_cast<double>(plan.full_recompute_layers) / n : 0;
-  AccumulateKind(sum, kinds.dense, plan.layers.dense, frac_full, c.s.recompute);
-  AccumulateKind(sum, kinds.moe, plan.layers.moe, frac_full, c.s.recompute);
+  const graph::StageLayers& sl = plan.layers;
+  AccumulateKind(sum, kinds.dense, sl.dense - sl.frozen_dense, frac_full, c.s.recompute);
+  AccumulateKind(sum, kinds.moe, sl.moe - sl.frozen_moe, frac_full, c.s.recompute);
+  Accumulate(sum, kinds.dense_fwd, sl.frozen_dense);  // frozen: forward only
+  Accumulate(sum, kinds.moe_fwd, sl.frozen_moe);
   if (plan.layers.first) Accumulate(sum, kinds.embedding, 1);
   if (plan.layers.last) Accumulate(sum, kinds.head, 1);
+  // Reference (and KTO's KL) forwards of the whole stage, per micro-batch.
+  if (const int scoring = finetune::ScoringForwards(c.s); scoring > 0) {
+    LayerCost ref;
+    Accumulate(ref, kinds.dense_fwd, sl.dense);
+    Accumulate(ref, kinds.moe_fwd, sl.moe);
+    if (sl.first) Accumulate(ref, kinds.embedding_fwd, 1);
+    if (sl.last) Accumulate(ref, kinds.head_fwd, 1);
+    sc.scoring_s = scoring * (ref.fwd_compute_s + ref.fwd_comm_s);
+    Accumulate(sum, ref, scoring);
+  }
   // DeepSeek-V3 multi-token prediction: each module is one more block and one more head + loss
   // on the last stage (its 2h->h projection is small and folded in).
   if (plan.layers.last && c.m.mtp_layers > 0) {

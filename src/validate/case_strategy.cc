@@ -1,6 +1,8 @@
 // Filling a validation case's strategy from the case and its framework profile.
 #include "validate/case_strategy.h"
 
+#include <regex>
+
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
 
@@ -156,6 +158,71 @@ Status ReadRecompute(const json& j, const std::string& where, const Framework& f
   return Status::Ok();
 }
 
+// The number before `word` in the notes ("200 virtual KV tokens"), or 0.
+int NumberBefore(const std::string& notes, const char* word) {
+  std::smatch mt;
+  const std::regex re(std::string("([0-9]+) ") + word);
+  return std::regex_search(notes, mt, re) ? std::stoi(mt[1].str()) : 0;
+}
+
+// The `lora` object: rank, alpha, targets (a list, "all-linear" or null), quant_bits.
+Status ReadLora(const json& lora, const std::string& where, Strategy& s, Recorder& rec) {
+  if (!lora.is_object()) return Status::Ok();
+  if (Given(lora, "rank")) s.lora_rank = lora["rank"].get<int>();
+  if (Given(lora, "alpha")) s.lora_alpha = lora["alpha"].get<double>();
+  if (Given(lora, "quant_bits") && lora["quant_bits"].get<int>() == 4 &&
+      s.method == FtMethod::kLora)
+    s.method = FtMethod::kQlora;
+  if (!Given(lora, "targets")) {
+    rec.Default("lora.targets", "all-linear", "not in the case: LLaMA-Factory's lora_target all");
+    return Status::Ok();
+  }
+  std::string list;
+  if (lora["targets"].is_string()) list = lora["targets"].get<std::string>();
+  for (const json& name : lora["targets"].is_array() ? lora["targets"] : json::array()) {
+    if (!name.is_string()) continue;
+    if (!list.empty()) list += ',';
+    list += name.get<std::string>();
+  }
+  auto mask = ParseLoraTargets(list);
+  if (!mask.ok()) return Status::Invalid(where + ": lora.targets: " + mask.status().message());
+  s.lora_targets = mask.value();
+  return Status::Ok();
+}
+
+// stage, method, lora and the method's settings the notes state (virtual tokens, IA3 targets,
+// trained embeddings: "LoRA (emb)", pure bf16 training).
+Status ReadFinetune(const json& j, const std::string& where, const std::string& notes, Strategy& s,
+                    Recorder& rec) {
+  if (Given(j, "stage")) {
+    auto st = ParseTrainStage(j["stage"].get<std::string>());
+    if (!st.ok()) return Status::Invalid(where + ": " + st.status().message());
+    s.stage = st.value();
+  }
+  if (Given(j, "method")) {
+    auto m = ParseFtMethod(j["method"].get<std::string>());
+    if (!m.ok()) return Status::Invalid(where + ": " + m.status().message());
+    s.method = m.value();
+  }
+  if (s.method == FtMethod::kIa3)  // PEFT's llama mapping: k_proj, v_proj, down_proj
+    s.lora_targets = notes.find("all linear") != std::string::npos ? kLoraAllLinear
+                                                                   : kLoraK | kLoraV | kLoraDown;
+  if (j.contains("lora"))
+    if (Status st = ReadLora(j["lora"], where, s, rec); !st.ok()) return st;
+  if (const int nv = NumberBefore(notes, "virtual"); nv > 0) s.virtual_tokens = nv;
+  // seq is the mean of batches padded to their longest sample: "... is that MEAN (max 768)".
+  std::smatch mt;
+  if (std::regex_search(notes, mt, std::regex("MEAN \\(max ([0-9]+)\\)")))
+    s.max_seq = std::stoi(mt[1].str());
+  s.train_embeddings = notes.find("LoRA (emb)") != std::string::npos;
+  // torchtune's fsdp_cpu_offload: optimizer states and the step on the host.
+  if (notes.find("fsdp_cpu_offload=True") != std::string::npos) {
+    s.offload_optimizer = true;
+    rec.Default("offload_optimizer", "true", "case notes: fsdp_cpu_offload=True");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePick& pick,
@@ -167,6 +234,11 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
   if (Status st = ReadParallel(j, where, fw, c, rec); !st.ok()) return st;
   ApplyProfile(fw, c.hw, notes, s, rec);
   if (Status st = ReadRecompute(j, where, fw, c, rec); !st.ok()) return st;
+  if (Status st = ReadFinetune(j, where, notes, s, rec); !st.ok()) return st;
+  // Models loaded in bf16 and trained without autocast keep bf16 optimizer states and
+  // gradients, with no fp32 master copy (the PEFT harness: "no autocast"; torchtune: bf16).
+  s.master_weights = !fw.pure_bf16;
+  if (fw.pure_bf16) rec.Profile("master_weights", "false");
   s = NormaliseStrategy(s);  // vpp > 1: interleaved; fsdp: zero >= 2; the batch both ways
   return Status::Ok();
 }

@@ -43,8 +43,10 @@ Framework ReadProfile(const json& f) {
   w.ep_overlap = f.value("ep_comm_overlap", 0.0);
   w.dedup = f.value("moe_dedup_dispatch", false);
   w.fa2 = f.value("attention", "") == "fa2";
+  w.pure_bf16 = f.value("pure_bf16", false);
   w.recompute = f.value("recompute", "auto");
-  for (const json& n : f.value("frameworks", json::array())) w.names.push_back(n.get<std::string>());
+  for (const json& n : f.value("frameworks", json::array()))
+    w.names.push_back(n.get<std::string>());
   ReadExecution(f, w.exec);
   return w;
 }

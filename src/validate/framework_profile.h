@@ -19,6 +19,7 @@ struct Framework {
   bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false, fa2 = false;
   double ep_overlap = 0;
   bool dedup = false;
+  bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
   int zero = 0, mbs = 1;
   Execution exec;  // host issue rate, optimizer implementation

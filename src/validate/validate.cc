@@ -44,10 +44,10 @@ Status ReadAttention(const json& j, AttentionSpec& a, const std::string& where) 
   return ValidateAttention(a).WithContext(where + ": attention");
 }
 
-// The case's optimizer: muon (Newton-Schulz on hidden matrices), else Adam-family.
+// The case's optimizer (trainsim/finetune.h names); an unknown one stays AdamW.
 void ReadOptimizer(const json& j, Execution& e) {
-  if (j.contains("optimizer") && j["optimizer"].is_string() && j["optimizer"] == "muon")
-    e.optimizer = OptimizerKind::kMuon;
+  if (j.contains("optimizer") && j["optimizer"].is_string())
+    if (auto k = ParseOptimizer(j["optimizer"].get<std::string>()); k.ok()) e.optimizer = *k;
 }
 
 std::string Family(const std::string& id) {

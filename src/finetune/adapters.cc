@@ -1,0 +1,197 @@
+// The adapters of the PEFT methods as ops and parameter counts, per adapted linear module of a
+// layer (Hugging Face PEFT 0.19 implementations; trainable counts checked against PEFT's printed
+// counts in src/finetune/finetune_test.cc).
+#include <algorithm>
+#include <cmath>
+
+#include "finetune/method.h"
+#include "finetune/modules.h"
+#include "util/units.h"
+
+namespace trainsim::finetune {
+namespace {
+
+using graph::Op;
+using graph::OpKind;
+constexpr double kAct = units::kBf16Bytes;
+
+// A thin GEMM (one side at most kThinSide, e.g. the rank r of an adapter) does a few FLOPs per
+// byte it moves, far below any GPU's FLOP/byte balance (H100: 295): it is costed as the memory
+// traffic of its operands and result, forward, and twice that backward when its weight is
+// trained (data and weight gradients each read the same operands), once when frozen. The GEMM
+// efficiency model is fitted on full-size GEMMs and would price a rank-8 GEMM at 0.1 % of peak.
+constexpr double kThinSide = 256;
+
+Op Gemm(const char* name, double m, double k, double n, double batch, double saved_bytes,
+        bool trainable) {
+  if (std::min({m, k, n}) <= kThinSide) {
+    Op op;
+    op.name = name;
+    op.kind = OpKind::kMemory;
+    op.flops = 2.0 * m * n * k * batch;
+    op.bytes = (m * k + k * n + m * n) * batch * kAct;
+    op.bwd_bytes_factor = trainable ? 2 : 1;
+    op.bwd_kernels = trainable ? 2 : 1;
+    op.saved_bytes = saved_bytes;
+    op.param_tensors = trainable ? batch : 0;
+    return op;
+  }
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kGemm;
+  op.m = m, op.k = k, op.n = n, op.batch = batch;
+  op.flops = 2.0 * m * n * k * batch;
+  op.saved_bytes = saved_bytes;
+  op.trainable = trainable;
+  op.param_tensors = trainable ? batch : 0;
+  if (!trainable) op.bwd_kernels = 1;
+  return op;
+}
+
+// An element-wise pass of `passes` reads/writes of `elems` 16-bit values forward, and
+// `bwd_passes` in backward (0: nothing).
+Op Elementwise(const char* name, double elems, double passes, double bwd_passes, int kernels,
+               double saved_bytes = 0) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kMemory;
+  op.bytes = passes * elems * kAct;
+  op.bwd_bytes_factor = passes > 0 ? bwd_passes / passes : 0;
+  op.fwd_kernels = kernels;
+  op.bwd_kernels = bwd_passes > 0 ? kernels : 0;
+  op.saved_bytes = saved_bytes;
+  return op;
+}
+
+// LoRA x -> B(A(x)) * scaling + base (PEFT tuners/lora/layer.py Linear.forward): two thin
+// GEMMs, the scaling (read + write of T x d_out) and the add (two reads, one write): 5 passes;
+// backward: the scaling's gradient (2 passes). A's input is the base GEMM's saved input.
+void LoraOps(const Linear& l, double T, double r, bool trainable, std::vector<Op>& out) {
+  out.push_back(Gemm("lora_a", T, l.d_in, r, 1, 0, trainable));
+  out.push_back(Gemm("lora_b", T, r, l.d_out, 1, T * r * kAct, trainable));
+  out.push_back(Elementwise("lora_scale_add", T * l.d_out, 5, 2, 2));
+}
+
+// DoRA (PEFT tuners/lora/dora.py DoraLinearLayer.forward): B@A materialised (d_out x r x d_in),
+// the column norm of W + scaling*BA (read W and BA, write the sum, read it for the norm: 4
+// passes over the matrix), detached from the graph as the DoRA paper (Liu et al. 2024,
+// section 4.3) prescribes: no backward; then the magnitude rescaling of base and LoRA outputs
+// (4 passes over T x d_out, 4 in backward).
+void DoraOps(const Linear& l, double T, double r, std::vector<Op>& out) {
+  Op ba = Gemm("dora_lora_weight", l.d_out, r, l.d_in, 1, 0, false);
+  ba.fwd_only = true;
+  out.push_back(ba);
+  Op norm = Elementwise("dora_weight_norm", l.d_in * l.d_out, 4, 0, 3);
+  norm.fwd_only = true;
+  out.push_back(norm);
+  out.push_back(Elementwise("dora_magnitude", T * l.d_out, 4, 4, 3));
+}
+
+// LoHa / LoKr (PEFT tuners/loha, tuners/lokr): the delta weight is materialised every step and
+// applied with a full-size F.linear, whose weight gradient is the delta's gradient.
+void DeltaWeightOps(const Linear& l, double T, double r, bool loha, std::vector<Op>& out) {
+  const double w = l.d_in * l.d_out;
+  if (loha) {
+    // (B1 A1) * (B2 A2): two d_out x r x d_in GEMMs and the Hadamard product (3 passes).
+    out.push_back(Gemm("loha_factors", l.d_out, r, l.d_in, 2, 0, true));
+    out.push_back(Elementwise("loha_hadamard", w, 3, 4, 1));
+  } else {
+    // Kronecker product w1 (x) w2: one write of the full matrix; backward reads its gradient.
+    out.push_back(Elementwise("lokr_kron", w, 1, 2, 1));
+  }
+  out.push_back(Gemm(loha ? "loha_linear" : "lokr_linear", T, l.d_in, l.d_out, 1, 0, true));
+  out.push_back(Elementwise("delta_add", T * l.d_out, 3, 0, 1));
+}
+
+// OFT (PEFT tuners/oft): the input is rotated by a block-diagonal orthogonal matrix of r blocks
+// of size b = d_in / r (a batched b x b GEMM per token, whose input is saved), built by the
+// Cayley transform (I + Q)(I - Q)^-1 of every block each step (a solve: ~2 b^3 per block).
+void OftOps(const Linear& l, double T, double r, std::vector<Op>& out) {
+  const double b = l.d_in / r;
+  out.push_back(Gemm("oft_cayley", b, b, b, 2 * r, 0, true));
+  out.push_back(Gemm("oft_rotate", T, b, b, r, T * l.d_in * kAct, true));
+  out.back().m = T, out.back().flops = 2.0 * T * l.d_in * b;
+}
+
+}  // namespace
+
+// Adapter ops of one module; `T` tokens per rank.
+void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vector<Op>& out) {
+  const double r = s.lora_rank;
+  switch (s.method) {
+    case FtMethod::kLora:
+    case FtMethod::kQlora:
+    case FtMethod::kPissa:
+    case FtMethod::kAdalora:
+      LoraOps(l, T, r, true, out);
+      break;
+    case FtMethod::kDora:
+      LoraOps(l, T, r, true, out);
+      DoraOps(l, T, r, out);
+      break;
+    case FtMethod::kVera:
+      // Frozen shared A and B (no weight gradients); the trained vectors scale r and d_out.
+      LoraOps(l, T, r, false, out);
+      out.push_back(Elementwise("vera_scale", T * (r + l.d_out), 2, 4, 2));
+      break;
+    case FtMethod::kLoha:
+    case FtMethod::kLokr:
+      DeltaWeightOps(l, T, r, s.method == FtMethod::kLoha, out);
+      break;
+    case FtMethod::kOft:
+      OftOps(l, T, r, out);
+      break;
+    case FtMethod::kIa3:
+      // x * l (feed-forward modules scale the input) or y * l: one read and one write; the
+      // backward scales the gradient and reduces the vector's gradient over the tokens.
+      out.push_back(Elementwise("ia3_scale", T * (l.ia3_input ? l.d_in : l.d_out), 2, 3, 1,
+                                T * (l.ia3_input ? l.d_in : l.d_out) * kAct));
+      break;
+    default:
+      break;
+  }
+}
+
+// PEFT's factorization(dimension, factor=-1) (tuners/lokr/layer.py): the divisor pair (m, n),
+// m <= n, closest to the square root.
+std::pair<double, double> Factorize(double dim) {
+  const long long d = std::llround(dim);
+  long long m = static_cast<long long>(std::sqrt(static_cast<double>(d)));
+  while (m > 1 && d % m != 0) --m;
+  return {static_cast<double>(m), static_cast<double>(d / std::max(1LL, m))};
+}
+
+double ModuleAdapterParams(const Strategy& s, const Linear& l) {
+  const double r = s.lora_rank, in = l.d_in, out = l.d_out;
+  switch (s.method) {
+    case FtMethod::kLora:
+    case FtMethod::kQlora:
+    case FtMethod::kPissa:
+      return r * (in + out);
+    case FtMethod::kDora:
+      return r * (in + out) + out;  // + the magnitude vector
+    case FtMethod::kAdalora:
+      return r * (in + out) + r;  // P, Q and the singular values E
+    case FtMethod::kVera:
+      return r + out;  // lambda_d and lambda_b
+    case FtMethod::kLoha:
+      return 2 * r * (in + out);
+    case FtMethod::kLokr: {
+      // w1 full (out_l x in_l); w2 full when r >= half its larger side, else low rank.
+      const auto [ol, ok] = Factorize(out);
+      const auto [il, ik] = Factorize(in);
+      const double w2 = r >= std::max(ok, ik) / 2 ? ok * ik : r * (ok + ik);
+      return ol * il + w2;
+    }
+    case FtMethod::kOft: {
+      const double b = in / r;  // r blocks, each a skew-symmetric b x b (upper triangle)
+      return r * b * (b - 1) / 2;
+    }
+    case FtMethod::kIa3:
+      return l.ia3_input ? in : out;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace trainsim::finetune

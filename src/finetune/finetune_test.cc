@@ -1,0 +1,235 @@
+// Closed forms and invariants of the fine-tuning methods and stages (issue 12, "Tests").
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "finetune/method.h"
+#include "graph/graph.h"
+#include "memory/optimizer_states.h"
+#include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
+
+namespace trainsim {
+namespace {
+
+ModelSpec Model(const char* id) {
+  auto m = LoadModelPreset(id);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.value();
+}
+
+// Llama-3.2-3B as the PEFT method-comparison cases give it (HF config.json).
+ModelSpec Llama32_3B() {
+  auto m = ParseModelJson(R"({"name": "Llama-3.2-3B", "hidden_size": 3072,
+      "num_hidden_layers": 28, "num_attention_heads": 24, "num_key_value_heads": 8,
+      "head_dim": 128, "intermediate_size": 8192, "vocab_size": 128256, "hidden_act": "silu",
+      "tie_word_embeddings": true})",
+                          "test");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.value();
+}
+
+// Trainable parameters of the whole model on one rank.
+double Trainable(const ModelSpec& m, const Strategy& s) {
+  graph::StageLayers sl;
+  sl.dense = m.layers;
+  sl.first = sl.last = true;
+  double n = 0;
+  for (const graph::ParamGroup& g : graph::StageParamGroups(m, s, sl))
+    if (g.trainable) n += g.count;
+  return n;
+}
+
+Strategy OneGpu(FtMethod method, int rank = 8, int targets = kLoraAllLinear) {
+  Strategy s;
+  s.world_size = 1;
+  s.seq = 1024;
+  s.mbs = 1;
+  s.gbs = 8;
+  s.stage = TrainStage::kSft;
+  s.method = method;
+  s.lora_rank = rank;
+  s.lora_targets = targets;
+  return NormaliseStrategy(s);
+}
+
+// PEFT's print_trainable_parameters for Meta-Llama-3-8B with LoRA on q,k,v,o,gate,up,down:
+// 20,971,520 at r 8 (the figure published with the PEFT / Unsloth Llama-3 notebooks), and r
+// times that over 8 at r 16 and 64.
+TEST(Lora, Llama3_8BAdapterCountsMatchPeft) {
+  const ModelSpec m = Model("llama3-8b");
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 8)), 20971520.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 16)), 41943040.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 64)), 167772160.0);
+  // r * (d_in + d_out) per matrix: q and v only, r 8: 32 * 8 * ((4096 + 4096) + (4096 + 1024)).
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 8, kLoraQ | kLoraV)), 3407872.0);
+}
+
+// The trainable counts the PEFT method-comparison harness printed for Llama-3.2-3B
+// (shared/validation/cases/finetune.jsonl, ft_peft notes).
+TEST(Peft, MethodComparisonTrainableCounts) {
+  const ModelSpec m = Llama32_3B();
+  const int qv = kLoraQ | kLoraV;
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 32, qv)), 9175040.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kDora, 32, qv)), 9289728.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kAdalora, 64, qv)), 18353664.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLoha, 32, qv)), 18350080.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kVera, 256, qv)), 129024.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kOft, 32, qv)), 8171520.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 10, kLoraGate | kLoraUp | kLoraDown)),
+                   9461760.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kIa3, 8, kLoraK | kLoraV | kLoraDown)), 286720.0);
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kIa3, 8, kLoraAllLinear)), 630784.0);
+  Strategy s = OneGpu(FtMethod::kPrefixTuning);
+  s.virtual_tokens = 200;
+  EXPECT_DOUBLE_EQ(Trainable(m, s), 11468800.0);
+  s.method = FtMethod::kPromptTuning;
+  EXPECT_DOUBLE_EQ(Trainable(m, s), 614400.0);
+  s.method = FtMethod::kPTuning;
+  s.virtual_tokens = 20;
+  EXPECT_DOUBLE_EQ(Trainable(m, s), 28382208.0);
+}
+
+TEST(Qlora, BaseWeightsInNf4WithDoubleQuantisation) {
+  // 4 + 8/64 + 32/(64*256) = 4.127 bits (QLoRA paper, section 3).
+  EXPECT_NEAR(finetune::kNf4BytesPerParam * 8, 4.127, 1e-3);
+  const ModelSpec m = Model("llama3-8b");
+  const Strategy s = OneGpu(FtMethod::kQlora);
+  graph::StageLayers sl;
+  sl.dense = m.layers;
+  sl.first = sl.last = true;
+  double weights = 0, base = 0;
+  for (const graph::ParamGroup& g : graph::StageParamGroups(m, s, sl)) {
+    weights += g.count * g.bytes_per_param;
+    if (std::string(g.name) == "layers") base = g.count;
+  }
+  const double vocab = 2.0 * m.vocab * m.hidden;  // untied embedding and head stay bf16
+  EXPECT_NEAR(weights, base * finetune::kNf4BytesPerParam + vocab * 2 + 20971520.0 * 2, 1e6);
+  EXPECT_LT(weights / 1e9, 6.0);  // an 8 B model in under 6 GB
+}
+
+TEST(Optimizer, BytesPerParameter) {
+  Strategy s;
+  EXPECT_DOUBLE_EQ(memory::OptimizerBytesPerParam(s), 12.0);  // fp32 master, m, v
+  EXPECT_DOUBLE_EQ(memory::OptimizerTrafficBytesPerParam(s), 30.0);
+  s.master_weights = false;
+  EXPECT_DOUBLE_EQ(memory::OptimizerBytesPerParam(s), 4.0);  // bf16 m, v
+  s.exec.optimizer = OptimizerKind::kAdamW8bit;
+  EXPECT_NEAR(memory::OptimizerBytesPerParam(s), 2.0, 0.01);
+  s.exec.optimizer = OptimizerKind::kPagedAdamW8bit;
+  EXPECT_DOUBLE_EQ(memory::OptimizerBytesPerParam(s), 0.0);  // outside the torch allocator
+  EXPECT_NEAR(memory::PagedOptimizerBytesPerParam(s), 2.0, 0.01);
+  s.exec.optimizer = OptimizerKind::kLion;
+  EXPECT_DOUBLE_EQ(memory::OptimizerBytesPerParam(s), 2.0);
+  s.master_weights = true;
+  EXPECT_DOUBLE_EQ(memory::OptimizerBytesPerParam(s), 8.0);
+  s.exec.optimizer = OptimizerKind::kSgd;
+  EXPECT_DOUBLE_EQ(memory::OptimizerBytesPerParam(s), 8.0);
+  s.exec.optimizer = OptimizerKind::kAdafactor;
+  EXPECT_LT(memory::OptimizerBytesPerParam(s), 4.1);
+}
+
+HardwareSpec H100() {
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  EXPECT_TRUE(hw.ok());
+  return hw.value();
+}
+
+StepReport Step(const ModelSpec& m, const Strategy& s) {
+  auto r = Simulate(m, H100(), s);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r.value() : StepReport{};
+}
+
+TEST(Lora, UsesLessMemoryAndSkipsWeightGradients) {
+  const ModelSpec m = Model("llama3-8b");
+  const StepReport full = Step(m, OneGpu(FtMethod::kFull));
+  const StepReport lora = Step(m, OneGpu(FtMethod::kLora));
+  EXPECT_LT(lora.peak_mem_bytes, 0.5 * full.peak_mem_bytes);
+  EXPECT_LT(lora.stages[0].bwd_weight_per_mb_s, 0.1 * full.stages[0].bwd_weight_per_mb_s);
+  EXPECT_LT(lora.stages[0].fwd_per_mb_s, 1.3 * full.stages[0].fwd_per_mb_s);
+  EXPECT_LT(lora.step_time_s, full.step_time_s);
+}
+
+TEST(Freeze, FreezingMoreLayersNeverSlowsAStep) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy s = OneGpu(FtMethod::kFreeze);
+  double last = 1e30;
+  for (int frozen = 0; frozen <= m.layers; frozen += 4) {
+    s.freeze_layers = frozen;
+    const StepReport r = Step(m, s);
+    EXPECT_LE(r.step_time_s, last * (1 + 1e-12)) << frozen << " frozen layers";
+    last = r.step_time_s;
+  }
+  s.freeze_layers = m.layers + 1;
+  EXPECT_FALSE(Simulate(m, H100(), s).ok());
+}
+
+// DPO: chosen and rejected through the policy (an SFT step on twice the sequences) plus the
+// reference forward; SimPO has no reference.
+TEST(Dpo, TwoPolicySequencesPlusAReferenceForward) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy sft = OneGpu(FtMethod::kLora);
+  sft.mbs = 2;
+  sft.gbs = 16;
+  Strategy dpo = OneGpu(FtMethod::kLora);
+  dpo.stage = TrainStage::kDpo;  // mbs 1 and gbs 8 pairs
+  const StepReport a = Step(m, sft), b = Step(m, dpo);
+  ASSERT_EQ(b.phases.size(), 2u);
+  EXPECT_EQ(b.phases[0].name, "scoring");
+  const double scoring = b.phases[0].time_s;
+  EXPECT_GT(scoring, 0.15 * b.step_time_s);
+  EXPECT_NEAR(b.step_time_s - scoring, a.step_time_s, 1e-9 * a.step_time_s);
+  dpo.stage = TrainStage::kSimpo;
+  const StepReport c = Step(m, dpo);
+  EXPECT_NEAR(c.step_time_s, a.step_time_s, 1e-9 * a.step_time_s);
+  EXPECT_TRUE(c.phases.empty());
+  // A full-parameter DPO policy holds a frozen reference copy; precomputed log-probs skip its
+  // forward.
+  dpo = OneGpu(FtMethod::kFull);
+  dpo.stage = TrainStage::kDpo;
+  const StepReport d = Step(m, dpo);
+  dpo.precompute_ref = true;
+  const StepReport e = Step(m, dpo);
+  EXPECT_LT(e.step_time_s, d.step_time_s);
+  EXPECT_DOUBLE_EQ(e.peak_mem_bytes, d.peak_mem_bytes);
+}
+
+TEST(Stages, RlStagesAreRefusedByName) {
+  Strategy s = OneGpu(FtMethod::kFull);
+  s.stage = TrainStage::kGrpo;
+  auto r = Simulate(Model("llama3-8b"), H100(), s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("stage: grpo"), std::string::npos);
+  EXPECT_FALSE(ParseFtMethod("other:boft").ok());
+  EXPECT_EQ(ParseFtMethod("other:ia3").value(), FtMethod::kIa3);
+}
+
+TEST(Packing, MeanLengthShrinksThePackedRows) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy s = OneGpu(FtMethod::kLora);
+  const StepReport full_rows = Step(m, s);
+  s.mean_seq = 256;  // 8 samples of 256 tokens fill 2 rows of 1024
+  const StepReport packed = Step(m, s);
+  s.packing = false;  // padded: 8 rows of 1024 as before
+  const StepReport padded = Step(m, s);
+  EXPECT_LT(packed.step_time_s, 0.4 * full_rows.step_time_s);
+  EXPECT_DOUBLE_EQ(padded.step_time_s, full_rows.step_time_s);
+}
+
+TEST(FinetuneValidation, StaysUnderItsRatchet) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/finetune.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_LE(res->skipped, ratchet["finetune_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["finetune_time_mape_max"].get<double>());
+  EXPECT_LE(res->mem_mape, ratchet["finetune_memory_mape_max"].get<double>());
+}
+
+}  // namespace
+}  // namespace trainsim

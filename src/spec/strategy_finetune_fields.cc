@@ -1,0 +1,89 @@
+// Setters and getters of the fine-tuning rows of the Strategy schema.
+#include "spec/strategy_finetune_fields.h"
+
+#include "spec/field_text.h"
+
+namespace trainsim::detail::finetune_fields {
+namespace {
+
+// The enum parsers' messages start with their field name; the schema's callers add the key.
+Status RuleOnly(const Status& st) {
+  const std::string& m = st.message();
+  const size_t colon = m.find(": ");
+  if (st.ok() || colon == std::string::npos) return st;
+  return Status::Invalid(m.substr(colon + 2));
+}
+
+}  // namespace
+
+Status SetStage(Strategy& s, std::string_view t) {
+  auto r = ParseTrainStage(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.stage = r.value();
+  return Status::Ok();
+}
+std::string GetStage(const Strategy& s) {
+  return std::string(TrainStageName(s.stage));
+}
+
+Status SetMethod(Strategy& s, std::string_view t) {
+  auto r = ParseFtMethod(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.method = r.value();
+  return Status::Ok();
+}
+std::string GetMethod(const Strategy& s) {
+  return std::string(FtMethodName(s.method));
+}
+
+Status SetLoraAlpha(Strategy& s, std::string_view t) {
+  if (Status st = ParseNumberText(t, 1e-9, 1e9, s.lora_alpha); !st.ok())
+    return Status::Invalid("must be a number > 0, got '" + std::string(t) + "'");
+  return Status::Ok();
+}
+std::string GetLoraAlpha(const Strategy& s) {
+  return NumberText(s.lora_alpha);
+}
+
+Status SetLoraTargets(Strategy& s, std::string_view t) {
+  auto r = ParseLoraTargets(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.lora_targets = r.value();
+  return Status::Ok();
+}
+std::string GetLoraTargets(const Strategy& s) {
+  return LoraTargetsName(s.lora_targets);
+}
+
+Status SetFreezeLayers(Strategy& s, std::string_view t) {
+  return ParseIntText(t, -1, s.freeze_layers);
+}
+std::string GetFreezeLayers(const Strategy& s) {
+  return s.freeze_layers >= 0 ? std::to_string(s.freeze_layers) : std::string();
+}
+
+Status SetOptimizer(Strategy& s, std::string_view t) {
+  auto r = ParseOptimizer(t);
+  if (!r.ok()) return RuleOnly(r.status());
+  s.exec.optimizer = r.value();
+  return Status::Ok();
+}
+std::string GetOptimizer(const Strategy& s) {
+  return std::string(OptimizerName(s.exec.optimizer));
+}
+
+Status SetMeanSeq(Strategy& s, std::string_view t) {
+  return ParseIntText(t, 0, s.mean_seq);
+}
+std::string GetMeanSeq(const Strategy& s) {
+  return s.mean_seq > 0 ? std::to_string(s.mean_seq) : std::string();
+}
+
+Status SetMaxSeq(Strategy& s, std::string_view t) {
+  return ParseIntText(t, 0, s.max_seq);
+}
+std::string GetMaxSeq(const Strategy& s) {
+  return s.max_seq > 0 ? std::to_string(s.max_seq) : std::string();
+}
+
+}  // namespace trainsim::detail::finetune_fields

@@ -1,0 +1,29 @@
+// Setters and getters of the fine-tuning rows of the Strategy schema (strategy_schema.cc; the
+// fields are documented in trainsim/strategy.h and docs/FINETUNE.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "trainsim/strategy.h"
+
+namespace trainsim::detail::finetune_fields {
+
+Status SetStage(Strategy& s, std::string_view t);
+std::string GetStage(const Strategy& s);
+Status SetMethod(Strategy& s, std::string_view t);
+std::string GetMethod(const Strategy& s);
+Status SetLoraAlpha(Strategy& s, std::string_view t);
+std::string GetLoraAlpha(const Strategy& s);
+Status SetLoraTargets(Strategy& s, std::string_view t);
+std::string GetLoraTargets(const Strategy& s);
+Status SetFreezeLayers(Strategy& s, std::string_view t);
+std::string GetFreezeLayers(const Strategy& s);  // "" (null) for -1
+Status SetOptimizer(Strategy& s, std::string_view t);
+std::string GetOptimizer(const Strategy& s);
+Status SetMeanSeq(Strategy& s, std::string_view t);
+std::string GetMeanSeq(const Strategy& s);  // "" (null) for 0
+Status SetMaxSeq(Strategy& s, std::string_view t);
+std::string GetMaxSeq(const Strategy& s);  // "" (null) for 0
+
+}  // namespace trainsim::detail::finetune_fields
