@@ -638,6 +638,7 @@ assert "efficiency" in a and "hbm_gib" in a, a
   else
     bad "SimuMax: system file loads as hardware; *_net and pp_comm_async listed" "$msg"
   fi
+fi
 # --- infer: serving latency and throughput (docs/INFERENCE.md) -------------------------------------
 if expect_ok "infer --json" infer --model llama3-8b --hardware h100_sxm_80gb --prompt-len 512 --output-len 128 --batch 8 --json; then
   if msg=$(python3 -c '

@@ -219,7 +219,7 @@ int RunSimulate(const SimulateArgs& a) {
   if (mg) rep.value().ignored = mg->reading.ignored;
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
-  AddInputNotes(a, fw.value(), rep.value());
+  AddInputNotes(a, fw, rep.value());
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
   const SimulateArgs& ta = a;

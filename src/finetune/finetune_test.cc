@@ -149,7 +149,10 @@ TEST(Lora, UsesLessMemoryAndSkipsWeightGradients) {
   const StepReport lora = Step(m, OneGpu(FtMethod::kLora));
   EXPECT_LT(lora.peak_mem_bytes, 0.5 * full.peak_mem_bytes);
   EXPECT_LT(lora.stages[0].bwd_weight_per_mb_s, 0.1 * full.stages[0].bwd_weight_per_mb_s);
-  EXPECT_LT(lora.stages[0].fwd_per_mb_s, 1.3 * full.stages[0].fwd_per_mb_s);
+  // Unmerged adapters re-read each adapted GEMM's input and add into its output (memory-bound):
+  // about a third more forward time on Llama-3-8B's projections at the measured GEMM rates.
+  EXPECT_LT(lora.stages[0].fwd_per_mb_s, 1.45 * full.stages[0].fwd_per_mb_s);
+  EXPECT_GT(lora.stages[0].fwd_per_mb_s, full.stages[0].fwd_per_mb_s);
   EXPECT_LT(lora.step_time_s, full.step_time_s);
 }
 
