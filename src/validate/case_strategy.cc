@@ -42,7 +42,10 @@ Status ReadTop(const json& j, const std::string& where, const Framework& fw, Str
   top.String("precision", precision);
   if (!top.status().ok()) return top.status();
   auto dt = ParseDType(precision);
-  if (!dt.ok()) return Status::Invalid(where + ": precision: " + dt.status().message());
+  if (!dt.ok()) {  // ParseDType's message starts "dtype: "; the case's key is "precision"
+    const std::string msg = dt.status().message();
+    return Status::Invalid(where + ": precision: " + msg.substr(msg.find(": ") + 2));
+  }
   s.dtype = dt.value();
   if (!Given(j, "gpus"))
     rec.Default("gpus", std::to_string(s.world_size), "not in the case: one 8-GPU node");
