@@ -129,7 +129,8 @@ void FuzzVary(std::string_view text) {
   CheckError(systems.status());
   if (systems.ok())
     for (const SweepSystem& s : systems.value())
-      if (Status st = ValidateHardware(s.hw); !st.ok()) Broken("vary gave bad hardware", st.message());
+      if (Status st = ValidateHardware(s.hw); !st.ok())
+        Broken("vary gave bad hardware", st.message());
 }
 
 void FuzzSearchShard(std::string_view text) {
@@ -156,11 +157,9 @@ struct Target {
 
 // One row per parser of user input (the REST bodies and new file formats go here).
 constexpr Target kTargets[] = {
-    {"model", FuzzModel},           {"hardware", FuzzHardware},
-    {"override", FuzzOverride},     {"strategy", FuzzStrategy},
-    {"megatron", FuzzMegatron},     {"validation", FuzzValidation},
-    {"vary", FuzzVary},             {"search_shard", FuzzSearchShard},
-    {"enums", FuzzEnums},
+    {"model", FuzzModel},       {"hardware", FuzzHardware},        {"override", FuzzOverride},
+    {"strategy", FuzzStrategy}, {"megatron", FuzzMegatron},        {"validation", FuzzValidation},
+    {"vary", FuzzVary},         {"search_shard", FuzzSearchShard}, {"enums", FuzzEnums},
 };
 
 const Target* Chosen() {

@@ -43,7 +43,8 @@ inline constexpr int64_t kMaxSweepPoints = 10000;
 inline constexpr int64_t kMaxSearchSpace = 1'000'000'000;
 
 // --- Outputs ------------------------------------------------------------------------------------
-// Events of the event-driven timeline (pp * vpp * micro-batches): 4 M.
-inline constexpr int64_t kMaxTraceEvents = 4'000'000;
+// Forward/backward slots of the event-driven timeline (pp * vpp * micro-batches): 10^6 (at the
+// old 4·10^6 a trace took ~75 s and ~8 GB; issue 11).
+inline constexpr int64_t kMaxTraceEvents = 1'000'000;
 
 }  // namespace trainsim::limits

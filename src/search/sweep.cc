@@ -76,8 +76,7 @@ std::string OverrideJson(const std::string& field, const std::string& value) {
 }
 
 Status ApplyVaryValue(SweepSystem& n, const std::string& field, const std::string& x) {
-  if (field != "peak_scale")
-    return ApplyHardwareOverrides(n.hw, OverrideJson(field, x), "vary");
+  if (field != "peak_scale") return ApplyHardwareOverrides(n.hw, OverrideJson(field, x), "vary");
   // peak_scale scales the peak of every dtype.
   const std::optional<double> parsed = util::ParseDouble(x);  // decimal only, no hex
   const double f = parsed.value_or(0);

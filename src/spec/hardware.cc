@@ -8,8 +8,8 @@
 #include <string>
 
 #include "spec/efficiency_read.h"
-#include "spec/field_text.h"
 #include "spec/embedded.h"
+#include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "trainsim/limits.h"
 #include "util/parse_number.h"
@@ -187,8 +187,7 @@ Status CheckRanges(const HardwareSpec& hw) {
     const std::string rule = "must be in [" + detail::NumberText(r.lo) + ", " +
                              detail::NumberText(r.hi) + "]" + (r.zero_ok ? " or 0" : "") +
                              ", got " + detail::NumberText(r.value);
-    return *r.ctx ? Status::Invalid(r.key, rule).WithContext(r.ctx)
-                   : Status::Invalid(r.key, rule);
+    return *r.ctx ? Status::Invalid(r.key, rule).WithContext(r.ctx) : Status::Invalid(r.key, rule);
   }
   if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)
     return Status::Invalid("peak_tflops", "bf16 or fp16 must be > 0");
@@ -309,9 +308,9 @@ Status ValidateHardware(const HardwareSpec& hw) {
   for (const auto* table : {&hw.scaleup_bus_by_group, &hw.scaleup_a2a_by_group})
     for (const auto& [g, e] : *table)
       if (!(e >= 1e-3 && e <= 1) || g < 2)
-        return Status::Invalid(table == &hw.scaleup_bus_by_group ? "scaleup_bus_by_group"
-                                                                  : "scaleup_a2a_by_group",
-                               "efficiencies must be in [0.001, 1] for groups >= 2");
+        return Status::Invalid(
+            table == &hw.scaleup_bus_by_group ? "scaleup_bus_by_group" : "scaleup_a2a_by_group",
+            "efficiencies must be in [0.001, 1] for groups >= 2");
   return detail::CheckEfficiency(hw.eff).WithContext("efficiency");
 }
 

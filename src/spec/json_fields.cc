@@ -12,13 +12,12 @@ namespace trainsim::detail {
 Result<nlohmann::json> ParseJsonText(std::string_view text, std::string_view origin) {
   // The input limits (trainsim/limits.h), checked before the parser sees the text.
   if (static_cast<int64_t>(text.size()) > limits::kMaxInputFileBytes)
-    return Status::Invalid("", "the text is " + std::to_string(text.size()) +
-                                   " bytes; at most " +
+    return Status::Invalid("", "the text is " + std::to_string(text.size()) + " bytes; at most " +
                                    std::to_string(limits::kMaxInputFileBytes) + " are read")
         .WithContext(origin);
   if (util::JsonNestingDepth(text, limits::kMaxJsonDepth) > limits::kMaxJsonDepth)
-    return Status::Invalid("", "JSON nested deeper than " +
-                                   std::to_string(limits::kMaxJsonDepth) + " levels")
+    return Status::Invalid(
+               "", "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels")
         .WithContext(origin);
   // Duplicate keys: the parser would silently keep the last one. One key set per open object.
   std::vector<std::set<std::string>> open;
@@ -34,8 +33,7 @@ Result<nlohmann::json> ParseJsonText(std::string_view text, std::string_view ori
   };
   try {
     nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), on_event);
-    if (!duplicate.empty())
-      return Status::Invalid(duplicate, "duplicate key").WithContext(origin);
+    if (!duplicate.empty()) return Status::Invalid(duplicate, "duplicate key").WithContext(origin);
     return j;
   } catch (const nlohmann::json::parse_error& e) {
     return Status::Parse(std::string(origin) + ": malformed JSON at byte " +

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "spec/embedded.h"
-#include "trainsim/limits.h"
 #include "trainsim/hardware.h"
+#include "trainsim/limits.h"
 #include "trainsim/model.h"
 
 namespace trainsim {
@@ -60,7 +60,8 @@ Result<std::string> ReadTextFile(std::string_view path) {
   const std::filesystem::path p{std::string(path)};
   if (std::filesystem::is_directory(p, ec))
     return Status::NotFound(std::string(path) + ": is a directory, not a file");
-  if (!std::filesystem::exists(p, ec)) return Status::NotFound(std::string(path) + ": no such file");
+  if (!std::filesystem::exists(p, ec))
+    return Status::NotFound(std::string(path) + ": no such file");
   std::ifstream in(p, std::ios::binary);
   if (!in) return Status::NotFound(std::string(path) + ": cannot be opened");
   // Read at most the limit plus one byte: a FIFO or /dev/zero has no size to ask for first.
@@ -73,8 +74,7 @@ Result<std::string> ReadTextFile(std::string_view path) {
   if (in.bad()) return Status::NotFound(std::string(path) + ": read error");
   if (static_cast<int64_t>(text.size()) > limits::kMaxInputFileBytes)
     return Status::Invalid(std::string(path) + ": larger than the " +
-                           std::to_string(limits::kMaxInputFileBytes >> 20) +
-                           " MiB input limit");
+                           std::to_string(limits::kMaxInputFileBytes >> 20) + " MiB input limit");
   return text;
 }
 

@@ -22,18 +22,15 @@ Status CheckUpperBounds(const Strategy& s) {
     const char* name;
     long long v, max;
   };
-  for (Max x : {Max{"world_size", s.world_size, limits::kMaxWorldSize},
-                Max{"tp", s.tp, limits::kMaxParallelDegree},
-                Max{"pp", s.pp, limits::kMaxParallelDegree},
-                Max{"vpp", s.vpp, limits::kMaxParallelDegree},
-                Max{"cp", s.cp, limits::kMaxParallelDegree},
-                Max{"ep", s.ep, limits::kMaxParallelDegree},
-                Max{"etp", s.etp, limits::kMaxParallelDegree},
-                Max{"seq", s.seq, limits::kMaxSeqLen}, Max{"mbs", s.mbs, limits::kMaxMicroBatch},
-                Max{"micro_batch_num", s.micro_batch_num, limits::kMaxMicroBatchNum},
-                Max{"gbs", s.gbs, limits::kMaxGlobalBatch}})
-    if (x.v > x.max)
-      return Status::Invalid(x.name, "must be <= " + S(x.max) + ", got " + S(x.v));
+  for (Max x :
+       {Max{"world_size", s.world_size, limits::kMaxWorldSize},
+        Max{"tp", s.tp, limits::kMaxParallelDegree}, Max{"pp", s.pp, limits::kMaxParallelDegree},
+        Max{"vpp", s.vpp, limits::kMaxParallelDegree}, Max{"cp", s.cp, limits::kMaxParallelDegree},
+        Max{"ep", s.ep, limits::kMaxParallelDegree}, Max{"etp", s.etp, limits::kMaxParallelDegree},
+        Max{"seq", s.seq, limits::kMaxSeqLen}, Max{"mbs", s.mbs, limits::kMaxMicroBatch},
+        Max{"micro_batch_num", s.micro_batch_num, limits::kMaxMicroBatchNum},
+        Max{"gbs", s.gbs, limits::kMaxGlobalBatch}})
+    if (x.v > x.max) return Status::Invalid(x.name, "must be <= " + S(x.max) + ", got " + S(x.v));
   const double host_us = s.exec.host_issue_us_per_kernel;
   if (!(host_us >= 0 && host_us <= 1e6))
     return Status::Invalid("host_issue_us_per_kernel", "must be in [0, 1e6]");
@@ -114,7 +111,8 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
   // still pass 2^63, so the bound is checked in double first).
   if (s.micro_batch_num > 0 &&
       static_cast<double>(s.micro_batch_num) * s.mbs * s.dp() > limits::kMaxGlobalBatch)
-    return bad("micro_batch_num", "micro_batch_num*mbs*dp must be <= " + S(limits::kMaxGlobalBatch));
+    return bad("micro_batch_num",
+               "micro_batch_num*mbs*dp must be <= " + S(limits::kMaxGlobalBatch));
   if (s.gbs > 0 && s.micro_batch_num > 0 && 1LL * s.micro_batch_num * s.mbs * s.dp() != s.gbs)
     return bad("gbs", "must equal micro_batch_num*mbs*dp");
   if ((s.schedule == PipelineSchedule::kZeroBubbleH1 ||

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "trainsim/status.h"
 #include "spec/json_fields.h"
 #include "trainsim/limits.h"
+#include "trainsim/status.h"
 #include "util/parse_number.h"
 #include "util/text_guard.h"
 #include "util/units.h"
@@ -142,12 +142,14 @@ TEST(ParseNumberTest, Doubles) {
 TEST(TextGuardTest, NestingDepthCountsBracketsOutsideStrings) {
   EXPECT_EQ(util::JsonNestingDepth("{}", 64), 1);
   EXPECT_EQ(util::JsonNestingDepth(R"({"a": [1, {"b": []}]})", 64), 4);
-  EXPECT_EQ(util::JsonNestingDepth(R"({"a": "[[[[\"[[["})", 64), 1);  // brackets in a string
+  EXPECT_EQ(util::JsonNestingDepth(R"({"a": "[[[[\"[[["})", 64), 1);    // brackets in a string
   EXPECT_EQ(util::JsonNestingDepth(std::string(100000, '['), 64), 65);  // stops past the cap
 }
 
 TEST(TextGuardTest, EscapeGivesOneLine) {
-  EXPECT_EQ(util::EscapeForTerminal("a\nb\x01" "c\td"), "a\\nb\\x01c\\td");
+  EXPECT_EQ(util::EscapeForTerminal("a\nb\x01"
+                                    "c\td"),
+            "a\\nb\\x01c\\td");
   EXPECT_EQ(util::EscapeForTerminal("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 kept
   const std::string cut = util::EscapeForTerminal(std::string(5000, 'x'), 100);
   EXPECT_EQ(cut, std::string(100, 'x') + " ... (5000 bytes)");

@@ -3,6 +3,7 @@
 
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
+#include "trainsim/limits.h"
 
 namespace trainsim::detail {
 namespace {
@@ -91,6 +92,18 @@ Status ReadParallel(const json& j, const std::string& where, const Framework& fw
   s.sp = fw.sp;
   p.Bool("sp", s.sp);
   if (!p.status().ok()) return p.status();
+  // The input limits (trainsim/limits.h) before any product of sizes is formed: tp*pp*cp of a
+  // case once wrapped to 0 and divided by zero, losing every case of the file (issue 11).
+  for (const auto& [key, v] :
+       {std::pair{"tp", s.tp}, std::pair{"pp", s.pp}, std::pair{"vpp", s.vpp},
+        std::pair{"cp", s.cp}, std::pair{"ep", s.ep}, std::pair{"etp", s.etp}, std::pair{"dp", dp}})
+    if (v > limits::kMaxParallelDegree)
+      return Status::Invalid(where + ": parallel." + key +
+                             ": must be <= " + std::to_string(limits::kMaxParallelDegree));
+  if (s.world_size > limits::kMaxWorldSize)
+    return Status::Invalid(where + ": gpus: must be <= " + std::to_string(limits::kMaxWorldSize));
+  if (1LL * s.tp * s.pp * s.cp > s.world_size || 1LL * s.pp * s.ep * s.expert_tp() > s.world_size)
+    return Status::Invalid(where + ": parallel: tp*pp*cp and pp*ep*etp must divide gpus");
   if (dp > 0 && 1LL * dp * s.tp * s.pp * s.cp != s.world_size)
     return Status::Invalid(where + ": parallel.dp: dp*tp*pp*cp must equal gpus");
   if (s.etp == 0) s.etp = fw.etp_one && c.model.is_moe() ? 1 : s.tp;
