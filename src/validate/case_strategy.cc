@@ -102,8 +102,8 @@ Status ReadParallel(const json& j, const std::string& where, const Framework& fw
                              ": must be <= " + std::to_string(limits::kMaxParallelDegree));
   if (s.world_size > limits::kMaxWorldSize)
     return Status::Invalid(where + ": gpus: must be <= " + std::to_string(limits::kMaxWorldSize));
-  if (1LL * s.tp * s.pp * s.cp > s.world_size || 1LL * s.pp * s.ep * s.expert_tp() > s.world_size)
-    return Status::Invalid(where + ": parallel: tp*pp*cp and pp*ep*etp must divide gpus");
+  if (1LL * s.tp * s.pp * s.cp > s.world_size)  // Strategy::dp() divides in int
+    return Status::Invalid(where + ": parallel: tp*pp*cp must divide gpus");
   if (dp > 0 && 1LL * dp * s.tp * s.pp * s.cp != s.world_size)
     return Status::Invalid(where + ": parallel.dp: dp*tp*pp*cp must equal gpus");
   if (s.etp == 0) s.etp = fw.etp_one && c.model.is_moe() ? 1 : s.tp;
