@@ -72,7 +72,7 @@ std::string OverrideJson(const std::string& field, const std::string& value) {
   std::istringstream in(field);
   for (std::string k; std::getline(in, k, '.');) path.push_back(k);
   for (auto it = path.rbegin(); it != path.rend(); ++it) v = nlohmann::json{{*it, v}};
-  return v.dump();
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // bad UTF-8: U+FFFD
 }
 
 Status ApplyVaryValue(SweepSystem& n, const std::string& field, const std::string& x) {
