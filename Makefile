@@ -6,7 +6,20 @@ APT_PACKAGES = build-essential cmake nlohmann-json3-dev libcli11-dev libfmt-dev 
                libgmock-dev libbenchmark-dev libtomlplusplus-dev python3 \
                libopenmpi-dev openmpi-bin
 
-.PHONY: deps build demo test bench validate format clean
+# The sanitizer and fuzz builds (`make test-sanitize`, `make fuzz`): clang-14 with libFuzzer
+# (libclang-rt-14-dev) and AddressSanitizer + UndefinedBehaviorSanitizer.
+FUZZ_APT_PACKAGES = clang-14 libclang-rt-14-dev
+SAN_BUILD ?= build-sanitize
+FUZZ_BUILD ?= build-fuzz
+# One libFuzzer target per parser (fuzz/fuzz_parsers.cc, kTargets); inputs per target and an
+# optional time box per target in seconds (0 = none).
+FUZZ_TARGETS = model hardware override strategy megatron validation vary search_shard enums
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 0
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+.PHONY: deps build demo test bench validate format clean fuzz-deps test-sanitize fuzz-build fuzz \
+        fuzz-smoke
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -31,6 +44,42 @@ bench: build
 
 validate: build
 	./$(BUILD)/trainsim validate ../shared/validation/cases/*.jsonl
+
+fuzz-deps: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(FUZZ_APT_PACKAGES)"
+
+# The unit tests and the CLI script tests in an ASan + UBSan build (gcc, RelWithDebInfo); the
+# MPI search is left out (not built: OpenMPI's allocations read as leaks).
+test-sanitize: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINSIM_SANITIZE=ON \
+	  -DTRAINSIM_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) $(SAN_CTEST_ARGS)
+
+fuzz-build: fuzz-deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DTRAINSIM_FUZZ=ON -DTRAINSIM_BUILD_TESTS=OFF -DTRAINSIM_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target trainsim_fuzz
+
+# FUZZ_RUNS inputs per parser (a FUZZ_SECONDS time box, if set, stops earlier); the corpus grows
+# in $(FUZZ_BUILD)/corpus, crashes land in $(FUZZ_BUILD)/crashes, counts in fuzz-summary.txt.
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_BUILD)/crashes; : > $(FUZZ_BUILD)/fuzz-summary.txt; fail=0; \
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  extra=""; [ $$t = model ] && extra=data/models; [ $$t = hardware ] && extra=data/hardware; \
+	  TRAINSIM_FUZZ_TARGET=$$t $(SAN_ENV) $(FUZZ_BUILD)/trainsim_fuzz -runs=$(FUZZ_RUNS) \
+	    -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
+	    $(FUZZ_BUILD)/corpus/$$t fuzz/seeds/$$t $$extra > $(FUZZ_BUILD)/fuzz-$$t.log 2>&1; \
+	  rc=$$?; [ $$rc -ne 0 ] && fail=1; \
+	  runs=$$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(FUZZ_BUILD)/fuzz-$$t.log | grep -o '[0-9]*$$'); \
+	  echo "$$t: $${runs:-?} inputs, exit $$rc" | tee -a $(FUZZ_BUILD)/fuzz-summary.txt; \
+	done; exit $$fail
+
+# A time-boxed fuzz run (30 s per parser) for CI.
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -664,6 +664,82 @@ assert not v["saturated"] and v["ttft_p99_s"] >= v["ttft_p50_s"] > 0, v
 ' <"$OUT" 2>&1); then ok "infer --rate: p50/p99 latencies"; else bad "infer --rate: p50/p99 latencies" "$msg"; fi
 fi
 
+# --- same input, same bytes with 1 or 2 threads (only elapsed-time fields may differ) ---------------
+strip_elapsed='import json,sys
+def strip(x):
+    if isinstance(x, dict): return {k: strip(v) for k, v in x.items() if k not in ("seconds", "summary")}
+    if isinstance(x, list): return [strip(v) for v in x]
+    return x
+print(json.dumps(strip(json.load(sys.stdin)), sort_keys=True))'
+if expect_ok "search --threads 1" search --model llama3-8b --gpus 16 --gbs 64 --json --no-progress --threads 1; then
+  one=$(python3 -c "$strip_elapsed" <"$OUT")
+  if expect_ok "search --threads 2" search --model llama3-8b --gpus 16 --gbs 64 --json --no-progress --threads 2; then
+    two=$(python3 -c "$strip_elapsed" <"$OUT")
+    if [ "$one" = "$two" ]; then ok "search: same JSON with 1 and 2 threads"; else bad "search: same JSON with 1 and 2 threads" "$(diff <(echo "$one" | tr ',' '\n') <(echo "$two" | tr ',' '\n') | head -5)"; fi
+  fi
+fi
+
+# --- hostile-input probes (tests/cli_probes.txt) -------------------------------------------------
+FIX="$TMP/fix"
+mkdir -p "$FIX/dir"
+: >"$FIX/empty.jsonl"
+python3 - "$FIX" <<'PY'
+import json, sys
+fix = sys.argv[1]
+deep = "[" * 50000 + "]" * 50000
+open(f"{fix}/deep.json", "w").write(deep)
+open(f"{fix}/big.json", "w").write("{" + " " * (17 << 20) + "}")
+json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
+          open(f"{fix}/overflow_strategy.json", "w"))
+case = {"id": "probe-001", "source": "probe", "model": {"name": "m", "hidden_size": 1024,
+        "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 16,
+        "head_dim": 64, "intermediate_size": 4096, "vocab_size": 32000, "hidden_act": "silu",
+        "tie_word_embeddings": False, "moe": None, "mla": None, "mtp_layers": 0},
+        "hardware": "h100_sxm_80gb", "hardware_overrides": None, "gpus": 8, "precision": "bf16",
+        "parallel": {"tp": 1, "pp": 1, "vpp": None, "cp": 1, "ep": None, "etp": None, "dp": None,
+                     "sp": None, "zero": None, "fsdp": None}, "recompute": None, "seq": 2048,
+        "mbs": 1, "gbs": 64, "measured": {}, "target_iter_time_s": 1.0, "target_derived": False,
+        "notes": ""}
+def write(name, **change):
+    c = json.loads(json.dumps(case))
+    for k, v in change.items():
+        if k == "parallel":
+            c["parallel"].update(v)
+        else:
+            c[k] = v
+    open(f"{fix}/{name}.jsonl", "w").write(json.dumps(c) + "\n")
+write("one_case")
+write("overflow_case", gpus=8, parallel={"tp": 4194304, "pp": 2097152, "cp": 2097152})
+write("bad_precision", precision="bogus")
+write("zero_target", target_iter_time_s=0)
+line = json.dumps(case).replace('"model": {', '"model": ' + "[" * 50000 + "]" * 50000 + ', "x": {', 1)
+open(f"{fix}/deep_case.jsonl", "w").write(line + "\n")
+PY
+probe_no=0
+while IFS= read -r probe; do
+  case "$probe" in '' | '#'*) continue ;; esac
+  probe_no=$((probe_no + 1))
+  want_rc=$(sed -E 's/^ *([0-9]+) *\|.*/\1/' <<<"$probe")
+  want_text=$(sed -E 's/^[^|]*\| (.*) \| .*/\1/' <<<"$probe")
+  args_text=$(sed -E 's/^[^|]*\|[^|]*\| //' <<<"$probe")
+  eval "args=($args_text)"
+  name="probe $probe_no: ${args_text:0:70}"
+  run "probe$probe_no" "${args[@]}"
+  if [ "$RC" -ne "$want_rc" ]; then
+    bad "$name: exit $want_rc" "got exit $RC" "stderr: $(head -c 300 "$ERR")"
+  elif [ "$want_rc" -eq 2 ] && [ "$(wc -l <"$ERR")" -ne 1 ]; then
+    bad "$name: one line on stderr" "$(head -c 600 "$ERR")"
+  elif [ "$want_rc" -eq 2 ] && ! grep -qF -- "$want_text" "$ERR"; then
+    bad "$name: stderr has '$want_text'" "stderr: $(head -c 300 "$ERR")"
+  elif [ "$want_rc" -eq 0 ] && ! grep -qF -- "$want_text" "$OUT"; then
+    bad "$name: stdout has '$want_text'" "stdout: $(head -c 300 "$OUT")"
+  elif [ "$want_rc" -eq 0 ] && grep -qiE '(^|[^a-z])-?(nan|inf)([^a-z]|$)' "$OUT" "$ERR"; then
+    bad "$name: no nan/inf" "$(grep -iE 'nan|inf' "$OUT" "$ERR" | head -3)"
+  else
+    ok "$name: exit $want_rc, '$want_text'"
+  fi
+done <"$SCRIPT_DIR/cli_probes.txt"
+
 # --- summary -----------------------------------------------------------------------------------------
 echo
 echo "cli_test: $PASS passed, $FAIL failed"

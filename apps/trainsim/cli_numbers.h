@@ -75,4 +75,28 @@ inline void RequireDecimalIntegers(CLI::App& app) {
     RequireDecimalIntegers(*sub);
 }
 
+// CLI11 check: a value may not be empty (`--strategy ''` is a mistake, not "not given").
+inline CLI::Validator NonEmptyValue() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        return value.empty() ? std::string("an empty value (give one, or leave the flag out)") : "";
+      },
+      "", "NONEMPTY");
+}
+
+// A value given twice ("--gpus 8 --gpus 16") is an error naming the flag, not "the last one
+// wins": every single-valued option of `app` and its subcommands gets MultiOptionPolicy::Throw,
+// and every option that takes values rejects an empty one. Call once, after the options are added.
+inline void RejectRepeatsAndEmpties(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options([](CLI::Option*) { return true; })) {
+    if (opt->get_expected_max() == 0) continue;  // a flag: no value
+    opt->check(NonEmptyValue());
+    if (opt->get_items_expected_max() == 1 &&
+        opt->get_multi_option_policy() != CLI::MultiOptionPolicy::TakeAll)
+      opt->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    RejectRepeatsAndEmpties(*sub);
+}
+
 }  // namespace trainsim::cli

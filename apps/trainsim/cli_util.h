@@ -2,16 +2,42 @@
 #pragma once
 
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <string>
+#include <string_view>
 
 #include "trainsim/trainsim.h"
 
 namespace trainsim::cli {
 
-// Prints "trainsim: <message>" on stderr and returns the exit code for bad input (2).
+// Prints "trainsim: <message>" on stderr, as one line (control characters and newlines of
+// echoed input escaped), and returns the exit code for bad input (2).
 inline int Fail(const Status& st) {
-  std::fprintf(stderr, "trainsim: %s\n", st.message().c_str());
+  std::fprintf(stderr, "trainsim: %s\n", st.OneLine().c_str());
   return 2;
+}
+
+// Writes `text` to `path` and checks the stream after closing it (a full disk or /dev/full
+// fails only when the buffer is flushed). `flag` names the option that gave the path.
+inline Status WriteTextFile(std::string_view flag, const std::string& path,
+                            const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Status::Invalid(std::string(flag), "cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+// Flushes standard output at exit: a write error (a closed pipe, /dev/full) is an error, not a
+// success; `rc` is the command's exit code.
+inline int CheckStdout(int rc) {
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    std::fprintf(stderr, "trainsim: cannot write standard output\n");
+    return rc != 0 ? rc : 2;
+  }
+  return rc;
 }
 
 // A hardware preset (or file) with the --hw-override JSON applied.

@@ -2,7 +2,10 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "trainsim/calibrate.h"
 #include "trainsim/presets.h"
@@ -36,13 +39,29 @@ void AddCalibrate(CLI::App& app, CalibrateArgs& a) {
   c->add_flag("--json", a.json, "print the held-out results as JSON");
 }
 
+// Nothing to fit is an error, not a silent success: no parsable case in the files, or none on
+// the --hardware preset (a misspelled id).
+Status CheckCasesToFit(const std::vector<ValidationCase>& cases, const CalibrateArgs& a) {
+  std::string files;
+  for (const std::string& f : a.files) files += (files.empty() ? "" : ", ") + f;
+  if (cases.empty()) return Status::Invalid("files", "no usable validation case in " + files);
+  if (a.hardware.empty()) return Status::Ok();
+  std::set<std::string> ids;
+  for (const ValidationCase& c : cases) ids.insert(c.hw.id);
+  if (ids.count(a.hardware)) return Status::Ok();
+  std::string known;
+  for (const std::string& id : ids) known += (known.empty() ? "" : ", ") + id;
+  return Status::Invalid("--hardware", "no case on '" + a.hardware + "' in " + files +
+                                           " (hardware of the cases: " + known + ")");
+}
+
 int RunCalibrate(const CalibrateArgs& a) {
   std::vector<CaseResult> bad;
   auto cases = LoadValidationCases(a.files, &bad);
   if (!cases.ok()) {
-    std::fprintf(stderr, "trainsim: %s\n", cases.status().message().c_str());
-    return 2;
+    return Fail(cases.status());
   }
+  if (Status st = CheckCasesToFit(cases.value(), a); !st.ok()) return Fail(st);
   // Fit from the nominal defaults, not from a previous fit, so the result is reproducible.
   const std::vector<ValidationCase> fresh = WithNominalEfficiency(cases.value());
   if (!a.write_uncertainty.empty() && !a.loso) {
@@ -54,8 +73,7 @@ int RunCalibrate(const CalibrateArgs& a) {
   if (a.folds > 0) {
     auto cv = CrossValidate(fresh, a.folds, a.hardware);
     if (!cv.ok()) {
-      std::fprintf(stderr, "trainsim: %s\n", cv.status().message().c_str());
-      return 2;
+      return Fail(cv.status());
     }
     for (const FamilyStats& f : cv->held_out.families)
       std::printf("%-16s %4d held-out cases  MAPE %5.1f%%\n", f.family.c_str(), f.n, 100 * f.mape);
@@ -67,8 +85,7 @@ int RunCalibrate(const CalibrateArgs& a) {
   options.frozen = FrozenParameters(a);
   auto fits = Calibrate(fresh, options);
   if (!fits.ok()) {
-    std::fprintf(stderr, "trainsim: %s\n", fits.status().message().c_str());
-    return 2;
+    return Fail(fits.status());
   }
   const std::vector<CalibrationResult>& results = fits.value();
   char date[16];
@@ -82,8 +99,7 @@ int RunCalibrate(const CalibrateArgs& a) {
       const std::string path = a.write_dir + "/" + r.hardware + ".json";
       auto text = ReadTextFile(path);
       if (!text.ok()) {
-        std::fprintf(stderr, "trainsim: %s\n", text.status().message().c_str());
-        return 2;
+        return Fail(text.status());
       }
       nlohmann::ordered_json j = nlohmann::ordered_json::parse(text.value(), nullptr, false);
       if (j.is_discarded()) {
@@ -91,7 +107,7 @@ int RunCalibrate(const CalibrateArgs& a) {
         return 2;
       }
       j["efficiency"] = nlohmann::ordered_json::parse(eff);
-      std::ofstream(path) << j.dump(2) << "\n";
+      if (Status st = WriteTextFile("--write", path, j.dump(2) + "\n"); !st.ok()) return Fail(st);
     }
   }
   return 0;

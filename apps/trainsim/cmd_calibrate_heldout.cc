@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "trainsim/calibrate.h"
 #include "trainsim/results_json.h"
@@ -38,13 +39,10 @@ int WriteUncertainty(const CalibrateArgs& a, const CrossValidation& cv,
   }
   command += " --leave-one-source-out --write-uncertainty " + a.write_uncertainty;
   const std::vector<RegimeBand> bands = RegimeBands(cv, cases);
-  std::ofstream out(a.write_uncertainty);
-  out << UncertaintyTableJson(bands, a.files, command, Today());
-  if (!out) {
-    std::fprintf(stderr, "trainsim: --write-uncertainty: cannot write %s\n",
-                 a.write_uncertainty.c_str());
-    return 2;
-  }
+  if (Status st = WriteTextFile("--write-uncertainty", a.write_uncertainty,
+                                UncertaintyTableJson(bands, a.files, command, Today()));
+      !st.ok())
+    return Fail(st);
   if (quiet) return 0;
   for (const RegimeBand& b : bands)
     std::printf(
@@ -65,8 +63,7 @@ std::vector<std::string> FrozenParameters(const CalibrateArgs& a) {
 int RunLeaveOneSourceOut(const CalibrateArgs& a, const std::vector<ValidationCase>& cases) {
   auto cv = LeaveOneSourceOut(cases, Options(a));
   if (!cv.ok()) {
-    std::fprintf(stderr, "trainsim: %s\n", cv.status().message().c_str());
-    return 2;
+    return Fail(cv.status());
   }
   if (a.json) {
     if (!a.write_uncertainty.empty())
@@ -95,8 +92,7 @@ int RunLeaveOneSourceOut(const CalibrateArgs& a, const std::vector<ValidationCas
 int RunAblate(const CalibrateArgs& a, const std::vector<ValidationCase>& cases) {
   auto rows = AblateCalibration(cases, Options(a));
   if (!rows.ok()) {
-    std::fprintf(stderr, "trainsim: %s\n", rows.status().message().c_str());
-    return 2;
+    return Fail(rows.status());
   }
   if (a.json) {
     std::cout << AblationJson(rows.value()) << "\n";

@@ -44,8 +44,8 @@ void AddSearch(CLI::App& app, SearchArgs& a) {
       ->capture_default_str();
   c->add_option("--threads", a.threads, "worker threads (0 = all cores)")
       ->check(CLI::Range(0, 1024));
-  c->add_flag("--json", a.json, "print the result as JSON");
-  c->add_flag("--csv", a.csv, "print the top strategies as CSV");
+  CLI::Option* json = c->add_flag("--json", a.json, "print the result as JSON");
+  c->add_flag("--csv", a.csv, "print the top strategies as CSV")->excludes(json);
   c->add_flag("--megatron", a.megatron, "print the best strategy as Megatron-LM arguments");
   c->add_flag("--no-progress", a.no_progress, "no progress bar");
 }
@@ -178,9 +178,7 @@ int RunSweep(const SweepArgs& a) {
       {a.out + "_scaling.svg", SweepScalingSvg(points.value(), title + " - best step time")},
       {a.out + "_breakdown.svg", SweepBreakdownSvg(points.value(), title + " - time breakdown")}};
   for (const auto& [path, text] : files) {
-    std::ofstream f(path);
-    f << text;
-    if (!f) return Fail(Status::Invalid("out: cannot write " + path));
+    if (Status st = WriteTextFile("--out", path, text); !st.ok()) return Fail(st);
   }
   uint64_t evaluated = 0;
   for (const SweepPoint& p : points.value()) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_numbers.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "framework_files.h"
@@ -90,34 +91,25 @@ Result<std::vector<double>> ParseSlowdown(const std::vector<std::string>& items,
   f.assign(pp, 1.0);
   for (const std::string& it : items) {
     const size_t colon = it.find(':');
-    int stage = -1;
-    double factor = 0;
-    size_t used_s = 0, used_f = 0;
-    try {
-      if (colon == std::string::npos) throw std::invalid_argument("no colon");
-      stage = std::stoi(it.substr(0, colon), &used_s);
-      factor = std::stod(it.substr(colon + 1), &used_f);
-    } catch (const std::exception&) {
-      used_s = 0;
-    }
-    if (used_s == 0 || used_s != colon || used_f != it.size() - colon - 1)
-      return Status::Invalid("slowdown: expected STAGE:FACTOR, e.g. 3:1.5, got '" + it + "'");
-    if (stage < 0 || stage >= pp)
-      return Status::Invalid("slowdown: stage must be in 0.." + std::to_string(pp - 1) + ", got " +
-                             std::to_string(stage));
-    if (!(factor > 0) || factor > 1e6)
-      return Status::Invalid("slowdown: factor must be > 0, got '" + it.substr(colon + 1) + "'");
-    f[stage] = factor;
+    const std::optional<int> stage =
+        colon == std::string::npos ? std::nullopt : ParseDecimalInt<int>(it.substr(0, colon));
+    const std::optional<double> factor =
+        colon == std::string::npos ? std::nullopt : ParseFiniteDouble(it.substr(colon + 1));
+    if (!stage || !factor)
+      return Status::Invalid("slowdown", "expected STAGE:FACTOR, e.g. 3:1.5, got '" + it + "'");
+    if (*stage < 0 || *stage >= pp)
+      return Status::Invalid("slowdown", "stage must be in 0.." + std::to_string(pp - 1) +
+                                             ", got " + std::to_string(*stage));
+    if (!(*factor >= 1e-6 && *factor <= 1e6))
+      return Status::Invalid("slowdown", "factor must be in [1e-06, 1e+06], got '" +
+                                             it.substr(colon + 1) + "'");
+    f[*stage] = *factor;
   }
   return f;
 }
 
 Status WriteFile(const char* flag, const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Status::NotFound(std::string(flag) + ": cannot write '" + path + "'");
-  return Status::Ok();
+  return WriteTextFile(flag, path, text);
 }
 
 // The event-driven step, written to the --trace / --timeline files.

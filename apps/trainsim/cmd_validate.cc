@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "trainsim/results_json.h"
 #include "trainsim/validate.h"
@@ -23,18 +24,17 @@ void AddValidate(CLI::App& app, ValidateArgs& a) {
 int RunValidate(const ValidateArgs& a) {
   auto res = RunValidation(a.files);
   if (!res.ok()) {
-    std::fprintf(stderr, "trainsim: %s\n", res.status().message().c_str());
-    return 2;
+    return Fail(res.status());
   }
   const ValidationSummary& s = res.value();
-  if (!a.svg.empty()) {
-    std::ofstream out(a.svg);
-    out << ValidationScatterSvg(s);
-    if (!out) {
-      std::fprintf(stderr, "trainsim: svg: cannot write %s\n", a.svg.c_str());
-      return 2;
-    }
+  if (s.cases.empty()) {
+    std::string files;
+    for (const std::string& f : a.files) files += (files.empty() ? "" : ", ") + f;
+    return Fail(Status::Invalid("files", "no validation cases in " + files));
   }
+  if (!a.svg.empty())
+    if (Status st = WriteTextFile("--svg", a.svg, ValidationScatterSvg(s)); !st.ok())
+      return Fail(st);
   const std::string last = ValidationSummaryLine(s);
   if (a.markdown) {
     std::printf("| family | n | time MAPE | worst case | worst error | memory n | memory MAPE |\n");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli_numbers.h"
+#include "cli_util.h"
 #include "cmd_search.h"
 #include "commands.h"
 #include "trainsim/version.h"
@@ -33,6 +34,17 @@ int main(int argc, char** argv) {
   trainsim::cli::AddInfer(app, infer);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
+  trainsim::cli::RejectRepeatsAndEmpties(app);
+  std::string known;
+  bool is_command = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+    is_command = is_command || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !is_command) {
+    return trainsim::cli::Fail(trainsim::Status::Invalid(
+        "", "unknown command '" + std::string(argv[1]) + "' (commands: " + known + ")"));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -42,16 +54,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "trainsim: %s\n", e.what());
-    return 2;
+    return trainsim::cli::Fail(trainsim::Status::Invalid("", e.what()));
   }
-  if (app.got_subcommand("simulate")) return trainsim::cli::RunSimulate(sim);
-  if (app.got_subcommand("list")) return trainsim::cli::RunList(list);
-  if (app.got_subcommand("validate")) return trainsim::cli::RunValidate(val);
-  if (app.got_subcommand("search")) return trainsim::cli::RunSearch(search);
-  if (app.got_subcommand("sweep")) return trainsim::cli::RunSweep(sweep);
-  if (app.got_subcommand("calibrate")) return trainsim::cli::RunCalibrate(cal);
-  if (app.got_subcommand("schema")) return trainsim::cli::RunSchema(schema);
-  if (app.got_subcommand("infer")) return trainsim::cli::RunInfer(infer);
-  return 2;
+  int rc = 2;
+  if (app.got_subcommand("simulate")) rc = trainsim::cli::RunSimulate(sim);
+  if (app.got_subcommand("list")) rc = trainsim::cli::RunList(list);
+  if (app.got_subcommand("validate")) rc = trainsim::cli::RunValidate(val);
+  if (app.got_subcommand("search")) rc = trainsim::cli::RunSearch(search);
+  if (app.got_subcommand("sweep")) rc = trainsim::cli::RunSweep(sweep);
+  if (app.got_subcommand("calibrate")) rc = trainsim::cli::RunCalibrate(cal);
+  if (app.got_subcommand("schema")) rc = trainsim::cli::RunSchema(schema);
+  if (app.got_subcommand("infer")) rc = trainsim::cli::RunInfer(infer);
+  return trainsim::cli::CheckStdout(rc);
 }

@@ -43,23 +43,33 @@ const StrategyField& Field(std::string_view key) {
 
 }  // namespace
 
+// A strategy flag given twice (or with its --no- form) is an error naming it, not "the last
+// one wins" (issue 11). Thrown inside CLI11's parse, reported like any parse error.
+static void SetOnce(StrategyFlagValues& values, const std::string& key, const std::string& value,
+             const std::string& flag) {
+  if (!values.emplace(key, value).second)
+    throw CLI::ValidationError(flag, "given twice (or with its --no- form); give it once");
+}
+
 void AddStrategyFlags(CLI::App* c, StrategyFlagValues& values, const std::string& group) {
   for (const StrategyField& f : StrategySchema()) {
     if (f.flag.empty()) continue;
     const std::string key(f.key), flag(f.flag);
     if (f.kind == FieldKind::kBool) {
       c->add_flag_callback(
-           flag, [&values, key] { values[key] = "true"; }, Help(f))
+           flag, [&values, key, flag] { SetOnce(values, key, "true", flag); }, Help(f))
           ->trigger_on_parse()
           ->group(group);
       c->add_flag_callback(
-           "--no-" + flag.substr(2), [&values, key] { values[key] = "false"; },
+           "--no-" + flag.substr(2),
+           [&values, key, flag] { SetOnce(values, key, "false", "--no-" + flag.substr(2)); },
            "sets " + key + " false")
           ->trigger_on_parse()
           ->group(group);
     } else {
       c->add_option_function<std::string>(
-           flag, [&values, key](const std::string& v) { values[key] = v; }, Help(f))
+           flag, [&values, key, flag](const std::string& v) { SetOnce(values, key, v, flag); },
+           Help(f))
           ->trigger_on_parse()
           ->type_name(TypeName(f.kind))
           ->group(group);

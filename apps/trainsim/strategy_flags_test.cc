@@ -34,10 +34,18 @@ TEST(StrategyFlags, EachFieldRoundTripsThroughItsFlag) {
 }
 
 TEST(StrategyFlags, BooleansHaveBothSwitchesAndBadValuesNameTheFlag) {
-  auto on = ParseFlags("--no-sp --sp --fsdp --no-fsdp");
+  auto on = ParseFlags("--sp --no-fsdp");
   ASSERT_TRUE(on.ok());
   EXPECT_TRUE(on->sp);
   EXPECT_FALSE(on->fsdp);
+  // A switch with its --no- form, or a flag given twice, is an error naming it (issue 11), not
+  // "the last one wins".
+  auto both = ParseFlags("--no-sp --sp");
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().message().rfind("--sp: given twice", 0), 0u) << both.status().message();
+  auto twice = ParseFlags("--tp 2 --tp 4");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message().rfind("--tp: given twice", 0), 0u) << twice.status().message();
   auto bad = ParseFlags("--tp two");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind("--tp: ", 0), 0u) << bad.status().message();

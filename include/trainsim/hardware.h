@@ -118,6 +118,10 @@ Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view o
 // Applies overrides such as {"nic_gbps_per_gpu": 200, "hbm_gib": 96} (the preset's own keys).
 Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
                               std::string_view origin);
+// Checks every number of `hw` against its physical range (finite, inside the documented bounds
+// of docs/INPUTS.md, "Input limits"; efficiencies by their schema rules). Parsing, overrides and
+// Simulate call it, so a spec from any door meets the same ranges.
+Status ValidateHardware(const HardwareSpec& hw);
 // An embedded preset by id (see ListHardwarePresets); never reads a file. NotFound lists the ids.
 Result<HardwareSpec> LoadHardwarePreset(std::string_view id);
 // Reads and parses a hardware file; NotFound names the path.

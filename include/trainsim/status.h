@@ -47,6 +47,10 @@ class [[nodiscard]] Status {
   // error is not about one field. Computed once, at construction.
   const std::string& field() const { return field_; }
 
+  // The message on one line for a terminal or a log: newlines and control characters (echoed
+  // from input) escaped, at most 2000 bytes (then " ... (N bytes)").
+  std::string OneLine() const;
+
   // The same error with "context: " in front of the message (an origin such as a file name);
   // code and field are kept. No-op on an ok Status.
   Status WithContext(std::string_view context) const;

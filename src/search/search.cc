@@ -1,6 +1,7 @@
 // Search(): evaluate every index of the space on all cores, keep the top K and the Pareto front.
 // Indices are split statically (i % threads), candidates are ordered by (objective, index), so
 // the result does not depend on the thread or shard count.
+#include "trainsim/limits.h"
 #include "trainsim/search.h"
 
 #include <algorithm>
@@ -83,19 +84,26 @@ double StatesLowerBound(const ParamCounts& pc, const ModelSpec& m, const Strateg
 constexpr uint64_t kCheckEvery = 1024;
 
 Status CheckOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o) {
-  if (o.gpus < 1) return Status::Invalid("gpus: must be >= 1");
-  if (o.gbs < 1) return Status::Invalid("gbs: give a global batch size >= 1");
-  if (o.seq < 1) return Status::Invalid("seq: must be >= 1");
+  if (o.gpus < 1 || o.gpus > limits::kMaxWorldSize)
+    return Status::Invalid("gpus", "must be in [1, " + std::to_string(limits::kMaxWorldSize) +
+                                       "], got " + std::to_string(o.gpus));
+  if (o.gbs < 1 || o.gbs > limits::kMaxGlobalBatch)
+    return Status::Invalid("gbs", "give a global batch size in [1, " +
+                                      std::to_string(limits::kMaxGlobalBatch) + "]");
+  if (o.seq < 1 || o.seq > limits::kMaxSeqLen)
+    return Status::Invalid("seq", "must be in [1, " + std::to_string(limits::kMaxSeqLen) + "]");
+  if (o.max_vpp < 1 || o.max_vpp > 64) return Status::Invalid("max_vpp", "must be in [1, 64]");
   if (o.top_k < 1) return Status::Invalid("top: must be >= 1");
   if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards)
     return Status::Invalid("shard: must be in [0, shards)");
-  if (o.memory_margin < 0 || o.memory_margin >= 1)
+  if (!(o.memory_margin >= 0 && o.memory_margin < 1))  // NaN fails too
     return Status::Invalid("memory_margin: must be in [0, 1)");
   if (o.threads < 0 || o.threads > kMaxSearchThreads)
     return Status::Invalid("threads: must be in [0, " + std::to_string(kMaxSearchThreads) +
                            "] (0 = all hardware threads)");
   if (!(o.progress_interval_s >= 0)) return Status::Invalid("progress_interval_s: must be >= 0");
   if (Status st = ValidateModel(m); !st.ok()) return st;
+  if (Status st = ValidateHardware(hw); !st.ok()) return st.WithContext("hardware " + hw.id);
   if (hw.PeakFlops(o.dtype) <= 0)
     return Status::Invalid("dtype: " + hw.id + " has no " + std::string(DTypeName(o.dtype)) +
                            " tensor-core throughput");
@@ -238,6 +246,12 @@ Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const Se
         static_cast<double>(o.gbs) * o.seq,
         std::chrono::steady_clock::now(),
         0};
+  // Counted before enumerating: a space over the limit is refused with its size.
+  if (c.space.size() > static_cast<uint64_t>(limits::kMaxSearchSpace))
+    return Status::Invalid("gpus", "the search space has " + std::to_string(c.space.size()) +
+                                       " strategies; at most " +
+                                       std::to_string(limits::kMaxSearchSpace) +
+                                       " are searched (fewer GPUs, a smaller max vpp)");
   const uint64_t n = c.space.size(), shard = static_cast<uint64_t>(o.shard);
   c.shard_size = n > shard ? (n - 1 - shard) / o.shards + 1 : 0;
   const int threads = o.threads > 0

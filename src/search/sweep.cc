@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
+#include "trainsim/limits.h"
 #include "trainsim/trainsim.h"
 #include "util/parse_number.h"
 
@@ -24,40 +27,83 @@ Result<std::vector<SweepSystem>> ExpandSystems(const std::vector<std::string>& h
   return ExpandSystems(bases, vary);
 }
 
+namespace {
+
+// One --vary item "field=v1,v2": the field and its values, split and counted before any grid is
+// built.
+struct Vary {
+  std::string field;
+  std::vector<std::string> values;
+};
+
+Result<std::vector<Vary>> SplitVary(const std::vector<std::string>& vary, size_t bases) {
+  std::vector<Vary> out;
+  double points = static_cast<double>(bases);
+  for (const std::string& v : vary) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status::Invalid("vary", "expected field=v1,v2,... got '" + v + "'");
+    Vary item{v.substr(0, eq), {}};
+    std::istringstream in(v.substr(eq + 1));
+    for (std::string x; std::getline(in, x, ',');)
+      if (!x.empty()) item.values.push_back(x);
+    if (item.values.empty())
+      return Status::Invalid("vary", item.field + ": give at least one value");
+    points *= static_cast<double>(item.values.size());
+    if (points > static_cast<double>(limits::kMaxSweepPoints))
+      return Status::Invalid("vary", "the grid has more than " +
+                                         std::to_string(limits::kMaxSweepPoints) +
+                                         " hardware variants (the sweep limit)");
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// The override {"field": value} for one value, built as JSON (never pasted as text): a number
+// when the value parses as one, else a string. A dotted field sets a nested key
+// ("efficiency.gemm_max", "peak_tflops.bf16").
+std::string OverrideJson(const std::string& field, const std::string& value) {
+  nlohmann::json v;
+  if (std::optional<double> x = util::ParseDouble(value))
+    v = *x;
+  else
+    v = value;
+  std::vector<std::string> path;
+  std::istringstream in(field);
+  for (std::string k; std::getline(in, k, '.');) path.push_back(k);
+  for (auto it = path.rbegin(); it != path.rend(); ++it) v = nlohmann::json{{*it, v}};
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // bad UTF-8: U+FFFD
+}
+
+Status ApplyVaryValue(SweepSystem& n, const std::string& field, const std::string& x) {
+  if (field != "peak_scale") return ApplyHardwareOverrides(n.hw, OverrideJson(field, x), "vary");
+  // peak_scale scales the peak of every dtype.
+  const std::optional<double> parsed = util::ParseDouble(x);  // decimal only, no hex
+  const double f = parsed.value_or(0);
+  if (!(f >= 1e-3) || f > 1e6)
+    return Status::Invalid("vary", "peak_scale: must be in [0.001, 1e6], got '" + x + "'");
+  for (double* p : {&n.hw.peak_bf16_flops, &n.hw.peak_fp16_flops, &n.hw.peak_fp8_flops,
+                    &n.hw.peak_fp4_flops, &n.hw.peak_fp32_flops})
+    *p *= f;
+  return ValidateHardware(n.hw).WithContext("vary: peak_scale " + x);
+}
+
+}  // namespace
+
 Result<std::vector<SweepSystem>> ExpandSystems(const std::vector<SweepSystem>& bases,
                                                const std::vector<std::string>& vary) {
+  auto items = SplitVary(vary, bases.size());
+  if (!items.ok()) return items.status();
   std::vector<SweepSystem> out;
   for (const SweepSystem& base : bases) {
     std::vector<SweepSystem> cur{base};
-    for (const std::string& v : vary) {
-      const auto eq = v.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return Status::Invalid("vary: expected field=v1,v2,... got '" + v + "'");
-      const std::string field = v.substr(0, eq);
-      std::vector<std::string> values;
-      std::istringstream in(v.substr(eq + 1));
-      for (std::string x; std::getline(in, x, ',');)
-        if (!x.empty()) values.push_back(x);
-      if (values.empty()) return Status::Invalid("vary: " + field + ": give at least one value");
+    for (const Vary& item : items.value()) {
       std::vector<SweepSystem> next;
       for (const SweepSystem& s : cur)
-        for (const std::string& x : values) {
+        for (const std::string& x : item.values) {
           SweepSystem n = s;
-          if (field == "peak_scale") {  // scales the peak of every dtype
-            const std::optional<double> parsed = util::ParseDouble(x);  // decimal only, no hex
-            const double f = parsed.value_or(0);
-            if (!(f > 0) || f > 1e6)
-              return Status::Invalid("vary: peak_scale: must be a positive number, got '" + x +
-                                     "'");
-            for (double* p : {&n.hw.peak_bf16_flops, &n.hw.peak_fp16_flops, &n.hw.peak_fp8_flops,
-                              &n.hw.peak_fp4_flops, &n.hw.peak_fp32_flops})
-              *p *= f;
-          } else if (Status st =
-                         ApplyHardwareOverrides(n.hw, "{\"" + field + "\": " + x + "}", "vary");
-                     !st.ok()) {
-            return st;
-          }
-          n.label += " " + field + "=" + x;
+          if (Status st = ApplyVaryValue(n, item.field, x); !st.ok()) return st;
+          n.label += " " + item.field + "=" + x;
           next.push_back(n);
         }
       cur = next;
@@ -69,6 +115,12 @@ Result<std::vector<SweepSystem>> ExpandSystems(const std::vector<SweepSystem>& b
 
 Result<std::vector<SweepPoint>> Sweep(const ModelSpec& m, const std::vector<SweepSystem>& systems,
                                       const std::vector<int>& gpus, SearchOptions o) {
+  if (static_cast<double>(systems.size()) * static_cast<double>(gpus.size()) >
+      static_cast<double>(limits::kMaxSweepPoints))
+    return Status::Invalid("gpus", "the sweep has " + std::to_string(systems.size()) +
+                                       " systems x " + std::to_string(gpus.size()) +
+                                       " GPU counts; at most " +
+                                       std::to_string(limits::kMaxSweepPoints) + " points");
   std::vector<SweepPoint> out;
   o.top_k = 1;
   for (const SweepSystem& sys : systems)

@@ -8,6 +8,7 @@ namespace trainsim::sim {
 Status CheckInputs(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s) {
   if (Status st = ValidateModel(m); !st.ok()) return st;
   if (Status st = ValidateStrategy(s, m); !st.ok()) return st;
+  if (Status st = ValidateHardware(hw); !st.ok()) return st.WithContext("hardware " + hw.id);
   if (hw.PeakFlops(s.dtype) <= 0)
     return Status::Invalid("dtype: " + hw.id + " has no " + std::string(DTypeName(s.dtype)) +
                            " tensor-core throughput");

@@ -12,5 +12,7 @@ namespace trainsim::detail {
 // Applies the keys present in `block` onto `e`; strict (unknown keys are errors). The messages
 // read "<origin>: efficiency: <key>: <rule>".
 Status ReadEfficiencyBlock(const nlohmann::json& block, Efficiency& e, const std::string& origin);
+// Every field of `e` against its schema rule; the message reads "<key>: <rule>, got <value>".
+Status CheckEfficiency(const Efficiency& e);
 
 }  // namespace trainsim::detail

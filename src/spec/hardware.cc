@@ -9,9 +9,11 @@
 
 #include "spec/efficiency_read.h"
 #include "spec/embedded.h"
+#include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "trainsim/schema.h"
 #include "spec/simumax.h"
+#include "trainsim/limits.h"
 #include "util/parse_number.h"
 #include "util/units.h"
 
@@ -166,13 +168,53 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   return CheckFinite(hw, origin);
 }
 
-// The fields every usable spec needs, after presets and overrides are applied.
-Status CheckRequired(const HardwareSpec& hw) {
-  if (hw.hbm_bytes <= 0) return Status::Invalid("hbm_gib", "must be > 0");
-  if (hw.hbm_bw_bytes_per_s <= 0) return Status::Invalid("hbm_tbps", "must be > 0");
-  if (hw.scaleup_domain < 1) return Status::Invalid("scaleup_domain", "must be >= 1");
-  if (hw.scaleup_bw_bytes_per_s <= 0) return Status::Invalid("scaleup_gbps_per_dir", "must be > 0");
-  if (hw.nic_bw_bytes_per_s <= 0) return Status::Invalid("nic_gbps_per_gpu", "must be > 0");
+// One physical range per number of a hardware spec, in the file's units (docs/INPUTS.md, "Input
+// limits"). Every door (preset file, --hw-override, sweep --vary, a validation case's overrides,
+// a library caller) meets the same ranges through ValidateHardware. Lower bounds keep every
+// division finite (a denormal bandwidth would give an infinite time); upper bounds are three
+// orders of magnitude above any GPU of 2026 (B300: 2.5 PFLOP/s dense FP8... 288 GiB, 8 TB/s).
+struct HwRange {
+  const char* key;
+  double value;     // in the file's units
+  double lo, hi;    // inclusive
+  bool zero_ok;     // 0 = not supported / none
+  const char* ctx;  // nested under this key ("" = top level)
+};
+
+Status CheckRanges(const HardwareSpec& hw) {
+  const HwRange ranges[] = {
+      {"bf16", FlopsToTflops(hw.peak_bf16_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp16", FlopsToTflops(hw.peak_fp16_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp8", FlopsToTflops(hw.peak_fp8_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp4", FlopsToTflops(hw.peak_fp4_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp32", FlopsToTflops(hw.peak_fp32_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"hbm_gib", BytesToGiB(hw.hbm_bytes), 1e-3, 1e6, false, ""},
+      {"hbm_tbps", BytesPerSToTBps(hw.hbm_bw_bytes_per_s), 1e-3, 1e4, false, ""},
+      {"scaleup_gbps_per_dir", BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), 1e-3, 1e6, false, ""},
+      {"nic_gbps_per_gpu", BytesPerSToGbps(hw.nic_bw_bytes_per_s), 1e-3, 1e7, false, ""},
+      {"host_link_gbps_per_dir", BytesPerSToGBps(hw.host_link_bw_bytes_per_s), 1e-3, 1e6, false,
+       ""},
+      {"scaleup_latency_us", SToUs(hw.scaleup_latency_s), 0, 1e6, true, ""},
+      {"scaleup_hop_latency_us", SToUs(hw.scaleup_hop_latency_s), 0, 1e6, true, ""},
+      {"nic_latency_us", SToUs(hw.nic_latency_s), 0, 1e6, true, ""},
+      {"nic_hop_latency_us", SToUs(hw.nic_hop_latency_s), 0, 1e6, true, ""},
+      {"nic_tree_level_latency_us", SToUs(hw.nic_tree_level_latency_s), 0, 1e6, true, ""},
+      {"sm_count", static_cast<double>(hw.sm_count), 1, 1e6, true, ""},
+      {"scaleup_domain", static_cast<double>(hw.scaleup_domain), 1, limits::kMaxWorldSize, false,
+       ""},
+      {"tdp_w", hw.tdp_w, 0, 1e6, true, ""},
+      {"price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour, 0, 1e6, true, ""},
+  };
+  for (const HwRange& r : ranges) {
+    if (r.zero_ok && r.value == 0) continue;
+    if (r.value >= r.lo && r.value <= r.hi) continue;  // false for NaN
+    const std::string rule = "must be in [" + detail::NumberText(r.lo) + ", " +
+                             detail::NumberText(r.hi) + "]" + (r.zero_ok ? " or 0" : "") +
+                             ", got " + detail::NumberText(r.value);
+    return *r.ctx ? Status::Invalid(r.key, rule).WithContext(r.ctx) : Status::Invalid(r.key, rule);
+  }
+  if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)
+    return Status::Invalid("peak_tflops", "bf16 or fp16 must be > 0");
   if (hw.scaleup_topology != "nvlink" && hw.scaleup_topology != "pcie")
     return Status::Invalid("scaleup_topology",
                            "must be nvlink or pcie, got '" + hw.scaleup_topology + "'");
@@ -275,19 +317,32 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
 Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& origin, int depth) {
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
-  if (detail::IsSimuMaxSystem(parsed.value()))  // a SimuMax system file (spec/simumax_system.cc)
-    return detail::ParseSimuMaxSystem(parsed.value(), origin, nullptr);
+  if (detail::IsSimuMaxSystem(parsed.value())) {  // a SimuMax system file (simumax_system.cc)
+    auto converted = detail::ParseSimuMaxSystem(parsed.value(), origin, nullptr);
+    if (converted.ok())
+      if (Status s = ValidateHardware(converted.value()); !s.ok()) return s.WithContext(origin);
+    return converted;
+  }
   HardwareSpec hw;
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
-  if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)
-    return Status::Invalid("peak_tflops", "bf16 or fp16 must be > 0").WithContext(origin);
-  if (Status s = CheckRequired(hw); !s.ok()) return s.WithContext(origin);
   if (hw.sm_count <= 0) hw.sm_count = kDefaultSmCount;
   if (Status s = InheritEfficiency(parsed.value(), hw, origin, depth); !s.ok()) return s;
+  if (Status s = ValidateHardware(hw); !s.ok()) return s.WithContext(origin);
   return hw;
 }
 
 }  // namespace
+
+Status ValidateHardware(const HardwareSpec& hw) {
+  if (Status s = CheckRanges(hw); !s.ok()) return s;
+  for (const auto* table : {&hw.scaleup_bus_by_group, &hw.scaleup_a2a_by_group})
+    for (const auto& [g, e] : *table)
+      if (!(e >= 1e-3 && e <= 1) || g < 2)
+        return Status::Invalid(
+            table == &hw.scaleup_bus_by_group ? "scaleup_bus_by_group" : "scaleup_a2a_by_group",
+            "efficiencies must be in [0.001, 1] for groups >= 2");
+  return detail::CheckEfficiency(hw.eff).WithContext("efficiency");
+}
 
 Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view origin) {
   return ParseHardwareAt(text, std::string(origin), 0);
@@ -301,7 +356,9 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().is_null()) return Status::Ok();
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
-  if (Status s = CheckRequired(copy); !s.ok()) return s.WithContext(origin);
+  if (parsed.value().contains("efficiency_from"))
+    if (Status s = InheritEfficiency(parsed.value(), copy, origin, 0); !s.ok()) return s;
+  if (Status s = ValidateHardware(copy); !s.ok()) return s.WithContext(origin);
   hw = copy;
   return Status::Ok();
 }

@@ -2,12 +2,39 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include "trainsim/limits.h"
+#include "util/text_guard.h"
 
 namespace trainsim::detail {
 
 Result<nlohmann::json> ParseJsonText(std::string_view text, std::string_view origin) {
+  // The input limits (trainsim/limits.h), checked before the parser sees the text.
+  if (static_cast<int64_t>(text.size()) > limits::kMaxInputFileBytes)
+    return Status::Invalid("", "the text is " + std::to_string(text.size()) + " bytes; at most " +
+                                   std::to_string(limits::kMaxInputFileBytes) + " are read")
+        .WithContext(origin);
+  if (util::JsonNestingDepth(text, limits::kMaxJsonDepth) > limits::kMaxJsonDepth)
+    return Status::Invalid(
+               "", "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels")
+        .WithContext(origin);
+  // Duplicate keys: the parser would silently keep the last one. One key set per open object.
+  std::vector<std::set<std::string>> open;
+  std::string duplicate;
+  auto on_event = [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (ev == E::object_start) open.emplace_back();
+    if (ev == E::object_end && !open.empty()) open.pop_back();
+    if (ev == E::key && !open.empty() && parsed.is_string() &&
+        !open.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), on_event);
+    if (!duplicate.empty()) return Status::Invalid(duplicate, "duplicate key").WithContext(origin);
+    return j;
   } catch (const nlohmann::json::parse_error& e) {
     return Status::Parse(std::string(origin) + ": malformed JSON at byte " +
                          std::to_string(e.byte) + ": " + e.what());

@@ -7,6 +7,7 @@
 
 #include "spec/embedded.h"
 #include "trainsim/hardware.h"
+#include "trainsim/limits.h"
 #include "trainsim/model.h"
 
 namespace trainsim {
@@ -57,13 +58,24 @@ std::vector<std::string> ListHardwarePresets() {
 Result<std::string> ReadTextFile(std::string_view path) {
   std::error_code ec;
   const std::filesystem::path p{std::string(path)};
-  if (!std::filesystem::is_regular_file(p, ec))
+  if (std::filesystem::is_directory(p, ec))
+    return Status::NotFound(std::string(path) + ": is a directory, not a file");
+  if (!std::filesystem::exists(p, ec))
     return Status::NotFound(std::string(path) + ": no such file");
   std::ifstream in(p, std::ios::binary);
   if (!in) return Status::NotFound(std::string(path) + ": cannot be opened");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read at most the limit plus one byte: a FIFO or /dev/zero has no size to ask for first.
+  std::string text;
+  char buf[1 << 16];
+  while (in && static_cast<int64_t>(text.size()) <= limits::kMaxInputFileBytes) {
+    in.read(buf, sizeof buf);
+    text.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) return Status::NotFound(std::string(path) + ": read error");
+  if (static_cast<int64_t>(text.size()) > limits::kMaxInputFileBytes)
+    return Status::Invalid(std::string(path) + ": larger than the " +
+                           std::to_string(limits::kMaxInputFileBytes >> 20) + " MiB input limit");
+  return text;
 }
 
 Result<ModelSpec> LoadModelPreset(std::string_view id) {

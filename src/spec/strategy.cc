@@ -4,6 +4,7 @@
 #include <string>
 
 #include "spec/pipeline_split.h"
+#include "trainsim/limits.h"
 #include "trainsim/model.h"
 
 namespace trainsim {
@@ -11,6 +12,31 @@ namespace {
 
 std::string S(long long x) {
   return std::to_string(x);
+}
+
+// The input limits of trainsim/limits.h: with every degree <= 2^20, world_size <= 2^24 and the
+// batch sizes bounded, every product below (tp*pp*cp, mbs*dp, micro_batch_num*mbs*dp) is
+// formed in int64 without overflow, and the derived global batch fits an int.
+Status CheckUpperBounds(const Strategy& s) {
+  struct Max {
+    const char* name;
+    long long v, max;
+  };
+  for (Max x :
+       {Max{"world_size", s.world_size, limits::kMaxWorldSize},
+        Max{"tp", s.tp, limits::kMaxParallelDegree}, Max{"pp", s.pp, limits::kMaxParallelDegree},
+        Max{"vpp", s.vpp, limits::kMaxParallelDegree}, Max{"cp", s.cp, limits::kMaxParallelDegree},
+        Max{"ep", s.ep, limits::kMaxParallelDegree}, Max{"etp", s.etp, limits::kMaxParallelDegree},
+        Max{"seq", s.seq, limits::kMaxSeqLen}, Max{"mbs", s.mbs, limits::kMaxMicroBatch},
+        Max{"micro_batch_num", s.micro_batch_num, limits::kMaxMicroBatchNum},
+        Max{"gbs", s.gbs, limits::kMaxGlobalBatch}})
+    if (x.v > x.max) return Status::Invalid(x.name, "must be <= " + S(x.max) + ", got " + S(x.v));
+  const double host_us = s.exec.host_issue_us_per_kernel;
+  if (!(host_us >= 0 && host_us <= 1e6))
+    return Status::Invalid("host_issue_us_per_kernel", "must be in [0, 1e6]");
+  if (s.exec.muon_ns_steps < 0 || s.exec.muon_ns_steps > 1000)
+    return Status::Invalid("muon_ns_steps", "must be in [0, 1000], got " + S(s.exec.muon_ns_steps));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -28,6 +54,7 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
         Pos{"cp", s.cp}, Pos{"ep", s.ep}, Pos{"seq", s.seq}, Pos{"mbs", s.mbs}})
     if (p.v < 1) return bad(p.name, "must be >= 1, got " + S(p.v));
   if (s.etp < 0) return bad("etp", "must be >= 1 (0 = same as tp), got " + S(s.etp));
+  if (Status st = CheckUpperBounds(s); !st.ok()) return st;
   if (s.gbs < 0) return bad("gbs", "must be >= 1, got " + S(s.gbs));
   if (s.micro_batch_num < 0) return bad("micro_batch_num", "must be >= 1");
   if (!(s.ep_comm_overlap >= 0 && s.ep_comm_overlap <= 1))
@@ -80,6 +107,12 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
   if (s.gbs > 0 && s.micro_batch_num == 0 && s.gbs % (1LL * s.mbs * s.dp()) != 0)
     return bad("gbs",
                "must be divisible by mbs*dp (" + S(s.gbs) + " vs " + S(1LL * s.mbs * s.dp()) + ")");
+  // The global batch derived from micro_batch_num (each factor is bounded; their product may
+  // still pass 2^63, so the bound is checked in double first).
+  if (s.micro_batch_num > 0 &&
+      static_cast<double>(s.micro_batch_num) * s.mbs * s.dp() > limits::kMaxGlobalBatch)
+    return bad("micro_batch_num",
+               "micro_batch_num*mbs*dp must be <= " + S(limits::kMaxGlobalBatch));
   if (s.gbs > 0 && s.micro_batch_num > 0 && 1LL * s.micro_batch_num * s.mbs * s.dp() != s.gbs)
     return bad("gbs", "must equal micro_batch_num*mbs*dp");
   if ((s.schedule == PipelineSchedule::kZeroBubbleH1 ||

@@ -8,8 +8,11 @@ namespace {
 
 // gbs <-> micro_batch_num: derives the missing one when dp is defined and divides.
 void NormaliseBatch(Strategy& s) {
-  const long long par = 1LL * s.tp * s.pp * s.cp;
-  if (par < 1 || s.world_size < 1 || s.world_size % par != 0 || s.mbs < 1) return;
+  // In double first: the sizes are not validated yet and their product can pass 2^63.
+  const double par_d = static_cast<double>(s.tp) * s.pp * s.cp;
+  if (!(par_d >= 1 && par_d <= s.world_size)) return;
+  const long long par = static_cast<long long>(par_d);
+  if (s.world_size < 1 || s.world_size % par != 0 || s.mbs < 1) return;
   const long long per_micro_batch = 1LL * s.mbs * (s.world_size / par);  // sequences
   constexpr long long kMax = std::numeric_limits<int>::max();
   if (s.gbs == 0 && s.micro_batch_num > 0) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "schedule/schedule.h"
+#include "trainsim/limits.h"
 #include "timeline/event_sim.h"
 #include "timeline/schedules.h"
 
@@ -116,10 +117,12 @@ Result<Timeline> SimulateTimeline(const StepReport& r, const Strategy& s,
   for (double f : o.stage_slowdown)
     if (!(f > 0) || !std::isfinite(f))
       return Status::Invalid("stage_slowdown: factors must be finite and > 0");
-  if (static_cast<long long>(p) * v * m > 4'000'000LL)
-    return Status::Invalid(
-        "micro_batches: pp * vpp * micro-batches is too large to simulate "
-        "event by event (limit 4,000,000)");
+  if (static_cast<long long>(p) * v * m > limits::kMaxTraceEvents)
+    return Status::Invalid("micro_batches",
+                           "pp * vpp * micro-batches is " +
+                               std::to_string(static_cast<long long>(p) * v * m) +
+                               ", too many to simulate event by event (limit " +
+                               std::to_string(limits::kMaxTraceEvents) + ")");
 
   thread_local timeline::Order order;
   if (Status st = timeline::BuildOrder(sched, p, v, m, order); !st.ok()) return st;

@@ -1,6 +1,8 @@
 // Status construction (include/trainsim/status.h), out of line: only error paths build one.
 #include "trainsim/status.h"
 
+#include "util/text_guard.h"
+
 namespace trainsim {
 
 Status::Status(StatusCode c, std::string m) : code_(c), message_(std::move(m)) {
@@ -12,6 +14,10 @@ Status::Status(StatusCode c, std::string field, std::string_view rule)
     : code_(c), message_(field), field_(std::move(field)) {
   if (!message_.empty()) message_ += ": ";
   message_ += rule;
+}
+
+std::string Status::OneLine() const {
+  return util::EscapeForTerminal(message_);
 }
 
 Status Status::WithContext(std::string_view context) const {

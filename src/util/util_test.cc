@@ -3,8 +3,11 @@
 
 #include <string>
 
+#include "spec/json_fields.h"
+#include "trainsim/limits.h"
 #include "trainsim/status.h"
 #include "util/parse_number.h"
+#include "util/text_guard.h"
 #include "util/units.h"
 
 namespace trainsim {
@@ -130,6 +133,55 @@ TEST(ParseNumberTest, Doubles) {
   EXPECT_EQ(util::ParseDouble("3"), 3.0);
   for (const char* bad : {"", "1.5x", " 1", "+1", "inf", "nan", "1e999", "0x1p3", "1,5"})
     EXPECT_FALSE(util::ParseDouble(bad).has_value()) << bad;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input limits (issue 11): nesting depth, size and duplicate keys of every JSON input, and
+// one-line error messages.
+
+TEST(TextGuardTest, NestingDepthCountsBracketsOutsideStrings) {
+  EXPECT_EQ(util::JsonNestingDepth("{}", 64), 1);
+  EXPECT_EQ(util::JsonNestingDepth(R"({"a": [1, {"b": []}]})", 64), 4);
+  EXPECT_EQ(util::JsonNestingDepth(R"({"a": "[[[[\"[[["})", 64), 1);    // brackets in a string
+  EXPECT_EQ(util::JsonNestingDepth(std::string(100000, '['), 64), 65);  // stops past the cap
+}
+
+TEST(TextGuardTest, EscapeGivesOneLine) {
+  EXPECT_EQ(util::EscapeForTerminal("a\nb\x01"
+                                    "c\td"),
+            "a\\nb\\x01c\\td");
+  EXPECT_EQ(util::EscapeForTerminal("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 kept
+  const std::string cut = util::EscapeForTerminal(std::string(5000, 'x'), 100);
+  EXPECT_EQ(cut, std::string(100, 'x') + " ... (5000 bytes)");
+  EXPECT_EQ(Status::Invalid("model", "unknown preset 'a\nb'").OneLine(),
+            "model: unknown preset 'a\\nb'");
+}
+
+TEST(JsonLimitsTest, DeepNestingIsOneClearError) {
+  const std::string ok = std::string(64, '[') + std::string(64, ']');
+  EXPECT_TRUE(detail::ParseJsonText(ok, "x.json").ok());
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto r = detail::ParseJsonText(deep, "x.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "x.json: JSON nested deeper than 64 levels");
+}
+
+TEST(JsonLimitsTest, DuplicateKeysAtAnyDepthAreErrors) {
+  EXPECT_TRUE(detail::ParseJsonText(R"({"a": {"b": 1}, "b": {"a": 2}})", "x").ok());
+  const auto top = detail::ParseJsonText(R"({"a": 1, "a": 2})", "x");
+  ASSERT_FALSE(top.ok());
+  EXPECT_EQ(top.status().message(), "x: a: duplicate key");
+  const auto nested = detail::ParseJsonText(R"({"e": [{"k": 1, "j": 2, "k": 3}]})", "x");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(nested.status().field(), "k");
+}
+
+TEST(JsonLimitsTest, TextOverTheSizeLimitIsRefused) {
+  const std::string big = "[" + std::string(limits::kMaxInputFileBytes, ' ') + "]";
+  const auto r = detail::ParseJsonText(big, "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("at most 16777216"), std::string::npos);
 }
 
 }  // namespace

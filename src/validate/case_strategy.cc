@@ -5,6 +5,7 @@
 
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
+#include "trainsim/limits.h"
 
 namespace trainsim::detail {
 namespace {
@@ -44,7 +45,10 @@ Status ReadTop(const json& j, const std::string& where, const Framework& fw, Str
   top.String("precision", precision);
   if (!top.status().ok()) return top.status();
   auto dt = ParseDType(precision);
-  if (!dt.ok()) return Status::Invalid(where + ": precision: " + dt.status().message());
+  if (!dt.ok()) {  // ParseDType's message starts "dtype: "; the case's key is "precision"
+    const std::string msg = dt.status().message();
+    return Status::Invalid(where + ": precision: " + msg.substr(msg.find(": ") + 2));
+  }
   s.dtype = dt.value();
   if (!Given(j, "gpus"))
     rec.Default("gpus", std::to_string(s.world_size), "not in the case: one 8-GPU node");
@@ -90,6 +94,18 @@ Status ReadParallel(const json& j, const std::string& where, const Framework& fw
   s.sp = fw.sp;
   p.Bool("sp", s.sp);
   if (!p.status().ok()) return p.status();
+  // The input limits (trainsim/limits.h) before any product of sizes is formed: tp*pp*cp of a
+  // case once wrapped to 0 and divided by zero, losing every case of the file (issue 11).
+  for (const auto& [key, v] :
+       {std::pair{"tp", s.tp}, std::pair{"pp", s.pp}, std::pair{"vpp", s.vpp},
+        std::pair{"cp", s.cp}, std::pair{"ep", s.ep}, std::pair{"etp", s.etp}, std::pair{"dp", dp}})
+    if (v > limits::kMaxParallelDegree)
+      return Status::Invalid(where + ": parallel." + key +
+                             ": must be <= " + std::to_string(limits::kMaxParallelDegree));
+  if (s.world_size > limits::kMaxWorldSize)
+    return Status::Invalid(where + ": gpus: must be <= " + std::to_string(limits::kMaxWorldSize));
+  if (1LL * s.tp * s.pp * s.cp > s.world_size)  // Strategy::dp() divides in int
+    return Status::Invalid(where + ": parallel: tp*pp*cp must divide gpus");
   if (dp > 0 && 1LL * dp * s.tp * s.pp * s.cp != s.world_size)
     return Status::Invalid(where + ": parallel.dp: dp*tp*pp*cp must equal gpus");
   if (s.etp == 0) s.etp = fw.etp_one && c.model.is_moe() ? 1 : s.tp;

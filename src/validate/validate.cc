@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "spec/pipeline_split.h"
 #include "trainsim/presets.h"
@@ -127,10 +128,18 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())
     return Status::Invalid(where + ": target_iter_time_s: must be a number");
   c.target_s = j["target_iter_time_s"].get<double>();
+  // A measured time or memory that cannot be scored (0, negative, denormal, absurd) skips the
+  // case with this reason instead of giving an infinite or negative error.
+  if (!(c.target_s >= 1e-6 && c.target_s <= 1e7))
+    return Status::Invalid(where + ": target_iter_time_s: must be in [1e-06, 1e+07] s, got " +
+                           detail::NumberText(c.target_s));
   if (j.contains("measured") && j["measured"].is_object()) {
     const json& m = j["measured"];
     if (m.contains("peak_mem_gib") && m["peak_mem_gib"].is_number())
       c.measured_mem_gib = m["peak_mem_gib"].get<double>();
+    if (!(c.measured_mem_gib >= 1e-3 && c.measured_mem_gib <= 1e6) && c.measured_mem_gib != 0)
+      return Status::Invalid(where + ": measured.peak_mem_gib: must be in [0.001, 1e+06] GiB, got " +
+                             detail::NumberText(c.measured_mem_gib));
   }
   return c;
 }
@@ -146,9 +155,13 @@ Result<std::vector<ValidationCase>> ParseValidationCases(std::string_view jsonl,
     ++lineno;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = std::string(origin) + ":" + std::to_string(lineno);
-    json probe = json::parse(line, nullptr, false);
-    if (probe.is_discarded()) return Status::Parse(where + ": malformed JSON");
-    auto c = ParseValidationCase(line, where);
+    // Text that is not JSON fails the file; JSON that breaks a limit (nesting, duplicate keys)
+    // skips its case like any other bad case.
+    auto parsed = detail::ParseJsonText(line, where);
+    if (!parsed.ok() && parsed.status().code() == StatusCode::kParseError)
+      return Status::Parse(where + ": malformed JSON");
+    const json probe = parsed.ok() ? std::move(parsed).value() : json();
+    auto c = parsed.ok() ? ParseValidationCase(line, where) : Result<ValidationCase>(parsed.status());
     if (!c.ok()) {
       if (unparsable) {
         CaseResult r;

@@ -1,0 +1,190 @@
+// libFuzzer entry point for every parser of user input. One binary; the parser is chosen by the
+// environment variable TRAINSIM_FUZZ_TARGET (a name in kTargets). A new input format is one row
+// of kTargets (and its name in the Makefile's FUZZ_TARGETS): call its public parse entry point.
+//
+// Each harness checks the library's contract on any bytes: no crash, no hang, no exception;
+// an error is a non-empty one-line message; what parses passes its own validation, and a
+// simulated step has a finite, positive time. A broken contract aborts (a libFuzzer crash).
+//
+//   TRAINSIM_FUZZ_TARGET=model ./trainsim_fuzz -runs=10000000 corpus/model fuzz/seeds/model
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trainsim/hardware.h"
+#include "trainsim/results_json.h"
+#include "trainsim/search.h"
+#include "trainsim/strategy.h"
+#include "trainsim/sweep.h"
+#include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
+
+namespace trainsim {
+namespace {
+
+[[noreturn]] void Broken(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "contract broken: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+// An error must say something, on one line once escaped.
+void CheckError(const Status& st) {
+  if (st.ok()) return;
+  if (st.message().empty()) Broken("empty error message", "");
+  if (st.OneLine().find('\n') != std::string::npos) Broken("multi-line error", st.message());
+}
+
+// A small model and hardware that every accepted strategy is simulated on.
+const ModelSpec& TinyModel() {
+  static const ModelSpec m = LoadModelPreset("llama3-8b").value();
+  return m;
+}
+const HardwareSpec& H100() {
+  static const HardwareSpec h = LoadHardwarePreset("h100_sxm_80gb").value();
+  return h;
+}
+
+void CheckSimulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s) {
+  // The representative-rank model is cheap for any size, but keep each input fast.
+  if (s.pp * s.vpp > 4096) return;
+  auto r = Simulate(m, hw, s);
+  CheckError(r.status());
+  if (r.ok() && !(std::isfinite(r->step_time_s) && r->step_time_s > 0))
+    Broken("non-finite step time", std::to_string(r->step_time_s));
+}
+
+void FuzzModel(std::string_view text) {
+  auto m = ParseModelJson(text, "fuzz");
+  CheckError(m.status());
+  if (m.ok() && !ValidateModel(m.value()).ok()) Broken("model parses but does not validate", "");
+}
+
+void FuzzHardware(std::string_view text) {
+  auto h = ParseHardwareJson(text, "fuzz");
+  CheckError(h.status());
+  if (!h.ok()) return;
+  if (Status st = ValidateHardware(h.value()); !st.ok()) Broken("hardware invalid", st.message());
+  Strategy s;
+  s.gbs = 16;
+  CheckSimulate(TinyModel(), h.value(), s);
+}
+
+void FuzzOverride(std::string_view text) {
+  HardwareSpec h = H100();
+  Status st = ApplyHardwareOverrides(h, text, "fuzz");
+  CheckError(st);
+  if (!st.ok() && h.hbm_bytes != H100().hbm_bytes) Broken("rejected override changed the spec", "");
+  if (st.ok()) {
+    Strategy s;
+    s.gbs = 16;
+    CheckSimulate(TinyModel(), h, s);
+  }
+}
+
+void FuzzStrategy(std::string_view text) {
+  auto s = ParseStrategyJson(text, "fuzz");
+  CheckError(s.status());
+  if (s.ok() && ValidateStrategy(s.value(), TinyModel()).ok())
+    CheckSimulate(TinyModel(), H100(), s.value());
+}
+
+void FuzzMegatron(std::string_view text) {
+  auto s = ParseMegatronArgs(text, Strategy{});
+  CheckError(s.status());
+  if (s.ok() && ValidateStrategy(s.value(), TinyModel()).ok())
+    CheckSimulate(TinyModel(), H100(), s.value());
+}
+
+void FuzzValidation(std::string_view text) {
+  std::vector<CaseResult> bad;
+  auto cases = ParseValidationCases(text, "fuzz", &bad);
+  CheckError(cases.status());
+  for (const CaseResult& r : bad)
+    if (r.reason.empty()) Broken("skipped case without a reason", r.id);
+  if (cases.ok() && cases->size() <= 4) {
+    const ValidationSummary sum = ScoreCases(cases.value(), bad);
+    for (const CaseResult& r : sum.cases)
+      if (!r.skipped && !std::isfinite(r.error)) Broken("non-finite case error", r.id);
+  }
+}
+
+void FuzzVary(std::string_view text) {
+  std::vector<std::string> vary;
+  std::string cur;
+  for (char c : text) {  // one --vary item per line
+    if (c == '\n') {
+      vary.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  vary.push_back(cur);
+  auto systems = ExpandSystems(std::vector<SweepSystem>{{"h100", H100()}}, vary);
+  CheckError(systems.status());
+  if (systems.ok())
+    for (const SweepSystem& s : systems.value())
+      if (Status st = ValidateHardware(s.hw); !st.ok())
+        Broken("vary gave bad hardware", st.message());
+}
+
+void FuzzSearchShard(std::string_view text) {
+  SearchOptions o;
+  o.gpus = 8;
+  o.gbs = 16;
+  static const SearchSpace space(TinyModel(), H100(), o);
+  CheckError(ParseSearchShardJson(text, space).status());
+}
+
+void FuzzEnums(std::string_view text) {
+  CheckError(ParseDType(text).status());
+  CheckError(ParseRecompute(text).status());
+  CheckError(ParseRecomputeModules(text).status());
+  CheckError(ParseSchedule(text).status());
+  CheckError(ParseRankOrder(text).status());
+  CheckError(ParseObjective(text).status());
+}
+
+struct Target {
+  const char* name;
+  void (*run)(std::string_view);
+};
+
+// One row per parser of user input (the REST bodies and new file formats go here).
+constexpr Target kTargets[] = {
+    {"model", FuzzModel},       {"hardware", FuzzHardware},        {"override", FuzzOverride},
+    {"strategy", FuzzStrategy}, {"megatron", FuzzMegatron},        {"validation", FuzzValidation},
+    {"vary", FuzzVary},         {"search_shard", FuzzSearchShard}, {"enums", FuzzEnums},
+};
+
+const Target* Chosen() {
+  static const Target* chosen = [] {
+    const char* want = std::getenv("TRAINSIM_FUZZ_TARGET");
+    for (const Target& t : kTargets)
+      if (want && std::strcmp(want, t.name) == 0) return &t;
+    std::fprintf(stderr, "set TRAINSIM_FUZZ_TARGET to one of:");
+    for (const Target& t : kTargets) std::fprintf(stderr, " %s", t.name);
+    std::fprintf(stderr, "\n");
+    std::exit(2);
+    return static_cast<const Target*>(nullptr);
+  }();
+  return chosen;
+}
+
+}  // namespace
+}  // namespace trainsim
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  trainsim::Chosen();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  trainsim::Chosen()->run(std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}

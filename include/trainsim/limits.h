@@ -1,0 +1,50 @@
+// Input limits: the one table of how much input trainsim accepts, shared by every front-end
+// (the CLI now, the REST server and the Python module later). A limit is a refusal with a
+// message that names it, never a crash, a hang or an out-of-memory kill. docs/INPUTS.md
+// ("Input limits") lists the same values; tests/cli_probes.txt probes each one.
+#pragma once
+
+#include <cstdint>
+
+namespace trainsim::limits {
+
+// --- Text ---------------------------------------------------------------------------------------
+// Largest file read as input (model, hardware, strategy, validation cases): 16 MiB. The largest
+// real input is a validation file of a few hundred KiB; an HF config.json is a few KiB.
+inline constexpr int64_t kMaxInputFileBytes = int64_t{16} << 20;
+// Largest request body the REST server accepts: 1 MiB (a model + hardware + strategy is < 64 KiB).
+inline constexpr int64_t kMaxRequestBodyBytes = int64_t{1} << 20;
+// Deepest nesting of JSON arrays/objects in any input. The real inputs nest at most 4 levels;
+// the bound keeps every recursive walk of a parsed document (copy, compare, dump) shallow.
+inline constexpr int kMaxJsonDepth = 64;
+
+// --- Strategy -----------------------------------------------------------------------------------
+// Each parallel degree (tp, pp, vpp, cp, ep, etp): <= 2^20. With world_size <= 2^24 every
+// product of two or three degrees fits in int64 and the model's sizes in int.
+inline constexpr int kMaxParallelDegree = 1 << 20;
+// GPUs in one job (world_size, search --gpus, sweep --gpus): <= 2^24 (16.7 M; the largest
+// published training job is ~10^5 GPUs).
+inline constexpr int kMaxWorldSize = 1 << 24;
+// Sequence length in tokens: <= 2^24 (16.7 M; the longest published contexts are ~10^7).
+inline constexpr int kMaxSeqLen = 1 << 24;
+// Micro-batch size (sequences): <= 2^20.
+inline constexpr int kMaxMicroBatch = 1 << 20;
+// Micro-batches per DP rank per step: <= 2^20 (the event-driven timeline has its own bound).
+inline constexpr int kMaxMicroBatchNum = 1 << 20;
+// Global batch in sequences (given or derived, mbs * dp * micro-batches): <= 2^30, so that it
+// and its token count (gbs * seq <= 2^54) fit the report's integers.
+inline constexpr int64_t kMaxGlobalBatch = int64_t{1} << 30;
+
+// --- Grids and searches -------------------------------------------------------------------------
+// Points of a sweep grid (hardware variants x GPU counts), counted before it is built.
+inline constexpr int64_t kMaxSweepPoints = 10000;
+// Strategies in one search space, counted before enumerating: 10^9 (about three minutes at the
+// measured 6 M strategies/s on one core). A larger space is refused with its size.
+inline constexpr int64_t kMaxSearchSpace = 1'000'000'000;
+
+// --- Outputs ------------------------------------------------------------------------------------
+// Forward/backward slots of the event-driven timeline (pp * vpp * micro-batches): 10^6 (at the
+// old 4·10^6 a trace took ~75 s and ~8 GB; issue 11).
+inline constexpr int64_t kMaxTraceEvents = 1'000'000;
+
+}  // namespace trainsim::limits
