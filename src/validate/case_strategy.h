@@ -10,6 +10,10 @@
 
 namespace trainsim::detail {
 
+// A case's "hardware" preset id with its "hardware_overrides" applied (validate.cc); the
+// training and inference case readers share it.
+Result<HardwareSpec> LoadCaseHardware(const nlohmann::json& j, const std::string& where);
+
 // Reads gpus, seq, mbs, gbs, precision, parallel and recompute of the case object `j` into
 // c.strategy (normalised) and c.recompute_auto; c.model and c.hw must be set. Null fields and
 // the settings a case never states (overlaps, fused kernels, ...) take the profile's values, and

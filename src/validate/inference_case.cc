@@ -6,6 +6,7 @@
 
 #include "spec/json_fields.h"
 #include "trainsim/presets.h"
+#include "validate/case_strategy.h"
 
 namespace trainsim::detail {
 namespace {
@@ -97,14 +98,9 @@ Result<InferenceCase> ParseInferenceCase(std::string_view line, std::string_view
   auto model = ParseModelJson(j["model"].dump(), where + ": model");
   if (!model.ok()) return model.status();
   c.model = model.value();
-  auto hw = LoadHardwarePreset(Str(j, "hardware"));
-  if (!hw.ok()) return Status::Invalid(where + ": " + hw.status().message());
-  c.hw = hw.value();
-  if (j.contains("hardware_overrides") && !j["hardware_overrides"].is_null())
-    if (Status st = ApplyHardwareOverrides(c.hw, j["hardware_overrides"].dump(),
-                                           where + ": hardware_overrides");
-        !st.ok())
-      return st;
+  auto hw = detail::LoadCaseHardware(j, where);
+  if (!hw.ok()) return hw.status();
+  c.hw = std::move(hw).value();
   if (Status st = ReadLayout(j, where, c); !st.ok()) return st;
   c.engine = c.spec.engine;
   ReadNotes(Str(j, "notes"), c);

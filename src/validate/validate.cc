@@ -87,6 +87,19 @@ std::string Describe(const Strategy& s, const ModelSpec& m) {
 
 }  // namespace
 
+Result<HardwareSpec> detail::LoadCaseHardware(const json& j, const std::string& where) {
+  if (!j.contains("hardware") || !j["hardware"].is_string())
+    return Status::Invalid(where + ": hardware: must be a preset id");
+  auto hw = LoadHardwarePreset(j["hardware"].get<std::string>());
+  if (!hw.ok()) return Status::Invalid(where + ": " + hw.status().message());
+  if (j.contains("hardware_overrides") && !j["hardware_overrides"].is_null())
+    if (Status st = ApplyHardwareOverrides(hw.value(), j["hardware_overrides"].dump(),
+                                           where + ": hardware_overrides");
+        !st.ok())
+      return st;
+  return hw;
+}
+
 Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_view origin) {
   auto parsed = detail::ParseJsonText(line, origin);
   if (!parsed.ok()) return parsed.status();
@@ -109,16 +122,9 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   c.model = model.value();
   if (j.contains("attention") && j["attention"].is_object())
     if (Status st = ReadAttention(j["attention"], c.model.attention, where); !st.ok()) return st;
-  if (!j.contains("hardware") || !j["hardware"].is_string())
-    return Status::Invalid(where + ": hardware: must be a preset id");
-  auto hw = LoadHardwarePreset(j["hardware"].get<std::string>());
-  if (!hw.ok()) return Status::Invalid(where + ": " + hw.status().message());
-  c.hw = hw.value();
-  if (j.contains("hardware_overrides") && !j["hardware_overrides"].is_null())
-    if (Status st = ApplyHardwareOverrides(c.hw, j["hardware_overrides"].dump(),
-                                           where + ": hardware_overrides");
-        !st.ok())
-      return st;
+  auto hw = detail::LoadCaseHardware(j, where);
+  if (!hw.ok()) return hw.status();
+  c.hw = std::move(hw).value();
 
   const detail::ProfilePick pick = detail::PickFramework(framework, source, c.hw);
   c.framework = pick.fw->id;
