@@ -54,7 +54,10 @@ Result<std::string> Unroll(std::string_view in) {
 
 std::string Join(const std::vector<int>& v) {
   std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  for (int x : v) {  // appended piecewise: `"," + to_string(x)` trips GCC 12's -Wrestrict
+    if (!s.empty()) s += ',';
+    s += std::to_string(x);
+  }
   return s;
 }
 
