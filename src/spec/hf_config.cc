@@ -497,6 +497,10 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
   int64_t dense_mlp = 0;
   r.Int64("intermediate_size_mlp", dense_mlp, 0);  // Llama-4 dense layers
   const int prefix = DensePrefix(j, r, "mlp_only_layers");
+  if (m.moe.num_experts <= 0 && m.moe.top_k > 0 && prefix >= 0)  // not a dense model either
+    r.Fail("num_experts_per_tok", "is " + std::to_string(m.moe.top_k) +
+                                      " but the model has no routed experts (num_local_experts, "
+                                      "n_routed_experts or num_experts)");
   if (m.moe.num_experts <= 0 || prefix < 0) {
     m.moe = MoeSpec{};
     return;

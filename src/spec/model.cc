@@ -117,6 +117,9 @@ Status ValidateModel(const ModelSpec& m) {
   if (m.ffn <= 0 && !(m.is_moe() && m.moe.first_k_dense == 0))
     return bad("intermediate_size", "must be > 0");
   if (m.vocab <= 0) return bad("vocab_size", "must be > 0");
+  if (!m.is_moe() && m.moe.top_k > 0)  // experts per token without experts: not a dense model
+    return bad("num_experts_per_tok",
+               "is " + std::to_string(m.moe.top_k) + " but the model has no routed experts");
   if (m.is_moe()) {
     if (m.moe.top_k <= 0 || m.moe.top_k > m.moe.num_experts)
       return bad("num_experts_per_tok", "must be in [1, num_experts]");
