@@ -101,8 +101,8 @@ Result<std::vector<double>> ParseSlowdown(const std::vector<std::string>& items,
       return Status::Invalid("slowdown", "stage must be in 0.." + std::to_string(pp - 1) +
                                              ", got " + std::to_string(*stage));
     if (!(*factor >= 1e-6 && *factor <= 1e6))
-      return Status::Invalid("slowdown", "factor must be in [1e-06, 1e+06], got '" +
-                                             it.substr(colon + 1) + "'");
+      return Status::Invalid(
+          "slowdown", "factor must be in [1e-06, 1e+06], got '" + it.substr(colon + 1) + "'");
     f[*stage] = *factor;
   }
   return f;

@@ -46,7 +46,7 @@ const StrategyField& Field(std::string_view key) {
 // A strategy flag given twice (or with its --no- form) is an error naming it, not "the last
 // one wins" (issue 11). Thrown inside CLI11's parse, reported like any parse error.
 static void SetOnce(StrategyFlagValues& values, const std::string& key, const std::string& value,
-             const std::string& flag) {
+                    const std::string& flag) {
   if (!values.emplace(key, value).second)
     throw CLI::ValidationError(flag, "given twice (or with its --no- form); give it once");
 }

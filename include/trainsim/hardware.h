@@ -25,7 +25,7 @@ Result<DType> ParseDType(std::string_view s);
 // fitted on public measured runs (docs/VALIDATION.md) and stored in the hardware preset. Each
 // field's key, rule and calibration bounds are in EfficiencySchema() (trainsim/schema.h).
 struct Efficiency {
-  double gemm_max = 0.80;      // best GEMM efficiency for large, well-shaped matmuls
+  double gemm_max = 0.80;  // best GEMM efficiency for large, well-shaped matmuls
   // Reduction depth k at which a GEMM's main loop reaches half its asymptotic rate: the factor
   // k/(k+gemm_k_half) (prologue/epilogue of each output tile against its k-loop). Measured on
   // H100 (data/measurements/h100_small_kernels.csv: k 768 -> 0.62 of peak, k >= 4096 -> 0.70).
@@ -56,8 +56,8 @@ struct Efficiency {
   // Shortest time a kernel occupies the GPU when kernels run back to back (launch, ramp-up and
   // drain of a tiny kernel), microseconds; every kernel of an op takes at least this long.
   double kernel_floor_us = 2.0;
-  double step_overhead_s = 0.0;    // fixed per-step overhead (data, logging, sync)
-  double comm_overlap = 0.90;      // fraction of overlappable comm hidden when it is overlapped
+  double step_overhead_s = 0.0;  // fixed per-step overhead (data, logging, sync)
+  double comm_overlap = 0.90;    // fraction of overlappable comm hidden when it is overlapped
   // The day `trainsim calibrate` fitted these values ("YYYY-MM-DD", the preset's
   // efficiency.fitted_date); "" = not calibrated. Borrowed with the values by efficiency_from.
   std::string fitted_date;

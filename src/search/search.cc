@@ -1,7 +1,6 @@
 // Search(): evaluate every index of the space on all cores, keep the top K and the Pareto front.
 // Indices are split statically (i % threads), candidates are ordered by (objective, index), so
 // the result does not depend on the thread or shard count.
-#include "trainsim/limits.h"
 #include "trainsim/search.h"
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "layer_cost.h"
+#include "trainsim/limits.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -88,8 +88,8 @@ Status CheckOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOpti
     return Status::Invalid("gpus", "must be in [1, " + std::to_string(limits::kMaxWorldSize) +
                                        "], got " + std::to_string(o.gpus));
   if (o.gbs < 1 || o.gbs > limits::kMaxGlobalBatch)
-    return Status::Invalid("gbs", "give a global batch size in [1, " +
-                                      std::to_string(limits::kMaxGlobalBatch) + "]");
+    return Status::Invalid(
+        "gbs", "give a global batch size in [1, " + std::to_string(limits::kMaxGlobalBatch) + "]");
   if (o.seq < 1 || o.seq > limits::kMaxSeqLen)
     return Status::Invalid("seq", "must be in [1, " + std::to_string(limits::kMaxSeqLen) + "]");
   if (o.max_vpp < 1 || o.max_vpp > 64) return Status::Invalid("max_vpp", "must be in [1, 64]");

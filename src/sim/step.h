@@ -68,7 +68,7 @@ struct StageCost {
   double fwd_s = 0;              // forward incl. exposed comm and half the launch overhead
   double bwd_s = 0;              // backward incl. recompute, exposed comm, the other half
   double hidden_s = 0;           // DualPipe: EP all-to-all hidden behind the paired chunk
-  double scoring_s = 0;  // of fwd_s: forward-only passes of the reference model (dpo, kto)
+  double scoring_s = 0;          // of fwd_s: forward-only passes of the reference model (dpo, kto)
   double pipeline_s() const { return fwd_s + bwd_s - hidden_s; }  // what the pipeline sees
 };
 StageCost CostStage(const StepContext& c, const StagePlan& plan, const LayerKindCosts& kinds);

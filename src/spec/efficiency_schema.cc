@@ -135,9 +135,9 @@ Status ReadEfficiencyBlock(const nlohmann::json& block, Efficiency& e, const std
 Status CheckEfficiency(const Efficiency& e) {
   for (const EfficiencyField& f : EfficiencySchema())
     if (Breaks(f.rule, e.*f.field))
-      return Status::Invalid(std::string(f.key), "must be " +
-                                                     std::string(EfficiencyRuleText(f.rule)) +
-                                                     ", got " + NumberText(e.*f.field));
+      return Status::Invalid(
+          std::string(f.key),
+          "must be " + std::string(EfficiencyRuleText(f.rule)) + ", got " + NumberText(e.*f.field));
   return Status::Ok();
 }
 

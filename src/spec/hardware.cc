@@ -11,9 +11,9 @@
 #include "spec/embedded.h"
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
-#include "trainsim/schema.h"
 #include "spec/simumax.h"
 #include "trainsim/limits.h"
+#include "trainsim/schema.h"
 #include "util/parse_number.h"
 #include "util/units.h"
 

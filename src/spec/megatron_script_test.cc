@@ -172,9 +172,8 @@ TEST(MegatronArgs, Fp8ParamGatherHalvesTheParameterAllGather) {
   auto m = LoadModel("llama3-8b");
   ASSERT_TRUE(hw.ok() && m.ok());
   auto gather = [&](const std::string& extra) {
-    Strategy s = NormaliseStrategy(
-        Read("--bf16 --fp8-format hybrid --use-distributed-optimizer --global-batch-size 64 " +
-             extra));
+    Strategy s = NormaliseStrategy(Read(
+        "--bf16 --fp8-format hybrid --use-distributed-optimizer --global-batch-size 64 " + extra));
     auto r = Simulate(m.value(), hw.value(), s, SimOptions{});
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? r.value().stages[0].dp_gather_comm_bytes : 0.0;

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "schedule/schedule.h"
-#include "trainsim/limits.h"
 #include "timeline/event_sim.h"
 #include "timeline/schedules.h"
+#include "trainsim/limits.h"
 
 namespace trainsim {
 namespace {
@@ -118,11 +118,10 @@ Result<Timeline> SimulateTimeline(const StepReport& r, const Strategy& s,
     if (!(f > 0) || !std::isfinite(f))
       return Status::Invalid("stage_slowdown: factors must be finite and > 0");
   if (static_cast<long long>(p) * v * m > limits::kMaxTraceEvents)
-    return Status::Invalid("micro_batches",
-                           "pp * vpp * micro-batches is " +
-                               std::to_string(static_cast<long long>(p) * v * m) +
-                               ", too many to simulate event by event (limit " +
-                               std::to_string(limits::kMaxTraceEvents) + ")");
+    return Status::Invalid("micro_batches", "pp * vpp * micro-batches is " +
+                                                std::to_string(static_cast<long long>(p) * v * m) +
+                                                ", too many to simulate event by event (limit " +
+                                                std::to_string(limits::kMaxTraceEvents) + ")");
 
   thread_local timeline::Order order;
   if (Status st = timeline::BuildOrder(sched, p, v, m, order); !st.ok()) return st;

@@ -26,7 +26,8 @@ TEST(CalibrationEfficiencyJson, IsThePresetBlockInThePresetsOrder) {
   const auto j = nlohmann::ordered_json::parse(text);
   EXPECT_EQ(j.back(), "2026-11-23");
   EXPECT_EQ(j["fitted_on"], "2 public cases (mbridge-001...); free: gemm_max,mem");
-  EXPECT_EQ(j.size(), 24u);  // 22 efficiencies (with attn_flex_*, kernel_floor_us, gemm_k_half) + 2 notes
+  EXPECT_EQ(j.size(),
+            24u);  // 22 efficiencies (with attn_flex_*, kernel_floor_us, gemm_k_half) + 2 notes
 }
 
 TEST(CalibrationEfficiencyJson, IsAcceptedBackAsAPresetsEfficiency) {

@@ -144,7 +144,8 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
     if (m.contains("peak_mem_gib") && m["peak_mem_gib"].is_number())
       c.measured_mem_gib = m["peak_mem_gib"].get<double>();
     if (!(c.measured_mem_gib >= 1e-3 && c.measured_mem_gib <= 1e6) && c.measured_mem_gib != 0)
-      return Status::Invalid(where + ": measured.peak_mem_gib: must be in [0.001, 1e+06] GiB, got " +
+      return Status::Invalid(where +
+                             ": measured.peak_mem_gib: must be in [0.001, 1e+06] GiB, got " +
                              detail::NumberText(c.measured_mem_gib));
   }
   return c;
@@ -167,7 +168,8 @@ Result<std::vector<ValidationCase>> ParseValidationCases(std::string_view jsonl,
     if (!parsed.ok() && parsed.status().code() == StatusCode::kParseError)
       return Status::Parse(where + ": malformed JSON");
     const json probe = parsed.ok() ? std::move(parsed).value() : json();
-    auto c = parsed.ok() ? ParseValidationCase(line, where) : Result<ValidationCase>(parsed.status());
+    auto c =
+        parsed.ok() ? ParseValidationCase(line, where) : Result<ValidationCase>(parsed.status());
     if (!c.ok()) {
       if (unparsable) {
         CaseResult r;
