@@ -743,6 +743,16 @@ done <"$SCRIPT_DIR/cli_probes.txt"
 # --- summary -----------------------------------------------------------------------------------------
 echo
 echo "cli_test: $PASS passed, $FAIL failed"
+# Band coverage counts only cases that carry a band (regression: inference cases, which have
+# none, read as 0 % coverage and diluted mixed files).
+INF_CASES="$SHARED/validation/cases/inference.jsonl"
+if [ -f "$INF_CASES" ] && expect_ok "validate inference: band line" validate "$INF_CASES"; then
+  if grep -q "^validate: band coverage: no case carries an uncertainty band" "$OUT"; then
+    ok "validate inference: no band, no 0 % coverage"
+  else
+    bad "validate inference: no band, no 0 % coverage" "$(tail -n 2 "$OUT")"
+  fi
+fi
 if [ "$FAIL" -ne 0 ]; then
   for f in "${FAILED[@]}"; do echo "  failed: $f"; done
   exit 1

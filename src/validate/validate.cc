@@ -206,7 +206,7 @@ namespace {
 void Aggregate(ValidationSummary& sum) {
   std::map<std::string, FamilyStats> fam;
   double total = 0, mem_total = 0;
-  sum.n = sum.skipped = sum.mem_n = sum.band_inside = 0;
+  sum.n = sum.skipped = sum.mem_n = sum.band_inside = sum.band_n = 0;
   for (const CaseResult& r : sum.cases) {
     FamilyStats& f = fam[r.family];
     f.family = r.family;
@@ -220,7 +220,10 @@ void Aggregate(ValidationSummary& sum) {
     ++sum.n;
     f.mape += e;
     total += e;
-    if (r.predicted_low_s <= r.target_s && r.target_s <= r.predicted_high_s) ++sum.band_inside;
+    if (r.predicted_high_s > r.predicted_low_s) {  // the case carries a band (width > 0)
+      ++sum.band_n;
+      if (r.predicted_low_s <= r.target_s && r.target_s <= r.predicted_high_s) ++sum.band_inside;
+    }
     if (e >= f.worst) {
       f.worst = e;
       f.worst_id = r.id;
@@ -240,7 +243,7 @@ void Aggregate(ValidationSummary& sum) {
   }
   sum.mape = sum.n ? total / sum.n : 0;
   sum.mem_mape = sum.mem_n ? mem_total / sum.mem_n : 0;
-  sum.band_coverage = sum.n ? static_cast<double>(sum.band_inside) / sum.n : 0;
+  sum.band_coverage = sum.band_n ? static_cast<double>(sum.band_inside) / sum.band_n : 0;
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ json SummaryJson(const ValidationSummary& s) {
   j["memory_cases"] = s.mem_n;
   j["band_coverage"] = s.band_coverage;
   j["band_inside"] = s.band_inside;
+  j["band_cases"] = s.band_n;
   for (const FamilyStats& f : s.families)
     j["families"].push_back({{"family", f.family},
                              {"n", f.n},
@@ -67,8 +68,9 @@ std::string ValidationSummaryLine(const ValidationSummary& s) {
 }
 
 std::string BandCoverageLine(const ValidationSummary& s) {
+  if (s.band_n == 0) return "validate: band coverage: no case carries an uncertainty band";
   return fmt::format("validate: band coverage {:.1f}% of {} cases inside [low, high]",
-                     100 * s.band_coverage, s.n);
+                     100 * s.band_coverage, s.band_n);
 }
 
 std::string ValidationJson(const ValidationSummary& s, int indent) {
