@@ -80,6 +80,11 @@ Result<Strategy> BuildStrategy(const SimulateArgs& a, const FrameworkConfig& fw,
   }
   if (Status st = ApplyStrategySettings(s, flags, /*name_flags=*/true); !st.ok()) return st;
   for (const auto& [key, value] : flags) given.insert(key);
+  // A layer count on the command line acts only under full recompute (NormaliseStrategy drops
+  // it otherwise): refused rather than dropped without a word.
+  if (flags.count("recompute_layer_num") && s.recompute != Recompute::kFull)
+    return Status::Invalid("--recompute-layers", "acts only with --recompute full (recompute is " +
+                                                     std::string(RecomputeName(s.recompute)) + ")");
   ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
   return NormaliseStrategy(s);
 }

@@ -36,10 +36,11 @@ void WarnIgnored(const MegatronReading& r) {
       list += " (" + i.why.substr(i.why.find("did you mean")) + ")";
   }
   if (!unmodelled.empty())
-    std::fprintf(stderr,
-                 "trainsim: warning: Megatron-LM arguments not modelled (see \"ignored\" in the "
-                 "report): %s\n",
-                 unmodelled.c_str());
+    std::fprintf(
+        stderr,
+        "trainsim: warning: Megatron-LM arguments not modelled or overridden (see \"ignored\" "
+        "in the report): %s\n",
+        unmodelled.c_str());
   if (!unknown.empty())
     std::fprintf(stderr,
                  "trainsim: warning: unknown Megatron-LM arguments, not used (see \"ignored\" in "

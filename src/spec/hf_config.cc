@@ -318,6 +318,7 @@ void RequireShape(FieldReader& r, const ModelSpec& m, bool dense_layers) {
   if (m.ffn == 0 && dense_layers)
     r.Fail("intermediate_size",
            "no MLP size: expected intermediate_size, ffn_hidden_size, n_inner or ffn_dim");
+  if (!r.Has("head_dim") && !r.Has("kv_channels")) CheckHeadDimDefault(r, m);
 }
 
 void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::string& type,

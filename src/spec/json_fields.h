@@ -43,4 +43,15 @@ class FieldReader {
   Status status_;
 };
 
+// Without an explicit head_dim the frameworks take hidden / heads; a hidden size the head count
+// does not divide would silently truncate it (hidden 100, 32 heads -> 3), so it is refused,
+// naming both numbers. MLA models size their heads by their own keys and are not checked.
+template <typename Model>
+void CheckHeadDimDefault(FieldReader& r, const Model& m) {
+  if (m.is_mla() || m.heads <= 0 || m.hidden <= 0 || m.hidden % m.heads == 0) return;
+  r.Fail("head_dim", "not given, and hidden_size (" + std::to_string(m.hidden) +
+                         ") is not divisible by num_attention_heads (" + std::to_string(m.heads) +
+                         "): give head_dim");
+}
+
 }  // namespace trainsim::detail

@@ -92,6 +92,13 @@ Status Attention(const Shape& s, ModelSpec& m) {
   m.heads = static_cast<int>(heads);
   if (Status st = Int(s, "--num-query-groups", 1, groups); !st.ok()) return st;
   m.kv_heads = Has(s, "--group-query-attention") ? static_cast<int>(groups) : m.heads;
+  // Megatron-LM's validate_args asserts hidden % heads == 0 when --kv-channels is not given.
+  if (!Has(s, "--kv-channels") && !Has(s, "--multi-latent-attention") && heads > 0 &&
+      m.hidden % heads != 0)
+    return Status::Invalid("--kv-channels", "not given, and --hidden-size (" +
+                                                std::to_string(m.hidden) +
+                                                ") is not divisible by --num-attention-heads (" +
+                                                std::to_string(heads) + ")");
   if (Status st = Int(s, "--kv-channels", heads > 0 ? m.hidden / heads : 0, m.head_dim); !st.ok())
     return st;
   m.qk_norm = Has(s, "--qk-layernorm");

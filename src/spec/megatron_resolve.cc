@@ -19,13 +19,37 @@ std::string Get(const std::map<std::string, std::string>& seen, const char* f) {
 
 // Full recompute: --recompute-method uniform (or the 2021 spelling, or --checkpoint-activations
 // alone) recomputes every layer; --activations-checkpoint-method alone turned it on.
-void ResolveRecompute(const std::map<std::string, std::string>& seen, Strategy& s) {
+// --recompute-activations (deprecated) sets the granularity to selective in Megatron-LM's
+// validate_args, whatever --recompute-granularity says and whatever the order. Method and layer
+// count act only with full granularity (Megatron-LM refuses a method with selective and ignores
+// both without recompute).
+void ResolveRecompute(const std::map<std::string, std::string>& seen, Strategy& s,
+                      MegatronReading& out) {
   const std::string method = Has(seen, "--recompute-method")
                                  ? Get(seen, "--recompute-method")
                                  : Get(seen, "--activations-checkpoint-method");
   if (Has(seen, "--activations-checkpoint-method") && !Has(seen, "--recompute-granularity"))
     s.recompute = Recompute::kFull;
+  if (Has(seen, "--recompute-activations")) {
+    s.recompute = Recompute::kSelective;
+    const std::string g = Get(seen, "--recompute-granularity");
+    if (!g.empty() && g != "selective")
+      out.ignored.push_back({"--recompute-granularity", g,
+                             "overridden: Megatron-LM sets selective when "
+                             "--recompute-activations is given"});
+  }
   if (s.recompute == Recompute::kFull && method != "block") s.recompute_layers = -1;
+  if (s.recompute != Recompute::kFull)
+    for (const char* f : {"--recompute-method", "--recompute-num-layers"})
+      if (Has(seen, f))
+        out.ignored.push_back({f, Get(seen, f), "acts only with --recompute-granularity full"});
+}
+
+// Megatron-LM's validate_args refuses --fp16 with --bf16 (one training precision).
+Status CheckPrecisionFlags(const std::map<std::string, std::string>& seen) {
+  if (Has(seen, "--fp16") && Has(seen, "--bf16"))
+    return Status::Invalid("--bf16", "conflicts with --fp16: Megatron-LM takes one of them");
+  return Status::Ok();
 }
 
 // The precision: --fp8-format turns FP8 on (the recipe picks MXFP8), whatever the order of the
@@ -80,7 +104,8 @@ void ResolvePrecisionAware(const std::map<std::string, std::string>& seen, const
 
 Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
                            Strategy& s, MegatronReading& out) {
-  ResolveRecompute(seen, s);
+  if (Status st = CheckPrecisionFlags(seen); !st.ok()) return st;
+  ResolveRecompute(seen, s, out);
   ResolveDType(seen, before, s);
   ResolveSharding(seen, s, out);
   ResolvePrecisionAware(seen, before, s, out);

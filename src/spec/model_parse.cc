@@ -72,6 +72,7 @@ Status ReadValidationModel(const json& j, ModelSpec& m, const std::string& origi
   }
   r.Ignore("moe");
   r.Ignore("mla");
+  if (!r.Has("head_dim")) CheckHeadDimDefault(r, m);
   return r.Finish(true);
 }
 
@@ -97,6 +98,7 @@ Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
   m.dropout = true;
   m.tied_embeddings = true;
   r.Bool("tie_word_embeddings", m.tied_embeddings);
+  CheckHeadDimDefault(r, m);
   return r.Finish(false);
 }
 

@@ -83,6 +83,7 @@ Status ReadSimuMaxModel(const json& j, ModelSpec& m, const std::string& origin) 
   PadVocab(r, m);
   if (r.Has("layer_num") && m.layers > 0 && m.moe.first_k_dense > m.layers)
     r.Fail("dense_layers", "must be <= layer_num");
+  if (!r.Has("head_size")) CheckHeadDimDefault(r, m);
   return r.Finish(false);
 }
 

@@ -136,6 +136,17 @@ Status ReadOther(const std::string& f, const std::string& value, MegatronReading
   return Status::Ok();
 }
 
+// An argument that shapes the job (a strategy row or a model-shape argument) given twice with
+// different values: argparse keeps the last one; say so (harmless ones such as --save-interval
+// are repeated by real scripts).
+void NoteRepeated(const std::map<std::string, std::string>& seen, const std::string& f,
+                  const std::string& value, MegatronReading& out) {
+  const auto it = seen.find(f);
+  if (it != seen.end() && it->second != value)
+    out.ignored.push_back(
+        {f, it->second, "given again: argparse keeps the last value (" + value + ")"});
+}
+
 }  // namespace
 
 namespace detail {
@@ -163,6 +174,8 @@ Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, Strat
         value += (value.empty() ? "" : ",") + tok[++i];
       if (Status st = ReadOther(f, value, out); !st.ok())
         return Status::Invalid(f + ": " + st.message());
+      const megatron::FlagInfo* info = megatron::FindFlag(f);
+      if (info && info->kind == megatron::FlagKind::kShape) NoteRepeated(seen, f, value, out);
       seen[f] = value;
       continue;
     }
@@ -175,6 +188,7 @@ Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, Strat
     }
     if (Status st = ApplyArg(s, a, value); !st.ok())
       return Status::Invalid(f + ": " + st.message());
+    NoteRepeated(seen, f, value, out);
     seen[f] = value;
   }
   if (Status st = detail::ResolveMegatronArgs(seen, before, s, out); !st.ok()) return st;
