@@ -16,8 +16,13 @@
 #include <string_view>
 #include <vector>
 
+#include "trainsim/finetune.h"
+#include "trainsim/formats.h"
 #include "trainsim/hardware.h"
+#include "trainsim/infer.h"
+#include "trainsim/megatron.h"
 #include "trainsim/results_json.h"
+#include "trainsim/schema.h"
 #include "trainsim/search.h"
 #include "trainsim/strategy.h"
 #include "trainsim/sweep.h"
@@ -141,7 +146,61 @@ void FuzzSearchShard(std::string_view text) {
   CheckError(ParseSearchShardJson(text, space).status());
 }
 
+// A framework file: what it sets must apply to a strategy or be refused with one line.
+void CheckFrameworkConfig(const Result<FrameworkConfig>& c) {
+  CheckError(c.status());
+  if (!c.ok()) return;
+  Strategy s;
+  s.gbs = 16;
+  Status st = ApplyStrategySettings(s, c->settings, false);
+  CheckError(st);
+  if (!st.ok()) return;
+  Strategy n = NormaliseStrategy(s);
+  if (ValidateStrategy(n, TinyModel()).ok()) CheckSimulate(TinyModel(), H100(), n);
+}
+
+void FuzzDeepSpeed(std::string_view text) {
+  CheckFrameworkConfig(ParseDeepSpeedConfig(text, "fuzz"));
+}
+
+void FuzzTorchtitan(std::string_view text) {
+  CheckFrameworkConfig(ParseTorchtitanToml(text, "fuzz", 32));
+}
+
+// A Megatron-LM script or argument list with its model-shape arguments: the model it builds
+// must validate, and the job simulate or be refused.
+void FuzzMegatronModel(std::string_view text) {
+  auto cmd = ParseMegatronScript(text);
+  CheckError(cmd.status());
+  if (!cmd.ok()) return;
+  Strategy s;
+  MegatronReading r;
+  Status st = ReadMegatronArgs(cmd->args, s, nullptr, r);
+  CheckError(st);
+  if (!st.ok()) return;
+  auto m = ResolveMegatronModel(r, nullptr, s);
+  CheckError(m.status());
+  if (!m.ok()) return;
+  if (Status v = ValidateModel(m.value()); !v.ok())
+    Broken("Megatron model resolves but does not validate", v.message());
+  const Strategy n = NormaliseStrategy(s);
+  if (m->layers <= 256 && ValidateStrategy(n, m.value()).ok()) CheckSimulate(m.value(), H100(), n);
+}
+
+// The pipeline layout string against a stage count taken from the first byte.
+void FuzzLayout(std::string_view text) {
+  if (text.empty()) return;
+  const int pp = 1 + static_cast<unsigned char>(text[0]) % 16;
+  CheckError(ParsePipelineLayout(text.substr(1), pp).status());
+}
+
 void FuzzEnums(std::string_view text) {
+  CheckError(ParseTrainStage(text).status());
+  CheckError(ParseFtMethod(text).status());
+  CheckError(ParseLoraTargets(text).status());
+  CheckError(ParseOptimizer(text).status());
+  CheckError(ParseWeightDType(text).status());
+  CheckError(ParseKvDType(text).status());
   CheckError(ParseDType(text).status());
   CheckError(ParseRecompute(text).status());
   CheckError(ParseRecomputeModules(text).status());
@@ -157,9 +216,19 @@ struct Target {
 
 // One row per parser of user input (the REST bodies and new file formats go here).
 constexpr Target kTargets[] = {
-    {"model", FuzzModel},       {"hardware", FuzzHardware},        {"override", FuzzOverride},
-    {"strategy", FuzzStrategy}, {"megatron", FuzzMegatron},        {"validation", FuzzValidation},
-    {"vary", FuzzVary},         {"search_shard", FuzzSearchShard}, {"enums", FuzzEnums},
+    {"model", FuzzModel},
+    {"hardware", FuzzHardware},
+    {"override", FuzzOverride},
+    {"strategy", FuzzStrategy},
+    {"megatron", FuzzMegatron},
+    {"validation", FuzzValidation},
+    {"vary", FuzzVary},
+    {"search_shard", FuzzSearchShard},
+    {"enums", FuzzEnums},
+    {"deepspeed", FuzzDeepSpeed},
+    {"torchtitan", FuzzTorchtitan},
+    {"megatron_model", FuzzMegatronModel},
+    {"layout", FuzzLayout},
 };
 
 const Target* Chosen() {
