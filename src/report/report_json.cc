@@ -2,6 +2,7 @@
 // in the strategy file's keys, so that it can be read back) and the version that produced it.
 #include <nlohmann/json.hpp>
 
+#include "trainsim/log_conventions.h"
 #include "trainsim/megatron.h"
 #include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
@@ -103,6 +104,12 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["conventions"]["megatron"] = {{"elapsed_time_per_iteration_ms", mg.elapsed_ms_per_iteration},
                                   {"throughput_tflops_per_gpu", mg.tflops_per_gpu},
                                   {"num_floating_point_operations", mg.flops_per_iteration}};
+  const TorchtitanLogFigures tt = TorchtitanConventionFigures(r, m, hw, s);
+  j["conventions"]["torchtitan"] = {
+      {"tps", tt.tps}, {"mfu_percent", tt.mfu_percent}, {"flops_per_token", tt.flops_per_token}};
+  const HfTrainerLogFigures hf = HfTrainerConventionFigures(r, s);
+  j["conventions"]["hf_trainer"] = {{"train_samples_per_second", hf.samples_per_second},
+                                    {"train_steps_per_second", hf.steps_per_second}};
   if (!r.layers.empty()) {
     json layers = json::array();
     for (const LayerReport& l : r.layers) {

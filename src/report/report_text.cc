@@ -4,6 +4,7 @@
 // every number's unit is printed next to it or in its column header.
 #include <fmt/format.h>
 
+#include "trainsim/log_conventions.h"
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
 #include "util/units.h"
@@ -64,6 +65,16 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
       fmt::format("  Megatron-LM log  {:10.1f} ms elapsed time per iteration, {:.1f} TFLOP/s/GPU "
                   "(its num_floating_point_operations convention)",
                   mg.elapsed_ms_per_iteration, mg.tflops_per_gpu));
+  const TorchtitanLogFigures tt = TorchtitanConventionFigures(r, m, hw, s);
+  line(
+      fmt::format("  torchtitan log   {:10.0f} tps, mfu {:.2f} % (its 6N + 12·l·h·q·t flops per "
+                  "token, bf16 peak)",
+                  tt.tps, tt.mfu_percent));
+  const HfTrainerLogFigures hf = HfTrainerConventionFigures(r, s);
+  line(
+      fmt::format("  HF Trainer log   {:10.3f} train_samples_per_second, {:.4f} "
+                  "train_steps_per_second (steady state)",
+                  hf.samples_per_second, hf.steps_per_second));
   line(fmt::format("  peak memory      {:10.2f} GiB (max over stages){}",
                    BytesToGiB(r.peak_mem_bytes), r.fits ? "" : "  ** does not fit in HBM **"));
   line("");
