@@ -7,7 +7,8 @@
 // argument -> config field table; "Mixed Precision Training": recipe names bf16_mixed,
 // fp16_mixed, bf16_with_fp8_delayed_scaling_mixed, bf16_with_mxfp8_mixed; "Communication
 // Overlap": ddp.overlap_grad_reduce / overlap_param_gather / use_distributed_optimizer,
-// comm_overlap.tp_comm_overlap). LLaMA-Factory: src/llamafactory/hparams/finetuning_args.py
+// comm_overlap.tp_comm_overlap; "Megatron FSDP": dist.use_megatron_fsdp, ddp.use_megatron_fsdp,
+// ddp.data_parallel_sharding_strategy, checkpoint.ckpt_format fsdp_dtensor). LLaMA-Factory: src/llamafactory/hparams/finetuning_args.py
 // (stage pt|sft|rm|ppo|dpo|kto, finetuning_type lora|oft|freeze|full, lora_rank, lora_alpha,
 // lora_target, additional_target, use_dora, pissa_init, freeze_trainable_layers = the last N
 // layers trained, freeze_extra_modules, pref_loss sigmoid|ipo|orpo|simpo, pure_bf16),
@@ -77,8 +78,11 @@ void BridgeMemory(const Strategy& s, std::string& out, std::vector<std::string>&
   } else {
     KV(out, "model.recompute_granularity", std::string(RecomputeName(s.recompute)));
   }
-  if (s.recompute == Recompute::kSelective)
-    KV(out, "model.recompute_modules", "[" + RecomputeModulesName(s.recompute_modules) + "]");
+  if (s.recompute == Recompute::kSelective) {
+    std::string list = "[";  // appended, not "[" + x: GCC 12 flags that with -Wrestrict
+    list += RecomputeModulesName(s.recompute_modules);
+    KV(out, "model.recompute_modules", list + "]");
+  }
   if (s.recompute == Recompute::kFull) {
     KV(out, "model.recompute_method", s.recompute_layers > 0 ? "block" : "uniform");
     KV(out, "model.recompute_num_layers", Int(s.recompute_layers > 0 ? s.recompute_layers : 1));
@@ -87,7 +91,9 @@ void BridgeMemory(const Strategy& s, std::string& out, std::vector<std::string>&
   KV(out, "ddp.use_distributed_optimizer", Bool(s.zero >= 1));
   KV(out, "optimizer.use_distributed_optimizer", Bool(s.zero >= 1));
   if (fsdp) {
+    KV(out, "dist.use_megatron_fsdp", "true");  // "Megatron FSDP" page: all three are needed
     KV(out, "ddp.use_megatron_fsdp", "true");
+    KV(out, "checkpoint.ckpt_format", "fsdp_dtensor");
     KV(out, "ddp.data_parallel_sharding_strategy",
        s.zero >= 3 ? "optim_grads_params" : "optim_grads");
   }
