@@ -45,9 +45,11 @@ std::string TitanModel(const ModelSpec& m, const Strategy& s, std::vector<std::s
       out += std::string("name = \"") + f.name + "\"\nflavor = \"" + f.flavor + "\"\n";
       named = true;
     }
-  if (!named)
+  if (!named) {
     notes.push_back("model " + m.name +
                     ": no torchtitan flavor is known for it; set [model] name and flavor");
+    out += "# name = \"...\"\n# flavor = \"...\"\n";
+  }
   if (s.dtype == DType::kFp8) out += "converters = [\"float8\"]\n";
   if (s.dtype == DType::kMxfp8) out += "converters = [\"mx\"]\n";
   return out;

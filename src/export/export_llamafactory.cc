@@ -182,7 +182,8 @@ Result<ExportFile> ExportLlamaFactory(const ModelSpec& m, const Strategy& s,
   f.text = Header(ExportFormat::kLlamaFactory, m, s, "# ") +
            "# launch: FORCE_TORCHRUN=1 NNODES=" + std::to_string(nodes) +
            " NPROC_PER_NODE=" + std::to_string(std::min(gpn, s.world_size)) +
-           " llamafactory-cli train this.yaml (plus NODE_RANK, MASTER_ADDR on several nodes)\n" +
+           " llamafactory-cli train this.yaml (plus NODE_RANK, MASTER_ADDR on several nodes)\n"
+           "# add dataset, template and output_dir: trainsim does not know them\n" +
            NoteLines(f.notes, "LLaMA-Factory YAML", "# ") + body;
   return f;
 }

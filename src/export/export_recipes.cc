@@ -8,13 +8,13 @@
 // fp16_mixed, bf16_with_fp8_delayed_scaling_mixed, bf16_with_mxfp8_mixed; "Communication
 // Overlap": ddp.overlap_grad_reduce / overlap_param_gather / use_distributed_optimizer,
 // comm_overlap.tp_comm_overlap; "Megatron FSDP": dist.use_megatron_fsdp, ddp.use_megatron_fsdp,
-// ddp.data_parallel_sharding_strategy, checkpoint.ckpt_format fsdp_dtensor). LLaMA-Factory: src/llamafactory/hparams/finetuning_args.py
-// (stage pt|sft|rm|ppo|dpo|kto, finetuning_type lora|oft|freeze|full, lora_rank, lora_alpha,
-// lora_target, additional_target, use_dora, pissa_init, freeze_trainable_layers = the last N
-// layers trained, freeze_extra_modules, pref_loss sigmoid|ipo|orpo|simpo, pure_bf16),
-// model_args.py (quantization_bit, flash_attn, disable_gradient_checkpointing), data_args.py
-// (cutoff_len, packing) and HF TrainingArguments (per_device_train_batch_size,
-// gradient_accumulation_steps, bf16, fp16, optim, deepspeed).
+// ddp.data_parallel_sharding_strategy, checkpoint.ckpt_format fsdp_dtensor). LLaMA-Factory:
+// src/llamafactory/hparams/finetuning_args.py (stage pt|sft|rm|ppo|dpo|kto, finetuning_type
+// lora|oft|freeze|full, lora_rank, lora_alpha, lora_target, additional_target, use_dora,
+// pissa_init, freeze_trainable_layers = the last N layers trained, freeze_extra_modules, pref_loss
+// sigmoid|ipo|orpo|simpo, pure_bf16), model_args.py (quantization_bit, flash_attn,
+// disable_gradient_checkpointing), data_args.py (cutoff_len, packing) and HF TrainingArguments
+// (per_device_train_batch_size, gradient_accumulation_steps, bf16, fp16, optim, deepspeed).
 #include <cmath>
 #include <string>
 
