@@ -83,9 +83,9 @@ void DiffNotes(const Strategy& s, const Strategy& back, const std::vector<std::s
   for (const StrategyField& f : StrategySchema()) {
     if (f.matters && !f.matters(s)) continue;
     if (std::find(skip.begin(), skip.end(), f.key) != skip.end()) continue;
-    // fsdp changes the step only through zero_state (NormaliseStrategy): Megatron-FSDP and
-    // DeepSpeed ZeRO-3 are the same step.
-    if (f.key == "fsdp" && s.zero == back.zero) continue;
+    // fsdp changes the step only through zero_state (NormaliseStrategy), which is compared:
+    // Megatron-FSDP and DeepSpeed ZeRO-3 are the same step.
+    if (f.key == "fsdp") continue;
     const std::string want = f.get(s), got = f.get(back);
     if (want == got) continue;
     notes.push_back(std::string(f.key) + " " + (want.empty() ? "null" : want) + " (reads back as " +
