@@ -138,6 +138,30 @@ expect_field_error "tp 3 on llama3-8b (8 gpus)" world_size simulate --model llam
 expect_field_error "missing model file" /nonexistent.json simulate --model /nonexistent.json
 expect_field_error "unknown model preset" llama3-8b simulate --model no-such-model
 
+# export (docs/EXPORT.md): bad flags are one line and exit 2.
+expect_field_error "export unknown format" "format" export --format nemo
+expect_field_error "export without format" "format" export --gpus 8
+expect_field_error "export bad strategy" "tp:" export --format megatron --model llama3-8b --gpus 24 --tp 3
+expect_field_error "export gpus-per-node not dividing" gpus-per-node export --format slurm --gpus 64 --tp 8 --gpus-per-node 6
+expect_field_error "export llamafactory method without a finetuning_type" method export --format llamafactory --gpus 1 --gbs 8 --stage sft --method ia3
+expect_field_error "export search without gbs" gbs export --format megatron --search --gpus 8
+expect_field_error "export search with a fine-tuning method" search export --format megatron --search --gpus 8 --gbs 32 --method lora
+expect_field_error "export unwritable out" out export --format megatron --out /nonexistent/dir/args.txt
+if expect_ok "export search best as megatron" export --format megatron --search --model llama3-8b --gpus 8 --gbs 32 --seq 4096 --threads 2; then
+  if grep -q "^--tensor-model-parallel-size" "$OUT" && grep -q "best of" "$ERR"; then
+    ok "export search: Megatron-LM arguments of the best strategy"
+  else
+    bad "export search: Megatron-LM arguments of the best strategy" "$(head -c 300 "$OUT")"
+  fi
+fi
+if expect_ok "export deepspeed with tp" export --format deepspeed --gpus 8 --tp 2 --gbs 16; then
+  if grep -q "not expressed in the DeepSpeed config: tp_size 2" "$ERR"; then
+    ok "export deepspeed: what JSON cannot say goes to stderr"
+  else
+    bad "export deepspeed: what JSON cannot say goes to stderr" "$(cat "$ERR")"
+  fi
+fi
+
 printf '{"model_type": "llama", "hidden_size": 4096,, "num_hidden_layers": 32}\n' >"$TMP/malformed.json"
 expect_field_error "malformed model JSON" "$TMP/malformed.json" simulate --model "$TMP/malformed.json"
 run "malformed model JSON says malformed" simulate --model "$TMP/malformed.json"

@@ -86,4 +86,16 @@ struct InferArgs {
 void AddInfer(CLI::App& app, InferArgs& a);
 int RunInfer(const InferArgs& a);
 
+// `export --format F`: a strategy (simulate's inputs, or the best of --search) as a framework
+// config or launch command (cmd_export.cc, include/trainsim/export.h, docs/EXPORT.md).
+struct ExportArgs {
+  SimulateArgs in;  // simulate's input flags
+  std::string format, out, model_path, objective = "time";
+  int gpus_per_node = 0;  // 0 = from the hardware (DefaultGpusPerNode)
+  int threads = 0;
+  bool search = false;
+};
+void AddExport(CLI::App& app, ExportArgs& a);
+int RunExport(const ExportArgs& a);
+
 }  // namespace trainsim::cli

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   trainsim::cli::AddSchema(app, schema);
   trainsim::cli::InferArgs infer;
   trainsim::cli::AddInfer(app, infer);
+  trainsim::cli::ExportArgs exp;
+  trainsim::cli::AddExport(app, exp);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
   trainsim::cli::RejectRepeatsAndEmpties(app);
@@ -65,5 +67,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("calibrate")) rc = trainsim::cli::RunCalibrate(cal);
   if (app.got_subcommand("schema")) rc = trainsim::cli::RunSchema(schema);
   if (app.got_subcommand("infer")) rc = trainsim::cli::RunInfer(infer);
+  if (app.got_subcommand("export")) rc = trainsim::cli::RunExport(exp);
   return trainsim::cli::CheckStdout(rc);
 }
