@@ -1,0 +1,15 @@
+// Builds one self-contained index.html (scripts and styles inlined) that CMake embeds into the
+// trainsim binary (cmake/web.cmake); `trainsim serve` answers "/" with it.
+import { defineConfig } from "vite";
+import { viteSingleFile } from "vite-plugin-singlefile";
+
+export default defineConfig({
+  plugins: [viteSingleFile()],
+  build: {
+    target: "es2020",
+    outDir: process.env.TRAINSIM_WEB_OUT || "dist",
+    emptyOutDir: true,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 2000,
+  },
+});
