@@ -8,6 +8,7 @@
 #include "cli_numbers.h"
 #include "cli_util.h"
 #include "cmd_search.h"
+#include "cmd_serve.h"
 #include "commands.h"
 #include "trainsim/version.h"
 
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
   trainsim::cli::AddSchema(app, schema);
   trainsim::cli::InferArgs infer;
   trainsim::cli::AddInfer(app, infer);
+  trainsim::cli::ServeArgs serve;
+  trainsim::cli::AddServe(app, serve);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
   trainsim::cli::RejectRepeatsAndEmpties(app);
@@ -65,5 +68,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("calibrate")) rc = trainsim::cli::RunCalibrate(cal);
   if (app.got_subcommand("schema")) rc = trainsim::cli::RunSchema(schema);
   if (app.got_subcommand("infer")) rc = trainsim::cli::RunInfer(infer);
+  if (app.got_subcommand("serve")) rc = trainsim::cli::RunServe(serve);
   return trainsim::cli::CheckStdout(rc);
 }

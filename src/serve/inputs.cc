@@ -1,0 +1,91 @@
+#include "serve/inputs.h"
+
+#include <string>
+
+#include "spec/json_fields.h"
+#include "trainsim/batch_default.h"
+#include "trainsim/formats.h"
+
+namespace trainsim::serve {
+
+using nlohmann::json;
+
+Result<json> ParseBody(std::string_view body) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return json::object();
+  auto parsed = detail::ParseJsonText(body, "request");
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed.value().is_object())
+    return Status::Invalid("", "request: the body must be a JSON object");
+  return parsed;
+}
+
+Status CheckKeys(const json& body, std::initializer_list<std::string_view> allowed) {
+  for (const auto& [key, value] : body.items()) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    return Status::Invalid(key, "unknown key (this endpoint takes " + list + ")")
+        .WithContext("request");
+  }
+  return Status::Ok();
+}
+
+Result<ModelSpec> ReadModel(const json& body) {
+  if (!body.contains("model") || body["model"].is_null()) return LoadModelPreset("llama3-8b");
+  const json& m = body["model"];
+  if (m.is_string()) return LoadModelPreset(m.get<std::string>());
+  if (m.is_object()) return ParseModelJson(m.dump(), "model");
+  return Status::Invalid("model", "must be a preset id (string) or a config.json object");
+}
+
+Result<HardwareSpec> ReadHardware(const json& body, std::vector<Assumption>* notes) {
+  Result<HardwareSpec> hw = Status::Invalid("hardware", "unset");
+  const json* h =
+      body.contains("hardware") && !body["hardware"].is_null() ? &body["hardware"] : nullptr;
+  if (!h) {
+    hw = LoadHardwarePreset("h100_sxm_80gb");
+  } else if (h->is_string()) {
+    hw = LoadHardwarePreset(h->get<std::string>());
+  } else if (h->is_object()) {
+    const std::string text = h->dump();
+    hw = ParseHardwareJson(text, "hardware");
+    if (hw.ok() && notes) *notes = HardwareFileAssumptions(text, "hardware");
+  } else {
+    return Status::Invalid("hardware", "must be a preset id (string) or a hardware JSON object");
+  }
+  if (!hw.ok() || !body.contains("hw_override") || body["hw_override"].is_null()) return hw;
+  if (!body["hw_override"].is_object())
+    return Status::Invalid("hw_override", "must be a JSON object of hardware fields");
+  HardwareSpec out = hw.value();
+  if (Status st = ApplyHardwareOverrides(out, body["hw_override"].dump(), "hw-override"); !st.ok())
+    return st;
+  return out;
+}
+
+Result<SimInputs> ReadSimInputs(const json& body) {
+  if (Status st = CheckKeys(body, {"model", "hardware", "hw_override", "strategy"}); !st.ok())
+    return st;
+  SimInputs in;
+  // The CLI's order: hardware, strategy, model (the first error is the one it would print).
+  auto hw = ReadHardware(body, &in.hw_notes);
+  if (!hw.ok()) return hw.status();
+  in.hardware = std::move(hw).value();
+  Strategy s;
+  if (body.contains("strategy") && !body["strategy"].is_null()) {
+    if (!body["strategy"].is_object())
+      return Status::Invalid("strategy", "must be a JSON object (what a strategy file holds)");
+    const std::string text = body["strategy"].dump();
+    if (Status st = ApplyStrategyJson(text, "strategy", s, &in.given); !st.ok()) return st;
+    in.ignored = IgnoredStrategyJsonKeys(text);
+  }
+  ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
+  in.strategy = NormaliseStrategy(s);
+  auto m = ReadModel(body);
+  if (!m.ok()) return m.status();
+  in.model = std::move(m).value();
+  return in;
+}
+
+}  // namespace trainsim::serve

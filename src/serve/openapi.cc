@@ -1,0 +1,213 @@
+// GET /openapi.json: the service's OpenAPI 3.1 document. The strategy and efficiency objects are
+// generated from the library's schema tables (trainsim/schema.h), the preset ids from the
+// embedded presets, so the document cannot drift from what the service accepts.
+// OpenAPI 3.1.0: https://spec.openapis.org/oas/v3.1.0 (schemas are JSON Schema 2020-12).
+#include "serve/openapi.h"
+
+#include <nlohmann/json.hpp>
+
+#include "trainsim/presets.h"
+#include "trainsim/schema.h"
+#include "trainsim/version.h"
+
+namespace trainsim::serve {
+
+using nlohmann::json;
+
+namespace {
+
+// A schema row's type ("int", "bool", "number", "string") as JSON Schema, null allowed (a
+// report's "strategy" echo writes null where a value cannot be derived).
+json RowType(const std::string& t) {
+  const char* s = t == "int"      ? "integer"
+                  : t == "bool"   ? "boolean"
+                  : t == "number" ? "number"
+                                  : "string";
+  return json::array({s, "null"});
+}
+
+// Every canonical strategy key and every accepted alias (trainsim schema strategy /
+// strategy-aliases).
+json StrategySchema() {
+  json props = json::object();
+  const json rows = SchemaJson("strategy").value(),
+             aliases = SchemaJson("strategy-aliases").value();
+  for (const json& row : rows) {
+    json p = {{"type", RowType(row.value("type", "string"))}};
+    p["description"] = row.value("doc", "") + " (rule: " + row.value("rule", "") + ")";
+    if (row.contains("flag"))
+      p["description"] = p["description"].get<std::string>() + "; CLI " + row.value("flag", "");
+    props[row.value("key", "")] = p;
+  }
+  props["dp"] = {{"type", json::array({"integer", "null"})},
+                 {"description", "derived (world_size / (tp·pp·cp)); accepted and checked"}};
+  for (const json& row : aliases) {
+    const std::string key = row.value("key", "");
+    if (props.contains(key)) continue;
+    props[key] = {{"type", RowType(row.value("type", "string"))},
+                  {"description", "SimuMax alias (" + row.value("effect", "ignored") + ")"}};
+  }
+  return {{"type", "object"},
+          {"description",
+           "What a strategy file holds, workload fields included (docs/INPUTS.md); absent keys "
+           "take the defaults that the report lists as assumed"},
+          {"properties", props},
+          {"additionalProperties", false}};
+}
+
+json EfficiencySchema() {
+  json props = json::object();
+  const json rows = SchemaJson("efficiency").value();
+  for (const json& row : rows)
+    props[row.value("key", "")] = {
+        {"type", "number"},
+        {"description", row.value("doc", "") + " (" + row.value("rule", "") + ")"}};
+  props["fitted_on"] = {{"type", "string"}};
+  props["fitted_date"] = {{"type", "string"}};
+  return {{"type", "object"}, {"properties", props}};
+}
+
+json PresetOrObject(const std::vector<std::string>& ids, const char* what, json object) {
+  return {{"oneOf", json::array({{{"type", "string"},
+                                  {"enum", ids},
+                                  {"description", std::string("a ") + what + " preset id"}},
+                                 object})}};
+}
+
+json Components() {
+  json s;
+  s["Strategy"] = StrategySchema();
+  s["Efficiency"] = EfficiencySchema();
+  s["Model"] = PresetOrObject(
+      ListModelPresets(), "model",
+      {{"type", "object"},
+       {"description", "a Hugging Face config.json or a trainsim model JSON (data/models/)"}});
+  s["Hardware"] = PresetOrObject(
+      ListHardwarePresets(), "hardware",
+      {{"type", "object"},
+       {"description", "a trainsim hardware JSON (data/hardware/) or a SimuMax system file"},
+       {"properties", {{"efficiency", {{"$ref", "#/components/schemas/Efficiency"}}}}}});
+  const json model = {{"$ref", "#/components/schemas/Model"}};
+  const json hw = {{"$ref", "#/components/schemas/Hardware"}};
+  const json over = {{"type", "object"}, {"description", "hardware fields to override"}};
+  s["SimulateRequest"] = {{"type", "object"},
+                          {"properties",
+                           {{"model", model},
+                            {"hardware", hw},
+                            {"hw_override", over},
+                            {"strategy", {{"$ref", "#/components/schemas/Strategy"}}}}},
+                          {"additionalProperties", false}};
+  auto integer = [](const char* d) {
+    return json{{"type", "integer"}, {"minimum", 1}, {"description", d}};
+  };
+  s["SearchRequest"] = {
+      {"type", "object"},
+      {"required", {"gbs"}},
+      {"properties",
+       {{"model", model},
+        {"hardware", hw},
+        {"hw_override", over},
+        {"gpus", integer("world size (default 8)")},
+        {"gbs", integer("global batch in sequences")},
+        {"seq", integer("sequence length (default 4096)")},
+        {"dtype", {{"type", "string"}, {"description", "bf16 (default), fp16, fp8, ..."}}},
+        {"top", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}},
+        {"objective", {{"type", "string"}, {"enum", {"time", "cost", "memory"}}}},
+        {"memory_margin", {{"type", "number"}, {"minimum", 0}, {"maximum", 0.9}}}}},
+      {"additionalProperties", false}};
+  s["ValidateRequest"] = {
+      {"type", "object"},
+      {"properties",
+       {{"cases",
+         {{"description",
+           "validation cases: JSONL text or an array of case objects (shared/validation "
+           "schema); absent = the cases the server was started with (--cases)"},
+          {"oneOf", json::array({{{"type", "string"}},
+                                 {{"type", "array"}, {"items", {{"type", "object"}}}}})}}}}},
+      {"additionalProperties", false}};
+  s["Error"] = {
+      {"type", "object"},
+      {"required", {"error"}},
+      {"properties",
+       {{"error", {{"type", "string"}, {"description", "the CLI's one-line message"}}},
+        {"field", {{"type", "string"}, {"description", "the offending field"}}},
+        {"partial", {{"type", "object"}, {"description", "a stopped search's result"}}}}}};
+  s["Document"] = {{"type", "object"},
+                   {"description", "a JSON document of the library (see docs/SERVE.md)"}};
+  return s;
+}
+
+json Answer(const char* description, const char* schema = "Document") {
+  return {{"description", description},
+          {"content",
+           {{"application/json",
+             {{"schema", {{"$ref", std::string("#/components/schemas/") + schema}}}}}}}};
+}
+
+// The common error answers of a POST endpoint.
+json PostOperation(const char* id, const char* summary, const char* request, json ok) {
+  json responses = {{"200", std::move(ok)},
+                    {"400", Answer("bad input: names the field and the rule", "Error")},
+                    {"413", Answer("body over the size limit", "Error")},
+                    {"503", Answer("over a time limit or a concurrency bound", "Error")}};
+  return {{"post",
+           {{"operationId", id},
+            {"summary", summary},
+            {"requestBody",
+             {{"required", true},
+              {"content",
+               {{"application/json",
+                 {{"schema", {{"$ref", std::string("#/components/schemas/") + request}}}}}}}}},
+            {"responses", responses}}}};
+}
+
+json GetOperation(const char* id, const char* summary, json ok) {
+  return {{"get", {{"operationId", id}, {"summary", summary}, {"responses", {{"200", ok}}}}}};
+}
+
+json Paths() {
+  json p;
+  p["/healthz"] = GetOperation("health", "liveness", Answer("{\"status\": \"ok\", \"version\"}"));
+  p["/v1/models"] = GetOperation("listModels", "model presets", Answer("{\"models\": [...]}"));
+  p["/v1/hardware"] =
+      GetOperation("listHardware", "hardware presets", Answer("{\"hardware\": [...]}"));
+  p["/openapi.json"] = GetOperation("openapi", "this document", Answer("OpenAPI 3.1"));
+  p["/v1/simulate"] = PostOperation("simulate", "one training step (= trainsim simulate --json)",
+                                    "SimulateRequest", Answer("the step report"));
+  p["/v1/timeline"] =
+      PostOperation("timeline", "the event-driven step as Chrome trace JSON (Perfetto)",
+                    "SimulateRequest", Answer("Chrome trace JSON"));
+  p["/v1/search"] = PostOperation("search", "ranked strategies (= trainsim search --json)",
+                                  "SearchRequest", Answer("the search result"));
+  p["/v1/search/stream"] = PostOperation(
+      "searchStream", "the search with progress as Server-Sent Events", "SearchRequest",
+      {{"description",
+        "events: progress ({fraction, evaluated, feasible, elapsed_s}), then result (the search "
+        "result) or error"},
+       {"content", {{"text/event-stream", {{"schema", {{"type", "string"}}}}}}}});
+  p["/v1/validate"] = PostOperation("validate",
+                                    "score predictions against measured runs (= trainsim validate "
+                                    "--json)",
+                                    "ValidateRequest", Answer("the validation result"));
+  return p;
+}
+
+}  // namespace
+
+const std::string& OpenApiDocument() {
+  static const std::string doc = [] {
+    json j = {{"openapi", "3.1.0"},
+              {"info",
+               {{"title", "trainsim"},
+                {"version", std::string(TrainsimVersion())},
+                {"description",
+                 "Predicts step time, MFU and memory of LLM training on GPU clusters. Every "
+                 "answer is a document of the library's JSON schema (docs/SERVE.md)."}}},
+              {"paths", Paths()},
+              {"components", {{"schemas", Components()}}}};
+    return j.dump(2) + "\n";
+  }();
+  return doc;
+}
+
+}  // namespace trainsim::serve

@@ -1,0 +1,248 @@
+// The REST service's handler layer (serve/service.h), without sockets.
+#include "serve/service.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "serve/endpoints.h"
+#include "serve/openapi.h"
+#include "trainsim/presets.h"
+#include "trainsim/schema.h"
+#include "trainsim/trainsim.h"
+
+namespace trainsim::serve {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSimBody =
+    R"({"model": "llama3-8b", "hardware": "h100_sxm_80gb",
+        "strategy": {"world_size": 8, "tp_size": 2, "pp_size": 2, "global_batch_size": 32}})";
+constexpr const char* kSearchBody =
+    R"({"model": "llama3-8b", "hardware": "h100_sxm_80gb", "gpus": 8, "gbs": 32, "top": 3})";
+
+TEST(Serve, HealthModelsHardware) {
+  Service s;
+  Response h = s.Handle("GET", "/healthz", "");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_EQ(json::parse(h.body)["status"], "ok");
+  const json models = json::parse(s.Handle("GET", "/v1/models", "").body)["models"];
+  const json hw = json::parse(s.Handle("GET", "/v1/hardware", "").body)["hardware"];
+  EXPECT_EQ(models.size(), ListModelPresets().size());
+  EXPECT_EQ(hw.size(), ListHardwarePresets().size());
+  EXPECT_EQ(models[0]["id"], ListModelPresets()[0]);
+  EXPECT_GT(models[0]["params_total"].get<double>(), 1e8);
+  EXPECT_GT(hw[0]["hbm_bytes"].get<double>(), 1e9);
+}
+
+// The answer is the library's report for the same inputs: the body's strategy reaches it and
+// its defaults are listed as assumed, as `simulate --json` lists them (the CLI comparison
+// itself is tests/serve_test.py's).
+TEST(Serve, SimulateAnswersTheReport) {
+  Service s;
+  Response r = s.Handle("POST", "/v1/simulate", kSimBody);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  EXPECT_EQ(j["strategy"]["tp_size"], 2);
+  EXPECT_EQ(j["strategy"]["pp_size"], 2);
+  EXPECT_EQ(j["strategy"]["global_batch_size"], 32);
+  EXPECT_GT(j["step_time_s"].get<double>(), 0);
+  bool seq_assumed = false;
+  for (const json& a : j["assumed"]) seq_assumed = seq_assumed || a["field"] == "seq_len";
+  EXPECT_TRUE(seq_assumed) << "seq_len was not given, so it is an assumption";
+  // The same inputs through the library directly.
+  Strategy st;
+  st.world_size = 8, st.tp = 2, st.pp = 2, st.gbs = 32;
+  auto rep = Simulate(LoadModelPreset("llama3-8b").value(),
+                      LoadHardwarePreset("h100_sxm_80gb").value(), NormaliseStrategy(st));
+  ASSERT_TRUE(rep.ok());
+  EXPECT_DOUBLE_EQ(j["step_time_s"].get<double>(), rep.value().step_time_s);
+}
+
+TEST(Serve, InlineObjectsEqualPresets) {
+  Service s;
+  const json models = json::parse(s.Handle("GET", "/v1/models", "").body)["models"];
+  const json hw = json::parse(s.Handle("GET", "/v1/hardware", "").body)["hardware"];
+  json body = json::parse(kSimBody);
+  for (const json& m : models)
+    if (m["id"] == "llama3-8b") body["model"] = m["preset"];
+  for (const json& h : hw)
+    if (h["id"] == "h100_sxm_80gb") body["hardware"] = h["preset"];
+  Response inline_r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(inline_r.status, 200) << inline_r.body;
+  const json a = json::parse(inline_r.body);
+  const json b = json::parse(s.Handle("POST", "/v1/simulate", kSimBody).body);
+  EXPECT_EQ(a["step_time_s"], b["step_time_s"]);
+  EXPECT_EQ(a["memory"], b["memory"]);
+}
+
+// Bad input: a 400 naming the field (or 404/405/413), never a crash, never a file read.
+struct BadRequest {
+  const char* name;
+  const char* method;
+  const char* path;
+  std::string body;
+  int status;
+  const char* field;  // "" = not checked
+};
+
+std::string Nested(int depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+TEST(Serve, BadRequestsNameTheField) {
+  const BadRequest rows[] = {
+      {"not json", "POST", "/v1/simulate", "{", 400, ""},
+      {"not an object", "POST", "/v1/simulate", "[1]", 400, ""},
+      {"unknown key", "POST", "/v1/simulate", R"({"modle": "llama3-8b"})", 400, "modle"},
+      {"model type", "POST", "/v1/simulate", R"({"model": 3})", 400, "model"},
+      {"unknown preset", "POST", "/v1/simulate", R"({"model": "gpt-9"})", 400, "model"},
+      {"model path", "POST", "/v1/simulate", R"({"model": "/etc/passwd"})", 400, "model"},
+      {"hardware path", "POST", "/v1/simulate", R"({"hardware": "../../etc/passwd"})", 400,
+       "hardware"},
+      {"bad strategy value", "POST", "/v1/simulate", R"({"strategy": {"tp_size": 0}})", 400,
+       "tp_size"},
+      {"unknown strategy key", "POST", "/v1/simulate", R"({"strategy": {"tpp": 2}})", 400, "tpp"},
+      {"tp over gpus", "POST", "/v1/simulate", R"({"strategy": {"world_size": 8, "tp_size": 16}})",
+       400, ""},
+      {"1e400", "POST", "/v1/simulate", R"({"strategy": {"world_size": 1e400}})", 400, ""},
+      {"deep nesting", "POST", "/v1/simulate", "{\"model\": " + Nested(100000) + "}", 400, ""},
+      {"invalid UTF-8", "POST", "/v1/simulate", "{\"model\": \"\xff\xfe\"}", 400, ""},
+      {"duplicate key", "POST", "/v1/simulate", R"({"model": "a", "model": "b"})", 400, "model"},
+      {"body over the limit", "POST", "/v1/simulate",
+       std::string(limits::kMaxRequestBodyBytes + 1, ' '), 413, "body"},
+      {"search without gbs", "POST", "/v1/search", R"({"gpus": 8})", 400, "gbs"},
+      {"search objective", "POST", "/v1/search", R"({"gbs": 8, "objective": "fun"})", 400, ""},
+      {"search top", "POST", "/v1/search", R"({"gbs": 8, "top": 1000001})", 400, "top"},
+      {"validate without cases", "POST", "/v1/validate", "{}", 400, "cases"},
+      {"validate cases type", "POST", "/v1/validate", R"({"cases": 3})", 400, "cases"},
+      {"traversal", "GET", "/../../etc/passwd", "", 404, "path"},
+      {"encoded traversal", "GET", "/%2e%2e/%2e%2e/etc/passwd", "", 404, "path"},
+      {"static file", "GET", "/data/models/llama3-8b.json", "", 404, "path"},
+      {"wrong method", "GET", "/v1/simulate", "", 405, "method"},
+      {"unknown method", "DELETE", "/healthz", "", 405, "method"},
+  };
+  Service s;
+  for (const BadRequest& row : rows) {
+    Response r = s.Handle(row.method, row.path, row.body);
+    EXPECT_EQ(r.status, row.status) << row.name << ": " << r.body;
+    const json j = json::parse(r.body, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << row.name << ": the error is a JSON document";
+    EXPECT_TRUE(j["error"].is_string()) << row.name;
+    if (*row.field) EXPECT_EQ(j.value("field", ""), row.field) << row.name << ": " << r.body;
+  }
+}
+
+// The error is the CLI's message (Status::OneLine), as one line of JSON.
+TEST(Serve, ErrorIsTheLibraryMessage) {
+  Service s;
+  Response r = s.Handle("POST", "/v1/simulate", R"({"model": "gpt-9"})");
+  const Status st = LoadModelPreset("gpt-9").status();
+  EXPECT_EQ(json::parse(r.body)["error"], st.OneLine());
+  EXPECT_EQ(r.body.find('\n'), r.body.size() - 1);
+}
+
+TEST(Serve, TimelineIsAChromeTrace) {
+  Service s;
+  Response r = s.Handle("POST", "/v1/timeline", kSimBody);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  ASSERT_TRUE(j.contains("traceEvents"));
+  EXPECT_GT(j["traceEvents"].size(), 8u);
+}
+
+TEST(Serve, SearchRanksAndIsBounded) {
+  Service s;
+  Response r = s.Handle("POST", "/v1/search", kSearchBody);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = json::parse(r.body);
+  EXPECT_EQ(j["top"].size(), 3u);
+  EXPECT_GT(j["evaluated"].get<double>(), 10);
+  // A search past the time limit is stopped: 503 naming the limit, with what it evaluated.
+  ServiceOptions tight;
+  tight.search_seconds = 1e-9;
+  Response late = Service(tight).Handle("POST", "/v1/search", kSearchBody);
+  EXPECT_EQ(late.status, 503) << late.body;
+  EXPECT_EQ(json::parse(late.body)["field"], "time_limit");
+  // No free search slot: 503 with Retry-After.
+  ServiceOptions none;
+  none.max_searches = 0;
+  Response busy = Service(none).Handle("POST", "/v1/search", kSearchBody);
+  EXPECT_EQ(busy.status, 503);
+  ASSERT_EQ(busy.headers.size(), 1u);
+  EXPECT_EQ(busy.headers[0].first, "Retry-After");
+  EXPECT_EQ(Service(none).CheckSearch(kSearchBody).status, 503);
+}
+
+TEST(Serve, SearchStreamSendsProgressThenTheResult) {
+  Service s;
+  std::vector<std::string> events;
+  Response r = s.SearchStream(kSearchBody, [&](const std::string& e) {
+    events.push_back(e);
+    return true;
+  });
+  EXPECT_EQ(r.status, 200);
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.front().rfind("event: progress\ndata: {", 0), 0u) << events.front();
+  const std::string& last = events.back();
+  ASSERT_EQ(last.rfind("event: result\ndata: ", 0), 0u) << last;
+  const json result = json::parse(last.substr(20));
+  EXPECT_EQ(result["top"].size(), 3u);
+  // The same result as POST /v1/search (the timing aside).
+  json plain = json::parse(s.Handle("POST", "/v1/search", kSearchBody).body);
+  EXPECT_EQ(result["top"], plain["top"]);
+  // A client that has gone cancels the search: nothing more is sent.
+  int sent = 0;
+  s.SearchStream(kSearchBody, [&](const std::string&) { return ++sent, false; });
+  EXPECT_EQ(sent, 1);
+  // A bad body is refused before any event.
+  int bad = 0;
+  EXPECT_EQ(s.SearchStream("{}", [&](const std::string&) { return ++bad, true; }).status, 400);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Serve, ValidateScoresTheGivenCases) {
+  auto text =
+      ReadTextFile(std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/small_pretrain.jsonl");
+  if (!text.ok()) GTEST_SKIP() << "no shared/validation";
+  const std::string first = text.value().substr(0, text.value().find('\n') + 1);
+  Service s;
+  Response r = s.Handle("POST", "/v1/validate", json{{"cases", first}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["cases"].size(), 1u);
+  ServiceOptions shipped;
+  shipped.shipped_cases = text.value();
+  shipped.shipped_cases_origin = "small_pretrain.jsonl";
+  Response all = Service(shipped).Handle("POST", "/v1/validate", "");
+  ASSERT_EQ(all.status, 200);
+  EXPECT_GT(json::parse(all.body)["cases"].size(), 10u);
+}
+
+// The OpenAPI document is generated from the schema tables: every strategy key is in it. (Its
+// validity against the OpenAPI 3.1 schema is checked by tests/serve_test.py with a validator.)
+TEST(Serve, OpenApiCoversTheSchema) {
+  Service s;
+  Response r = s.Handle("GET", "/openapi.json", "");
+  ASSERT_EQ(r.status, 200);
+  const json doc = json::parse(r.body);
+  EXPECT_EQ(doc["openapi"], "3.1.0");
+  const json& props = doc["components"]["schemas"]["Strategy"]["properties"];
+  for (const StrategyField& f : StrategySchema())
+    EXPECT_TRUE(props.contains(std::string(f.key))) << f.key;
+  for (const char* p : {"/v1/simulate", "/v1/search", "/v1/search/stream", "/v1/validate",
+                        "/v1/timeline", "/v1/models", "/v1/hardware", "/healthz"})
+    EXPECT_TRUE(doc["paths"].contains(p)) << p;
+}
+
+TEST(Serve, RootServesAPage) {
+  Service s;
+  Response r = s.Handle("GET", "/", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(r.body.find("<html"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainsim::serve
