@@ -96,10 +96,12 @@ function metric(id: string, label: string, text: string, value: number): HTMLEle
     el("dd", { id, "data-value": String(value) }, text));
 }
 
+// As the text report prints it (src/report/report_text.cc): ± half the band's width.
 function bandText(r: Report): string {
   if (r.step_time_s_low === undefined || r.step_time_s_high === undefined || !r.uncertainty) return "";
-  const pm = Math.round(100 * Math.max(r.uncertainty.rel_below, r.uncertainty.rel_above));
-  return ` ± ${pm} % (80 % band ${r.step_time_s_low.toFixed(4)} – ${r.step_time_s_high.toFixed(4)} s, ${r.uncertainty.regime} regime)`;
+  const pm = ((50 * (r.step_time_s_high - r.step_time_s_low)) / r.step_time_s).toFixed(0);
+  return ` ± ${pm} %  (80 % band ${r.step_time_s_low.toFixed(4)} - ${r.step_time_s_high.toFixed(4)} s, ` +
+    `${r.uncertainty.regime} regime)`;
 }
 
 function showReport(results: HTMLElement, r: Report, cat: Catalogue): void {
@@ -181,14 +183,14 @@ function drawMemory(host: HTMLElement, r: Report, hw: HardwareEntry | undefined)
     ...(i === 0 && hw ? {
       markLine: {
         symbol: "none", lineStyle: { color: "#c00", type: "dashed" },
-        label: { formatter: `HBM ${toGib(hw.hbm_bytes).toFixed(0)} GiB` },
+        label: { formatter: `HBM ${toGib(hw.hbm_bytes).toFixed(0)} GiB`, position: "insideEndTop" },
         data: [{ yAxis: toGib(hw.hbm_bytes) }],
       },
     } : {}),
   }));
   draw(host, {
-    grid: { left: 60, right: 20, top: 50, bottom: 40 },
-    legend: { top: 0 },
+    grid: { left: 60, right: 20, top: 60, bottom: 30 },
+    legend: { top: 0, left: 0, itemWidth: 14, itemGap: 8 },
     tooltip: { trigger: "axis", valueFormatter: (v: number) => `${v.toFixed(2)} GiB` },
     xAxis: { type: "category", data: r.stages.map((s) => `stage ${s.index}`) },
     yAxis: { type: "value", name: "GiB", max: hw ? Math.ceil(Math.max(toGib(hw.hbm_bytes),

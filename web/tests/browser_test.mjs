@@ -95,6 +95,8 @@ async function checkNumbers(page, name, flags) {
   const stepS = `${j.step_time_s.toFixed(4)} s`;
   check(`${name}: shown step time "${stepS}" as the text report prints it`,
     step.text.startsWith(stepS) && new RegExp(`step time +${stepS.replace(".", "\\.")}`).test(text), step.text);
+  const band = step.text.slice(stepS.length);
+  check(`${name}: shown band "${band.trim()}" as the text report`, band.includes("80 % band") && text.includes(band), band);
   const mfuS = `${(100 * j.mfu).toFixed(1)} %`;
   check(`${name}: shown MFU "${mfuS}" as the text report`, mfu.text === mfuS && text.includes(mfuS), mfu.text);
   const peakS = `${(j.peak_mem_bytes / GIB).toFixed(2)} GiB`;
@@ -213,7 +215,8 @@ const browser = await chromium.launch({
 try {
   const root = await (await fetch(`${base}/`)).text();
   if (!root.includes("<script")) fatal(`"/" is not the built page (was web/ built? npm present?): ${root.slice(0, 200)}`);
-  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   for (const t of [testDefault, testForm, testSearch, testValidate]) {
