@@ -39,7 +39,8 @@ function show(results: HTMLElement, v: Validation): void {
 function drawScatter(host: HTMLElement, cases: CaseResult[]): void {
   const families = [...new Set(cases.map((c) => c.family))].sort();
   const xs = cases.flatMap((c) => [c.predicted_s as number, c.target_s as number]);
-  const lo = Math.min(...xs) * 0.8, hi = Math.max(...xs) * 1.25;
+  // Whole decades, so the log axes read 0.1, 1, 10, 100 s.
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...xs))), hi = 10 ** Math.ceil(Math.log10(Math.max(...xs)));
   draw(host, {
     grid: { left: 70, right: 30, top: 60, bottom: 50 },
     legend: { top: 0, type: "scroll" },
