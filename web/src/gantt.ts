@@ -53,13 +53,13 @@ export function drawGantt(host: HTMLElement, trace: Trace): string {
     }));
   host.style.height = `${Math.max(220, 60 + rows.length * 26)}px`;
   const c = draw(host, {
-    grid: { left: 150, right: 30, top: 10, bottom: 60 },
+    grid: { left: 150, right: 30, top: 10, bottom: 30 },
     tooltip: {
       formatter: (p: { value: [number, number, number, string] }) =>
         `${p.value[3]}: ${p.value[1].toFixed(3)} – ${p.value[2].toFixed(3)} ms (${(p.value[2] - p.value[1]).toFixed(3)} ms)`,
     },
-    dataZoom: [{ type: "inside", xAxisIndex: 0, filterMode: "weakFilter" },
-      { type: "slider", xAxisIndex: 0, height: 18, bottom: 8, filterMode: "weakFilter" }],
+    // Wheel to zoom, drag to pan.
+    dataZoom: [{ type: "inside", xAxisIndex: 0, filterMode: "weakFilter" }],
     xAxis: { type: "value", name: "ms", nameLocation: "end", min: 0 },
     yAxis: { type: "category", data: rows.map((r) => r.label), inverse: true },
     series: [{
