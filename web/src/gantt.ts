@@ -12,7 +12,7 @@ interface Row {
 // Colour by what the event is: forward, backward, weight-gradient, recompute, p2p, DP comm.
 function colourOf(e: TraceEvent): string {
   if (e.cat === "pp p2p") return "#9c9c9c";
-  if (e.cat === "dp comm") return palette[6];
+  if (e.cat === "dp comm" || e.cat === "fsdp comm") return palette[6];
   const c = e.name.charAt(0);
   if (c === "F") return palette[0];
   if (c === "B") return palette[1];

@@ -132,7 +132,7 @@ function showReport(results: HTMLElement, r: Report, cat: Catalogue): void {
   results.replaceChildren(head, summary, fits, metrics,
     el("div", { class: "charts2" },
       el("figure", {}, el("figcaption", {}, "Time breakdown (critical stage)"), tChart, breakdownTable(r)),
-      el("figure", {}, el("figcaption", {}, "Memory per stage"), mChart)),
+      el("figure", {}, el("figcaption", {}, "Memory per stage"), mChart, memoryTable(r))),
     el("figure", {}, el("figcaption", { id: "gantt-caption" }, "Event-driven step (loading…)"), gantt),
     assumedList(r));
   drawBreakdown(tChart, r);
@@ -151,6 +151,26 @@ function breakdownTable(r: Report): HTMLElement {
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "part"), el("th", { scope: "col" }, "time"),
         el("th", { scope: "col" }, "share of step"))),
       el("tbody", {}, ...rows)));
+}
+
+// The text report's "memory per stage (GiB)" table.
+function memoryTable(r: Report): HTMLElement {
+  const cols: [string, (s: Report["stages"][number]) => string][] = [
+    ["layers", (s) => String(s.layers)],
+    ["weights", (s) => toGib(s.weight_bytes).toFixed(2)],
+    ["grads", (s) => toGib(s.grad_bytes).toFixed(2)],
+    ["optimizer", (s) => toGib(s.optimizer_bytes).toFixed(2)],
+    ["activations (in-flight mbs)", (s) => `${toGib(s.activation_bytes).toFixed(2)} (${s.inflight_micro_batches.toFixed(1)})`],
+    ["transient", (s) => toGib(s.transient_bytes).toFixed(2)],
+    ["peak", (s) => toGib(s.peak_mem_bytes).toFixed(2)],
+    ["reserved", (s) => toGib(s.reserved_bytes).toFixed(2)],
+  ];
+  return el("details", {}, el("summary", {}, "Memory per stage as a table (GiB)"),
+    el("table", { id: "table-memory" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "stage"),
+        ...cols.map(([h]) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, ...r.stages.map((s) => el("tr", {}, el("th", { scope: "row" }, `stage ${s.index}`),
+        ...cols.map(([, f]) => el("td", {}, f(s))))))));
 }
 
 function drawBreakdown(host: HTMLElement, r: Report): void {

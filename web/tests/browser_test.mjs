@@ -102,6 +102,14 @@ async function checkNumbers(page, name, flags) {
   const peakS = `${(j.peak_mem_bytes / GIB).toFixed(2)} GiB`;
   check(`${name}: shown peak memory "${peakS}" as the text report`, peak.text === peakS && text.includes(peakS), peak.text);
   check(`${name}: shown TFLOP/s with its unit`, tfl.text === `${j.tflops_per_gpu.toFixed(1)} TFLOP/s`, tfl.text);
+  // The memory table's rows read as the text report's "memory per stage (GiB)" rows.
+  for (let i = 0; i < j.stages.length; i++) {
+    const cells = (await page.locator(`#table-memory tbody tr:nth-child(${i + 1}) td`).allTextContents()).join(" ");
+    const row = text.split("\n").find((l) => new RegExp(`^ +stage ${i} +\\d`).test(l)) ?? "";
+    const nums = (t) => (t.match(/\d+\.\d+|\d+/g) ?? []).join(" ");
+    check(`${name}: memory table stage ${i} equals the text report's row`, nums(row) === `${i} ${nums(cells)}`,
+      `${nums(cells)} vs ${nums(row)}`);
+  }
   const stages = await page.locator("#chart-memory canvas").count();
   check(`${name}: memory chart drawn (${j.stages.length} stages)`, stages > 0);
   return j;
