@@ -36,6 +36,10 @@ void AddServe(CLI::App& app, ServeArgs& a) {
                 "time limit of any other request (503 past it)")
       ->check(CLI::Range(0.001, 3600.0))
       ->capture_default_str();
+  c->add_option("--read-timeout", a.read_timeout,
+                "seconds a client may stall while sending; then it is answered 400 and dropped")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
   c->add_option("--cases", a.cases,
                 "validation case files (JSONL) that POST /v1/validate scores when the request "
                 "gives none");
@@ -57,6 +61,7 @@ int RunServe(const ServeArgs& a) {
   o.port = a.port;
   o.max_connections = a.max_connections;
   o.worker_threads = a.threads;
+  o.read_timeout_s = a.read_timeout;
   o.service.max_searches = a.max_searches;
   o.service.search_threads = a.search_threads;
   o.service.search_seconds = a.search_seconds;
