@@ -27,8 +27,9 @@ async function answer<T>(r: Response): Promise<T> {
   return doc as T;
 }
 
-export async function getJson<T>(path: string): Promise<T> {
-  return answer<T>(await fetch(path));
+// `started`: a request already sent (index.html starts the catalogue's before the script runs).
+export async function getJson<T>(path: string, started?: Promise<Response>): Promise<T> {
+  return answer<T>(await (started ?? fetch(path)));
 }
 
 export async function postJson<T>(path: string, body: unknown): Promise<T> {

@@ -12,9 +12,10 @@ let catalogue: Catalogue | null = null;
 
 async function loadCatalogue(): Promise<Catalogue> {
   if (catalogue) return catalogue;
+  const boot = (window as unknown as { trainsimBoot?: Record<string, Promise<Response>> }).trainsimBoot;
   const [m, h] = await Promise.all([
-    getJson<{ models: ModelEntry[] }>("/v1/models"),
-    getJson<{ hardware: HardwareEntry[] }>("/v1/hardware"),
+    getJson<{ models: ModelEntry[] }>("/v1/models", boot?.models),
+    getJson<{ hardware: HardwareEntry[] }>("/v1/hardware", boot?.hardware),
   ]);
   catalogue = { models: m.models, hardware: h.hardware };
   return catalogue;
