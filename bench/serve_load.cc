@@ -39,6 +39,7 @@ struct Run {
 void Client(const Options& o, long n, std::vector<double>& out, std::atomic<long>& errors) {
   httplib::Client c(o.host, o.port);
   c.set_keep_alive(true);
+  c.set_tcp_nodelay(true);  // else each request waits for a delayed ACK (~40 ms)
   c.set_read_timeout(30, 0);
   out.reserve(n);
   for (long i = 0; i < n; ++i) {
