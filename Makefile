@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 APT_PACKAGES = build-essential cmake nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev \
                libgmock-dev libbenchmark-dev libtomlplusplus-dev python3 python3-yaml \
-               libopenmpi-dev openmpi-bin libcpp-httplib-dev pkg-config
+               libopenmpi-dev openmpi-bin libcpp-httplib-dev pkg-config nodejs npm chromium
 
 # The sanitizer and fuzz builds (`make test-sanitize`, `make fuzz`): clang-14 with libFuzzer
 # (libclang-rt-14-dev) and AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -22,8 +22,12 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_err
 .PHONY: deps build demo test bench validate format clean fuzz-deps test-sanitize fuzz-build fuzz \
         fuzz-smoke
 
+# A package counts as present when installed or provided by an installed one (NodeSource's
+# nodejs provides npm, and Debian's npm would conflict with it).
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@provided=$$(dpkg-query -W -f='$${Provides}\n' 2>/dev/null | tr ',' '\n' | sed 's/ *(.*//; s/^ *//'); \
+	missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || echo "$$provided" | grep -qx "$$p" || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \

@@ -7,11 +7,14 @@ args=(search --model llama3-8b --hardware h100_sxm_80gb --gpus 64 --gbs 128 --se
 flags=(--oversubscribe)
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 export OMPI_MCA_plm_rsh_agent=""  # localhost only, no ssh
-single=$("$ts" "${args[@]}") || { echo "single-process search failed"; exit 1; }
-multi=$("$mpiexec" "${flags[@]}" -np 2 "$mpi" "${args[@]}") || { echo "mpirun failed"; exit 1; }
-python3 - "$single" "$multi" <<'PY'
+# The documents go through files: with each candidate's strategy_file they outgrow one argument.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$ts" "${args[@]}" > "$tmp/single.json" || { echo "single-process search failed"; exit 1; }
+"$mpiexec" "${flags[@]}" -np 2 "$mpi" "${args[@]}" > "$tmp/multi.json" || { echo "mpirun failed"; exit 1; }
+python3 - "$tmp/single.json" "$tmp/multi.json" <<'PY'
 import json, sys
-a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
 keys = ("evaluated", "feasible", "rejected")
 ok = all(a[k] == b[k] for k in keys)
 ok &= [c["strategy"] for c in a["top"]] == [c["strategy"] for c in b["top"]]

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainsim/results_json.h"
+#include "trainsim/schema.h"
 
 namespace trainsim {
 namespace {
@@ -28,7 +29,10 @@ json CandidateJson(const Candidate& c) {
           {"tokens_per_s_per_gpu", c.tokens_per_s_per_gpu},
           {"peak_mem_bytes", c.peak_mem_bytes},
           {"usd_per_million_tokens", c.usd_per_million_tokens},
-          {"megatron_args", MegatronArgs(s)}};
+          {"megatron_args", MegatronArgs(s)},
+          // The whole strategy as a strategy file (the "strategy" object of `simulate --json`),
+          // so a front-end can simulate a candidate exactly (the web page's Pareto click).
+          {"strategy_file", StrategyToJson(s)}};
 }
 
 // Shard candidates: [index, step_time_s, mfu, tokens_per_s_per_gpu, peak_mem_bytes,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trainsim/results_json.h"
+#include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -46,6 +47,21 @@ TEST(SearchResultJson, HasTheCountsTheCandidatesAndTheSummary) {
   EXPECT_EQ(j["summary"], SearchSummaryLine(s.r));
   EXPECT_FALSE(j.contains("complete"));  // only an incomplete search says so
   EXPECT_EQ(SearchResultJson(s.r, -1).find('\n'), std::string::npos);
+}
+
+// The candidate's strategy_file is a strategy file: parsed and simulated, it gives the step time
+// the search ranked (the web page simulates a clicked Pareto point from it).
+TEST(SearchResultJson, StrategyFileSimulatesToTheCandidatesStepTime) {
+  Searched s;
+  const json j = json::parse(SearchResultJson(s.r));
+  ASSERT_FALSE(j["pareto"].empty());
+  for (const char* list : {"top", "pareto"}) {
+    const json& c = j[list].back();
+    const Strategy st = ParseStrategyJson(c["strategy_file"].dump(), "strategy_file").value();
+    const StepReport rep = Simulate(s.m, s.hw, st).value();
+    EXPECT_DOUBLE_EQ(rep.step_time_s, c["step_time_s"].get<double>()) << list;
+    EXPECT_DOUBLE_EQ(rep.peak_mem_bytes, c["peak_mem_bytes"].get<double>()) << list;
+  }
 }
 
 TEST(SearchResultJson, AnIncompleteSearchSaysWhy) {
