@@ -335,7 +335,7 @@ def case_path_traversal(exe, _):
 def case_search_1e9(exe, _):
     """The largest search the presets reach (9.0e8 strategies: DeepSeek-V3 on 8,648,640 GPUs in
     64-GPU domains) stops at the server's time limit: 503 with what it evaluated; a space over
-    the library's 1e9 bound is a 400."""
+    the library's 1e9 bound (the same with 120 layers: 1.4e9) is a 400 naming it."""
     with Server(exe, "--search-seconds", "1") as srv:
         g = 8648640
         body = {"model": "deepseek-v3", "hw_override": {"scaleup_domain": 64}, "gpus": g,
@@ -347,6 +347,14 @@ def case_search_1e9(exe, _):
         check(status == 503 and err["field"] == "time_limit", "%d %r" % (status, reply[:300]))
         check("of 903168000 strategies" in err["error"], err["error"])
         check(took < 5, "took %.1f s with a 1 s limit" % took)
+        # The same model with 120 layers: 1.4e9 strategies, over the library's bound.
+        _, _, cat = request(srv.port, "GET", "/v1/models")
+        model = next(m["preset"] for m in json.loads(cat)["models"] if m["id"] == "deepseek-v3")
+        body["model"] = dict(model, num_hidden_layers=120)
+        status, _, reply = request(srv.port, "POST", "/v1/search", body)
+        err = error_of(reply)
+        check(status == 400 and err["field"] == "gpus" and "1399910400 strategies" in err["error"],
+              "%d %r" % (status, reply[:300]))
         still_serving(srv.port)
 
 

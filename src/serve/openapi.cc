@@ -188,12 +188,11 @@ json Paths() {
   p["/v1/search/stream"]["get"] = {
       {"operationId", "searchStreamGet"},
       {"summary", "the same, for EventSource (which can only GET)"},
-      {"parameters",
-       json::array({{{"name", "q"},
-                     {"in", "query"},
-                     {"required", true},
-                     {"description", "the SearchRequest as JSON text"},
-                     {"schema", {{"type", "string"}}}}})},
+      {"parameters", json::array({{{"name", "q"},
+                                   {"in", "query"},
+                                   {"required", true},
+                                   {"description", "the SearchRequest as JSON text"},
+                                   {"schema", {{"type", "string"}}}}})},
       {"responses", p["/v1/search/stream"]["post"]["responses"]}};
   p["/v1/validate"] = PostOperation("validate",
                                     "score predictions against measured runs (= trainsim validate "

@@ -24,7 +24,17 @@ Response ErrorResponse(int status, std::string_view message, std::string_view fi
 }
 
 Response StatusResponse(const Status& st) {
-  return ErrorResponse(400, st.OneLine(), st.field());
+  std::string field = st.field();
+  // An error about an input as a whole ("model: not a model description ...") names no field:
+  // the input it is about is the field (the whole body: "body").
+  if (field.empty()) {
+    const std::string& m = st.message();
+    const size_t colon = m.find(": ");
+    if (colon != std::string::npos && colon < 40 && m.find(' ') > colon) field = m.substr(0, colon);
+  }
+  if (field == "request") field = "body";  // the body as a whole (malformed JSON, not an object)
+  if (field == "hw-override") field = "hw_override";  // the body's key, not the CLI's flag
+  return ErrorResponse(400, st.OneLine(), field);
 }
 
 namespace {

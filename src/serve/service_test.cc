@@ -95,8 +95,9 @@ std::string Nested(int depth) {
 
 TEST(Serve, BadRequestsNameTheField) {
   const BadRequest rows[] = {
-      {"not json", "POST", "/v1/simulate", "{", 400, ""},
-      {"not an object", "POST", "/v1/simulate", "[1]", 400, ""},
+      {"not json", "POST", "/v1/simulate", "{", 400, "body"},
+      {"not an object", "POST", "/v1/simulate", "[1]", 400, "body"},
+      {"empty model object", "POST", "/v1/simulate", R"({"model": {}})", 400, "model"},
       {"unknown key", "POST", "/v1/simulate", R"({"modle": "llama3-8b"})", 400, "modle"},
       {"model type", "POST", "/v1/simulate", R"({"model": 3})", 400, "model"},
       {"unknown preset", "POST", "/v1/simulate", R"({"model": "gpt-9"})", 400, "model"},
