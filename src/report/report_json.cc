@@ -10,6 +10,27 @@
 
 namespace trainsim {
 
+namespace {
+
+// The figures users compare against from their own logs, in each tool's convention.
+nlohmann::json ConventionsJson(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
+                               const Strategy& s) {
+  nlohmann::json c;
+  const MegatronLogFigures mg = MegatronConventionFigures(r, m, s);
+  c["megatron"] = {{"elapsed_time_per_iteration_ms", mg.elapsed_ms_per_iteration},
+                   {"throughput_tflops_per_gpu", mg.tflops_per_gpu},
+                   {"num_floating_point_operations", mg.flops_per_iteration}};
+  const TorchtitanLogFigures tt = TorchtitanConventionFigures(r, m, hw, s);
+  c["torchtitan"] = {
+      {"tps", tt.tps}, {"mfu_percent", tt.mfu_percent}, {"flops_per_token", tt.flops_per_token}};
+  const HfTrainerLogFigures hf = HfTrainerConventionFigures(r, s);
+  c["hf_trainer"] = {{"train_samples_per_second", hf.samples_per_second},
+                     {"train_steps_per_second", hf.steps_per_second}};
+  return c;
+}
+
+}  // namespace
+
 std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                              const Strategy& s) {
   using nlohmann::json;
@@ -99,17 +120,7 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   for (const IgnoredInput& a : r.ignored)
     ignored.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
   j["ignored"] = ignored;
-  // The figures users compare against from their own logs, in each tool's convention.
-  const MegatronLogFigures mg = MegatronConventionFigures(r, m, s);
-  j["conventions"]["megatron"] = {{"elapsed_time_per_iteration_ms", mg.elapsed_ms_per_iteration},
-                                  {"throughput_tflops_per_gpu", mg.tflops_per_gpu},
-                                  {"num_floating_point_operations", mg.flops_per_iteration}};
-  const TorchtitanLogFigures tt = TorchtitanConventionFigures(r, m, hw, s);
-  j["conventions"]["torchtitan"] = {
-      {"tps", tt.tps}, {"mfu_percent", tt.mfu_percent}, {"flops_per_token", tt.flops_per_token}};
-  const HfTrainerLogFigures hf = HfTrainerConventionFigures(r, s);
-  j["conventions"]["hf_trainer"] = {{"train_samples_per_second", hf.samples_per_second},
-                                    {"train_steps_per_second", hf.steps_per_second}};
+  j["conventions"] = ConventionsJson(r, m, hw, s);
   if (!r.layers.empty()) {
     json layers = json::array();
     for (const LayerReport& l : r.layers) {
