@@ -19,7 +19,8 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["uncertainty"] = {{"regime", std::string(r.uncertainty.regime)},
                       {"rel_below", r.uncertainty.rel_below},
                       {"rel_above", r.uncertainty.rel_above},
-                      {"cases", r.uncertainty.cases}};
+                      {"cases", r.uncertainty.cases},
+                      {"uncalibrated_hardware", r.uncertainty.uncalibrated_hardware}};
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
   j["tflops_per_gpu"] = r.tflops_per_gpu;
@@ -40,6 +41,10 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
     j["hardware_calibration"] = nullptr;
   else
     j["hardware_calibration"] = hw.eff.fitted_date;
+  // Uncalibrated: efficiencies borrowed from another preset (efficiency_from) or nominal.
+  j["hardware_calibrated"] = hw.calibrated;
+  j["hardware_efficiency_from"] =
+      hw.efficiency_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.efficiency_from);
   const TimeBreakdown& t = r.time;
   j["time_breakdown_s"] = {{"compute", t.compute_s},
                            {"recompute", t.recompute_s},
