@@ -30,8 +30,10 @@ ordered_json HardwareJson(const HardwareSpec& h) {
   j["calibration"] = CalibrationStatus(h);
   j["efficiency_from"] = OrNull(h.efficiency_from);
   j["fitted_date"] = OrNull(h.eff.fitted_date);
-  j["peak_tflops"] = {{"bf16", h.peak_bf16_flops / 1e12}, {"fp16", h.peak_fp16_flops / 1e12},
-                      {"fp8", h.peak_fp8_flops / 1e12},   {"fp4", h.peak_fp4_flops / 1e12},
+  j["peak_tflops"] = {{"bf16", h.peak_bf16_flops / 1e12},
+                      {"fp16", h.peak_fp16_flops / 1e12},
+                      {"fp8", h.peak_fp8_flops / 1e12},
+                      {"fp4", h.peak_fp4_flops / 1e12},
                       {"fp32", h.peak_fp32_flops / 1e12}};
   j["hbm_gib"] = h.hbm_bytes / (1 << 30);
   j["hbm_tbps"] = h.hbm_bw_bytes_per_s / 1e12;
@@ -67,8 +69,8 @@ std::string PriceText(double usd, const std::string& date) {
 int ListHardware(bool json) {
   ordered_json all = ordered_json::array();
   if (!json)
-    std::printf("%-24s %-26s %7s %5s %-30s %-20s %-20s %s\n", "id", "calibration", "bf16 TF",
-                "GiB", "name", "on-demand $/GPU-h", "reserved/spot", "source (date)");
+    std::printf("%-24s %-26s %7s %5s %-30s %-20s %-20s %s\n", "id", "calibration", "bf16 TF", "GiB",
+                "name", "on-demand $/GPU-h", "reserved/spot", "source (date)");
   for (const auto& id : ListHardwarePresets()) {
     auto h = LoadHardware(id);
     if (!h.ok()) {

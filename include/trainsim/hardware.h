@@ -105,8 +105,8 @@ struct HardwareSpec {
   std::vector<std::string> efficiency_pinned;
 
   // Catalogue metadata (data/hardware/README.md). None of it changes a simulated number.
-  std::string source;       // document of the compute / memory figures
-  std::string source_date;  // its date, "YYYY" or "YYYY-MM"; "" = not recorded
+  std::string source;                    // document of the compute / memory figures
+  std::string source_date;               // its date, "YYYY" or "YYYY-MM"; "" = not recorded
   std::string price_source, price_date;  // of price_usd_per_gpu_hour (0 = none recorded)
   // A typical reserved (committed-use, capacity block) or spot price; 0 = none recorded.
   double price_reserved_usd_per_gpu_hour = 0;

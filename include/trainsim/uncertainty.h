@@ -49,8 +49,9 @@ std::vector<std::string> RegimeNames(const RegimeFeatures& f);
 
 // Sets r.step_time_s_low, r.step_time_s_high and r.uncertainty from the embedded table
 // (Simulate calls it last); uncalibrated hardware gets the wider of its regime's band and the
-// kUncalibratedRegime band (docs/VALIDATION.md, "Uncalibrated hardware"). Allocates nothing after the first call; without a table (or with a
-// malformed one) the band is empty: low = high = step time, regime "none".
+// kUncalibratedRegime band (docs/VALIDATION.md, "Uncalibrated hardware"). Allocates nothing after
+// the first call; without a table (or with a malformed one) the band is empty: low = high = step
+// time, regime "none".
 void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                          const Strategy& s);
 

@@ -111,7 +111,8 @@ Status ReadPinned(const json& j, std::vector<std::string>& out) {
 // "date": null} (data/hardware/README.md).
 Status ReadSources(const json& j, std::vector<HardwareSpec::FieldSource>& out) {
   constexpr const char* kKey = "sources";
-  if (!j.is_object()) return Status::Invalid(kKey, "must be an object of field -> {document, date}");
+  if (!j.is_object())
+    return Status::Invalid(kKey, "must be an object of field -> {document, date}");
   std::vector<HardwareSpec::FieldSource> v;
   for (const auto& [field, src] : j.items()) {
     if (!src.is_object() || !src.contains("document") || !src["document"].is_string())
@@ -122,7 +123,8 @@ Status ReadSources(const json& j, std::vector<HardwareSpec::FieldSource>& out) {
     const json& date = src.contains("date") ? src["date"] : json();
     if (!date.is_null() && !date.is_string())
       return Status::Invalid(kKey, "'" + field + "': date must be a string or null");
-    v.push_back({field, src["document"].get<std::string>(), date.is_null() ? "" : date.get<std::string>()});
+    v.push_back(
+        {field, src["document"].get<std::string>(), date.is_null() ? "" : date.get<std::string>()});
   }
   out = std::move(v);
   return Status::Ok();

@@ -207,7 +207,7 @@ TEST(HardwareCatalog, InstanceShapesKeepTheirSiliconPeaks) {
 // Calibrated = the preset's own efficiency block fitted on public measured runs; everything
 // else borrows (efficiency_from, named in reports) or runs on nominal efficiencies.
 TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
-  const std::set<std::string> fitted = {"a100_sxm_40gb", "a100_sxm_80gb",  "b200_sxm_180gb",
+  const std::set<std::string> fitted = {"a100_sxm_40gb",  "a100_sxm_80gb", "b200_sxm_180gb",
                                         "b300_sxm_288gb", "gb200_nvl72",   "gb300_nvl72",
                                         "h100_sxm_80gb",  "v100_sxm_32gb"};
   for (const std::string& id : ListHardwarePresets()) {
@@ -229,7 +229,19 @@ TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
 // Every profile simulates a small dense model on 8 accelerators (a layout every profile holds,
 // whatever its scale-up domain), and the report marks uncalibrated hardware with a band at
 // least as wide as the calibrated ones' "all" band.
+// Half-widths of the "uncalibrated" band of the embedded data/uncertainty.json; 0 if absent.
+double UncalibratedBandWidth() {
+  const std::string_view* text = detail::FindEmbeddedFile("uncertainty.json");
+  if (!text) return 0;
+  for (const json& r : json::parse(text->begin(), text->end())["regimes"])
+    if (r["regime"] == kUncalibratedRegime)
+      return r["rel_below"].get<double>() + r["rel_above"].get<double>();
+  return 0;
+}
+
 TEST(HardwareCatalog, EveryProfileSimulatesASmallModel) {
+  const double uncalibrated_width = UncalibratedBandWidth();
+  EXPECT_GT(uncalibrated_width, 0) << "data/uncertainty.json has no uncalibrated regime";
   auto m = ParseModelJson(R"({"model_type": "llama", "hidden_size": 1024,
     "intermediate_size": 4096, "num_attention_heads": 8, "num_hidden_layers": 4,
     "vocab_size": 32000})",
@@ -251,6 +263,8 @@ TEST(HardwareCatalog, EveryProfileSimulatesASmallModel) {
     EXPECT_EQ(r->uncertainty.uncalibrated_hardware, !hw->calibrated);
     EXPECT_LE(r->step_time_s_low, r->step_time_s);
     EXPECT_GE(r->step_time_s_high, r->step_time_s);
+    if (!hw->calibrated)
+      EXPECT_GE(r->uncertainty.rel_below + r->uncertainty.rel_above, uncalibrated_width - 1e-12);
     const std::string json_report = FormatReportJson(r.value(), m.value(), hw.value(), s);
     const json j = json::parse(json_report);
     EXPECT_EQ(j["hardware_calibrated"], hw->calibrated);

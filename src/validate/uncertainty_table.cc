@@ -83,7 +83,7 @@ std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
     // only measurement of an error on hardware the calibration never saw.
     if (name != "all" && name != kUncalibratedRegime &&
         (static_cast<int>(r.errors.size()) < rule.min_cases ||
-                          static_cast<int>(r.families.size()) < rule.min_families))
+         static_cast<int>(r.families.size()) < rule.min_families))
       continue;
     out.push_back(Band(name, r));
   }
