@@ -60,7 +60,7 @@ ordered_json HardwareJson(const HardwareSpec& h) {
 }
 
 std::string PriceText(double usd, const std::string& date) {
-  if (usd <= 0) return "–";
+  if (usd <= 0) return "-";
   char buf[48];
   std::snprintf(buf, sizeof buf, "$%.2f (%s)", usd, date.empty() ? "?" : date.c_str());
   return buf;
@@ -69,7 +69,7 @@ std::string PriceText(double usd, const std::string& date) {
 int ListHardware(bool json) {
   ordered_json all = ordered_json::array();
   if (!json)
-    std::printf("%-24s %-26s %7s %5s %-30s %-20s %-20s %s\n", "id", "calibration", "bf16 TF", "GiB",
+    std::printf("%-24s %-34s %7s %5s %-30s %-20s %-20s %s\n", "id", "calibration", "bf16 TF", "GiB",
                 "name", "on-demand $/GPU-h", "reserved/spot", "source (date)");
   for (const auto& id : ListHardwarePresets()) {
     auto h = LoadHardware(id);
@@ -83,7 +83,7 @@ int ListHardware(bool json) {
       continue;
     }
     const std::string source = h->source.size() > 60 ? h->source.substr(0, 57) + "..." : h->source;
-    std::printf("%-24s %-26s %7.0f %5.0f %-30.30s %-20s %-20s %s (%s)\n", id.c_str(),
+    std::printf("%-24s %-34s %7.0f %5.0f %-30.30s %-20s %-20s %s (%s)\n", id.c_str(),
                 CalibrationStatus(h.value()).c_str(), h->peak_bf16_flops / 1e12,
                 h->hbm_bytes / (1 << 30), h->name.c_str(),
                 PriceText(h->price_usd_per_gpu_hour, h->price_date).c_str(),
