@@ -270,8 +270,9 @@ TEST(HardwareCatalog, EveryProfileSimulatesASmallModel) {
     EXPECT_EQ(r->uncertainty.uncalibrated_hardware, !hw->calibrated);
     EXPECT_LE(r->step_time_s_low, r->step_time_s);
     EXPECT_GE(r->step_time_s_high, r->step_time_s);
-    if (!hw->calibrated)
+    if (!hw->calibrated) {
       EXPECT_GE(r->uncertainty.rel_below + r->uncertainty.rel_above, uncalibrated_width - 1e-12);
+    }
     const std::string json_report = FormatReportJson(r.value(), m.value(), hw.value(), s);
     const json j = json::parse(json_report);
     EXPECT_EQ(j["hardware_calibrated"], hw->calibrated);
