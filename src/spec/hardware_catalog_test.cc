@@ -240,7 +240,8 @@ TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
 double UncalibratedBandWidth() {
   const std::string_view* text = detail::FindEmbeddedFile("uncertainty.json");
   if (!text) return 0;
-  for (const json& r : json::parse(text->begin(), text->end())["regimes"])
+  const json table = json::parse(text->begin(), text->end());
+  for (const json& r : table["regimes"])
     if (r["regime"] == kUncalibratedRegime)
       return r["rel_below"].get<double>() + r["rel_above"].get<double>();
   return 0;
