@@ -9,6 +9,20 @@
 
 namespace trainsim {
 
+namespace {
+
+// hardware_calibration (the fitted date, also when borrowed), hardware_calibrated (fitted on this
+// very hardware) and hardware_efficiency_from (the preset borrowed from, or null).
+void AddCalibration(nlohmann::json& j, const HardwareSpec& hw) {
+  j["hardware_calibration"] =
+      hw.eff.fitted_date.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.eff.fitted_date);
+  j["hardware_calibrated"] = hw.calibrated;
+  j["hardware_efficiency_from"] =
+      hw.efficiency_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.efficiency_from);
+}
+
+}  // namespace
+
 std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                              const Strategy& s) {
   using nlohmann::json;
@@ -37,14 +51,7 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["hardware"] = hw.id;
   j["strategy"] = StrategyToJson(s);
   j["trainsim_version"] = TrainsimVersion();
-  if (hw.eff.fitted_date.empty())
-    j["hardware_calibration"] = nullptr;
-  else
-    j["hardware_calibration"] = hw.eff.fitted_date;
-  // Uncalibrated: efficiencies borrowed from another preset (efficiency_from) or nominal.
-  j["hardware_calibrated"] = hw.calibrated;
-  j["hardware_efficiency_from"] =
-      hw.efficiency_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.efficiency_from);
+  AddCalibration(j, hw);
   const TimeBreakdown& t = r.time;
   j["time_breakdown_s"] = {{"compute", t.compute_s},
                            {"recompute", t.recompute_s},
