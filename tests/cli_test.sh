@@ -208,6 +208,35 @@ if expect_ok "list hardware" list hardware; then
   if grep -q "^h100_sxm_80gb " "$OUT"; then ok "list hardware: lists h100_sxm_80gb"; else bad "list hardware: lists h100_sxm_80gb" "$(head -c 400 "$OUT")"; fi
   if grep -q "error" "$OUT"; then bad "list hardware: no preset fails to load" "$(grep error "$OUT")"; else ok "list hardware: no preset fails to load"; fi
 fi
+# The hardware catalogue: >= 60 profiles with source, date, calibration status and prices.
+if expect_ok "list hardware --json" list hardware --json; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d) >= 60, "only %d profiles" % len(d)
+by = {p["id"]: p for p in d}
+for p in d:
+    for k in ("source", "source_date", "calibrated", "calibration", "price_usd_per_gpu_hour",
+              "price_source", "price_date", "price_reserved_usd_per_gpu_hour", "sources"):
+        assert k in p, p["id"] + ": missing " + k
+assert by["h100_sxm_80gb"]["calibrated"] is True
+assert by["h200_sxm_141gb"]["calibrated"] is False and by["h200_sxm_141gb"]["efficiency_from"] == "h100_sxm_80gb"
+assert by["tpu_v5p"]["calibration"].startswith("uncalibrated")
+' <"$OUT" 2>&1); then ok "list hardware --json: 60+ profiles with source, date, calibration, prices"; else bad "list hardware --json: content" "$msg"; fi
+fi
+# Uncalibrated hardware is marked in the text and JSON reports (issue 13).
+if expect_ok "simulate uncalibrated" simulate --model llama3-8b --hardware h200_sxm_141gb --gpus 8 --json; then
+  if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["hardware_calibrated"] is False and d["uncertainty"]["uncalibrated_hardware"] is True' <"$OUT" 2>/dev/null; then
+    ok "simulate --json: h200 marked uncalibrated"
+  else bad "simulate --json: h200 marked uncalibrated" "$(head -c 400 "$OUT")"; fi
+fi
+if expect_ok "simulate uncalibrated text" simulate --model llama3-8b --hardware tpu_v5p --gpus 8; then
+  if grep -q "UNCALIBRATED hardware" "$OUT"; then ok "simulate: tpu_v5p text says UNCALIBRATED"; else bad "simulate: tpu_v5p text says UNCALIBRATED" "$(head -c 400 "$OUT")"; fi
+fi
+if expect_ok "simulate calibrated text" simulate --model llama3-8b --hardware h100_sxm_80gb --gpus 8; then
+  if grep -q "UNCALIBRATED" "$OUT"; then bad "simulate: h100 text is not marked" "$(head -c 400 "$OUT")"; else ok "simulate: calibrated h100 text carries no UNCALIBRATED mark"; fi
+fi
+
 run "list nothing" list gpus
 if [ "$RC" -ne 0 ]; then ok "list gpus: rejected (exit $RC)"; else bad "list gpus: rejected" "exit 0"; fi
 

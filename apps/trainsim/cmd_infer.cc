@@ -1,5 +1,6 @@
 // `trainsim infer`: prefill / decode latency and serving throughput of one layout.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli_util.h"
@@ -114,10 +115,18 @@ int RunInfer(const InferArgs& a) {
   if (!spec.ok()) return Fail(spec.status());
   auto r = SimulateInference(model.value(), hw.value(), spec.value());
   if (!r.ok()) return Fail(r.status());
-  if (a.json)
-    std::printf("%s\n", InferenceReportJson(r.value()).c_str());
-  else
-    PrintText(r.value());
+  if (a.json) {
+    // Which hardware, and whether its efficiencies were fitted on it (uncalibrated hardware is
+    // marked in every report).
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(InferenceReportJson(r.value()));
+    j["hardware"] = hw->id;
+    j["hardware_calibrated"] = hw->calibrated;
+    j["hardware_calibration_status"] = CalibrationStatus(hw.value());
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  if (!hw->calibrated) std::printf("%s\n", UncalibratedNote(hw.value()).c_str());
+  PrintText(r.value());
   return 0;
 }
 

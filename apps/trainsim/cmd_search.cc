@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli_util.h"
 #include "strategy_flags.h"
@@ -97,7 +98,13 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
   const SearchResult& r = res.value();
   const std::string stable = SearchSummaryLine(r);
   if (a.json) {
-    std::cout << SearchResultJson(r) << "\n";
+    // The hardware searched and whether its efficiencies were fitted on it (uncalibrated
+    // hardware is marked in every report).
+    nlohmann::json j = nlohmann::json::parse(SearchResultJson(r));
+    j["hardware"] = h.id;
+    j["hardware_calibrated"] = h.calibrated;
+    j["hardware_calibration_status"] = CalibrationStatus(h);
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
   if (a.csv) {
@@ -107,6 +114,7 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
   std::printf("trainsim search: %s on %d x %s, gbs %d, seq %d, %s, objective %s\n\n",
               model->name.c_str(), a.gpus, h.id.c_str(), a.gbs, a.seq, a.dtype.c_str(),
               a.objective.c_str());
+  if (!h.calibrated) std::printf("  %s\n\n", UncalibratedNote(h).c_str());
   std::printf("  %-4s %-62s %9s %6s %9s %9s %9s\n", "rank", "strategy", "step s", "MFU",
               "tok/s/GPU", "peak GiB", "$/Mtok");
   int rank = 1;

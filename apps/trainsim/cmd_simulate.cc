@@ -260,38 +260,4 @@ int RunSimulate(const SimulateArgs& a) {
   return 0;
 }
 
-void AddList(CLI::App& app, ListArgs& a) {
-  CLI::App* c = app.add_subcommand("list", "list embedded presets");
-  c->add_option("what", a.what, "models | hardware")
-      ->required()
-      ->check(CLI::IsMember({"models", "hardware"}));
-}
-
-int RunList(const ListArgs& a) {
-  if (a.what == "models") {
-    for (const auto& id : ListModelPresets()) {
-      auto m = LoadModel(id);
-      if (!m.ok()) {
-        std::printf("%-20s (error: %s)\n", id.c_str(), m.status().message().c_str());
-        continue;
-      }
-      const ParamCounts pc = CountParams(m.value());
-      std::printf("%-20s %8.2f B total %8.2f B active  layers %3d  hidden %6lld\n", id.c_str(),
-                  pc.total / 1e9, pc.active / 1e9, m->layers, static_cast<long long>(m->hidden));
-    }
-  } else {
-    for (const auto& id : ListHardwarePresets()) {
-      auto h = LoadHardware(id);
-      if (!h.ok()) {
-        std::printf("%-16s (error: %s)\n", id.c_str(), h.status().message().c_str());
-        continue;
-      }
-      std::printf("%-16s %-28s bf16 %6.0f TF  %5.0f GiB  %5.2f TB/s  domain %3d\n", id.c_str(),
-                  h->name.c_str(), h->peak_bf16_flops / 1e12, h->hbm_bytes / (1 << 30),
-                  h->hbm_bw_bytes_per_s / 1e12, h->scaleup_domain);
-    }
-  }
-  return 0;
-}
-
 }  // namespace trainsim::cli

@@ -32,6 +32,7 @@ int RunSimulate(const SimulateArgs& a);
 
 struct ListArgs {
   std::string what;
+  bool json = false;
 };
 void AddList(CLI::App& app, ListArgs& a);
 int RunList(const ListArgs& a);

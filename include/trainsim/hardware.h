@@ -104,12 +104,42 @@ struct HardwareSpec {
   // keeps them instead of fitting them.
   std::vector<std::string> efficiency_pinned;
 
+  // Catalogue metadata (data/hardware/README.md). None of it changes a simulated number.
+  std::string source;                    // document of the compute / memory figures
+  std::string source_date;               // its date, "YYYY" or "YYYY-MM"; "" = not recorded
+  std::string price_source, price_date;  // of price_usd_per_gpu_hour (0 = none recorded)
+  // A typical reserved (committed-use, capacity block) or spot price; 0 = none recorded.
+  double price_reserved_usd_per_gpu_hour = 0;
+  std::string price_reserved_source, price_reserved_date;
+  int gpus_per_node = 0;  // accelerators per server (host); 0 = not recorded
+  int rails = 0;          // scale-out NICs (rails) per server; 0 = not recorded
+  // A cloud instance shape names the silicon preset its chip figures are copied from
+  // ("aws_p5_48xlarge" -> "h100_sxm_80gb"); "" = a silicon profile.
+  std::string instance_of;
+  // The source document and date of one group of figures ("peak_tflops", "hbm", "scaleup", "nic",
+  // "tdp_w", ...): the file's "sources" object.
+  struct FieldSource {
+    std::string field, document, date;
+  };
+  std::vector<FieldSource> sources;
+  // True when the efficiencies were fitted on public measured runs of this very preset (its own
+  // "efficiency" block with a fitted_date); false when they are borrowed (efficiency_from), the
+  // nominal defaults, or overridden. Reports mark uncalibrated hardware and widen the band.
+  bool calibrated = false;
+  std::string efficiency_from;  // the preset the efficiencies are borrowed from; "" = none
+
   // Peak FLOP/s for GEMMs in `d`; 0 when unsupported.
   double PeakFlops(DType d) const;
   // Bus efficiency of a ring collective / an all-to-all over `group` GPUs of one scale-up domain.
   double ScaleupBusEfficiency(int group) const;
   double ScaleupA2aEfficiency(int group) const;
 };
+
+// One line for reports on an uncalibrated spec (!hw.calibrated): "uncalibrated hardware:
+// efficiencies borrowed from h100_sxm_80gb, not fitted on <id>; wider uncertainty band".
+std::string UncalibratedNote(const HardwareSpec& hw);
+// "calibrated <fitted_date>", "uncalibrated (from <id>)" or "uncalibrated (nominal)".
+std::string CalibrationStatus(const HardwareSpec& hw);
 
 // Parses a hardware preset (data/hardware/*.json schema, docs/INPUTS.md). A spec without an
 // "efficiency" block that names "efficiency_from": "<preset id>" borrows that embedded preset's

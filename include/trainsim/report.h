@@ -87,6 +87,9 @@ struct StepUncertainty {
   double rel_below = 0;              // step_time_s_low = step_time_s * (1 - rel_below)
   double rel_above = 0;              // step_time_s_high = step_time_s * (1 + rel_above)
   int cases = 0;                     // held-out cases behind the band
+  // The hardware's efficiencies were not fitted on its own measured runs (borrowed or nominal,
+  // HardwareSpec::calibrated false): the band is at least the "uncalibrated" regime's.
+  bool uncalibrated_hardware = false;
 };
 
 // A setting the simulator filled in because its input did not give it: the key (a strategy key

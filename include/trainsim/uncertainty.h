@@ -26,9 +26,10 @@
 namespace trainsim {
 
 // The silicon generation of a preset: "volta", "ampere", "ada", "hopper", "blackwell", "amd",
-// from the preset id (v100, a100/a6000, l40s/rtx4090, h100/h200/h800/h20, b200/b300/gb200/
-// gb300/rtx_pro_6000, mi*); a custom id by its peaks (FP4 blackwell, FP8 hopper, BF16 ampere,
-// else volta).
+// "tpu", "gaudi", "trainium", from the preset id (v100, a100/a10/a6000, l4*/rtx4090,
+// h100/h200/h800/h20/gh200, b200/b300/gb200/gb300/rtx5090/rtx_pro_6000, mi*, tpu*, gaudi*, trn*),
+// else from the id of the preset it borrows efficiencies from (a cloud instance shape); a custom
+// id by its peaks (FP4 blackwell, FP8 hopper, BF16 ampere, else volta).
 std::string_view HardwareGeneration(const HardwareSpec& hw);
 
 // The physical features that place a run in a regime.
@@ -47,8 +48,10 @@ RegimeFeatures RegimeOf(const ModelSpec& m, const HardwareSpec& hw, const Strate
 std::vector<std::string> RegimeNames(const RegimeFeatures& f);
 
 // Sets r.step_time_s_low, r.step_time_s_high and r.uncertainty from the embedded table
-// (Simulate calls it last). Allocates nothing after the first call; without a table (or with a
-// malformed one) the band is empty: low = high = step time, regime "none".
+// (Simulate calls it last); uncalibrated hardware gets the wider of its regime's band and the
+// kUncalibratedRegime band (docs/VALIDATION.md, "Uncalibrated hardware"). Allocates nothing after
+// the first call; without a table (or with a malformed one) the band is empty: low = high = step
+// time, regime "none".
 void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                          const Strategy& s);
 
@@ -68,8 +71,15 @@ struct RegimeRule {
                          // over to a held-out family (docs/VALIDATION.md)
 };
 
+// The regime of held-out cases whose hardware no other source family measured, so that LOSO
+// scored them without a fit of their own (HeldOutSource::unfitted_hardware): the error to expect
+// on uncalibrated hardware. EstimateUncertainty gives an uncalibrated preset
+// (!HardwareSpec::calibrated) this band where it is wider than its regime's.
+inline constexpr const char* kUncalibratedRegime = "uncalibrated";
+
 // The regimes of held-out results: `loso.held_out` scored cases of `cases` (matched by id), every
-// regime of RegimeNames that satisfies `rule`, "all" always. Sorted by name.
+// regime of RegimeNames that satisfies `rule`, "all" always, and kUncalibratedRegime when any
+// held-out case was scored without a fit. Sorted by name.
 std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
                                     const std::vector<ValidationCase>& cases,
                                     const RegimeRule& rule = {});

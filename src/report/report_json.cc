@@ -29,6 +29,16 @@ nlohmann::json ConventionsJson(const StepReport& r, const ModelSpec& m, const Ha
   return c;
 }
 
+// hardware_calibration (the fitted date, also when borrowed), hardware_calibrated (fitted on this
+// very hardware) and hardware_efficiency_from (the preset borrowed from, or null).
+void AddCalibration(nlohmann::json& j, const HardwareSpec& hw) {
+  j["hardware_calibration"] =
+      hw.eff.fitted_date.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.eff.fitted_date);
+  j["hardware_calibrated"] = hw.calibrated;
+  j["hardware_efficiency_from"] =
+      hw.efficiency_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.efficiency_from);
+}
+
 }  // namespace
 
 std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
@@ -41,7 +51,8 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["uncertainty"] = {{"regime", std::string(r.uncertainty.regime)},
                       {"rel_below", r.uncertainty.rel_below},
                       {"rel_above", r.uncertainty.rel_above},
-                      {"cases", r.uncertainty.cases}};
+                      {"cases", r.uncertainty.cases},
+                      {"uncalibrated_hardware", r.uncertainty.uncalibrated_hardware}};
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
   j["tflops_per_gpu"] = r.tflops_per_gpu;
@@ -58,10 +69,7 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   j["hardware"] = hw.id;
   j["strategy"] = StrategyToJson(s);
   j["trainsim_version"] = TrainsimVersion();
-  if (hw.eff.fitted_date.empty())
-    j["hardware_calibration"] = nullptr;
-  else
-    j["hardware_calibration"] = hw.eff.fitted_date;
+  AddCalibration(j, hw);
   const TimeBreakdown& t = r.time;
   j["time_breakdown_s"] = {{"compute", t.compute_s},
                            {"recompute", t.recompute_s},

@@ -41,6 +41,7 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   std::string o;
   auto line = [&](const std::string& x) { o += x + "\n"; };
   line(fmt::format("trainsim: {} on {} x {}", m.name, s.world_size, hw.id));
+  if (!hw.calibrated) line("  " + UncalibratedNote(hw));
   line(fmt::format("  params {:.2f} B total, {:.2f} B active", r.params_total / units::kGiga,
                    r.params_active / units::kGiga));
   const std::string experts =

@@ -106,11 +106,59 @@ Status ReadPinned(const json& j, std::vector<std::string>& out) {
   return Status::Ok();
 }
 
+// "sources": {"peak_tflops": {"document": "...", "date": "2023-07"}, ...}: the document and date
+// of each group of figures; a figure without one says {"document": "no source found",
+// "date": null} (data/hardware/README.md).
+Status ReadSources(const json& j, std::vector<HardwareSpec::FieldSource>& out) {
+  constexpr const char* kKey = "sources";
+  if (!j.is_object())
+    return Status::Invalid(kKey, "must be an object of field -> {document, date}");
+  std::vector<HardwareSpec::FieldSource> v;
+  for (const auto& [field, src] : j.items()) {
+    if (!src.is_object() || !src.contains("document") || !src["document"].is_string())
+      return Status::Invalid(kKey, "'" + field + "' must be an object with a document (string)");
+    for (const auto& [k, unused] : src.items())
+      if (k != "document" && k != "date")
+        return Status::Invalid(kKey, "'" + field + "': unknown key '" + k + "' (document, date)");
+    const json& date = src.contains("date") ? src["date"] : json();
+    if (!date.is_null() && !date.is_string())
+      return Status::Invalid(kKey, "'" + field + "': date must be a string or null");
+    v.push_back(
+        {field, src["document"].get<std::string>(), date.is_null() ? "" : date.get<std::string>()});
+  }
+  out = std::move(v);
+  return Status::Ok();
+}
+
+// The catalogue's provenance keys: sources, dates, prices other than the on-demand one, the
+// server shape. None of them changes a simulated number.
+Status ReadMetadata(const json& j, FieldReader& r, HardwareSpec& hw, const std::string& origin) {
+  r.String("source", hw.source);
+  r.String("source_date", hw.source_date);
+  r.String("price_source", hw.price_source);
+  r.String("price_date", hw.price_date);
+  r.Double("price_reserved_usd_per_gpu_hour", hw.price_reserved_usd_per_gpu_hour);
+  r.String("price_reserved_source", hw.price_reserved_source);
+  r.String("price_reserved_date", hw.price_reserved_date);
+  r.Int("gpus_per_node", hw.gpus_per_node);
+  r.Int("rails", hw.rails);
+  r.String("instance_of", hw.instance_of);
+  r.Ignore("notes");
+  // The datasheet's "with sparsity" figures, kept to check that peak_tflops is the dense half
+  // (data/hardware/README.md); never simulated.
+  r.Ignore("peak_tflops_sparse");
+  if (r.Has("sources")) {
+    if (Status s = ReadSources(j["sources"], hw.sources); !s.ok()) return s.WithContext(origin);
+    r.Ignore("sources");
+  }
+  return Status::Ok();
+}
+
 Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& origin, bool strict) {
   FieldReader r(j, origin);
   r.String("id", hw.id);
   r.String("name", hw.name);
-  for (const char* k : {"source", "price_date", "price_source", "notes"}) r.Ignore(k);
+  if (Status s = ReadMetadata(j, r, hw, origin); !s.ok()) return s;
   r.Ignore("efficiency_from");  // resolved by ParseHardwareJson
   if (r.Has("peak_tflops")) {
     if (Status s = ReadPeaks(j["peak_tflops"], hw, origin + ": peak_tflops"); !s.ok()) return s;
@@ -204,6 +252,9 @@ Status CheckRanges(const HardwareSpec& hw) {
        ""},
       {"tdp_w", hw.tdp_w, 0, 1e6, true, ""},
       {"price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour, 0, 1e6, true, ""},
+      {"price_reserved_usd_per_gpu_hour", hw.price_reserved_usd_per_gpu_hour, 0, 1e6, true, ""},
+      {"gpus_per_node", static_cast<double>(hw.gpus_per_node), 1, 1e6, true, ""},
+      {"rails", static_cast<double>(hw.rails), 1, 1e6, true, ""},
   };
   for (const HwRange& r : ranges) {
     if (r.zero_ok && r.value == 0) continue;
@@ -314,6 +365,17 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
   return Status::Ok();
 }
 
+// Calibrated = the file's own efficiency block, fitted (fitted_date set) by `trainsim calibrate`
+// on public measured runs of this preset; borrowed (efficiency_from) or default efficiencies are
+// not.
+void MarkCalibration(const json& j, HardwareSpec& hw) {
+  const bool own = j.contains("efficiency") && j["efficiency"].is_object();
+  hw.calibrated = own && !hw.eff.fitted_date.empty();
+  hw.efficiency_from.clear();
+  if (!own && j.contains("efficiency_from") && j["efficiency_from"].is_string())
+    hw.efficiency_from = j["efficiency_from"].get<std::string>();
+}
+
 Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& origin, int depth) {
   auto parsed = detail::ParseJsonText(text, origin);
   if (!parsed.ok()) return parsed.status();
@@ -327,11 +389,26 @@ Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& o
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
   if (hw.sm_count <= 0) hw.sm_count = kDefaultSmCount;
   if (Status s = InheritEfficiency(parsed.value(), hw, origin, depth); !s.ok()) return s;
+  MarkCalibration(parsed.value(), hw);
   if (Status s = ValidateHardware(hw); !s.ok()) return s.WithContext(origin);
   return hw;
 }
 
 }  // namespace
+
+std::string UncalibratedNote(const HardwareSpec& hw) {
+  const std::string what = hw.efficiency_from.empty()
+                               ? "nominal efficiencies (no fit)"
+                               : "efficiencies borrowed from " + hw.efficiency_from;
+  return "UNCALIBRATED hardware: " + what + ", not fitted on measured runs of " + hw.id +
+         "; the uncertainty band is widened (docs/VALIDATION.md)";
+}
+
+std::string CalibrationStatus(const HardwareSpec& hw) {
+  if (hw.calibrated) return "calibrated " + hw.eff.fitted_date;
+  return hw.efficiency_from.empty() ? "uncalibrated (nominal)"
+                                    : "uncalibrated (from " + hw.efficiency_from + ")";
+}
 
 Status ValidateHardware(const HardwareSpec& hw) {
   if (Status s = CheckRanges(hw); !s.ok()) return s;
@@ -358,6 +435,11 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
   if (parsed.value().contains("efficiency_from"))
     if (Status s = InheritEfficiency(parsed.value(), copy, origin, 0); !s.ok()) return s;
+  // Efficiencies set by hand are not the fitted ones: the spec is no longer calibrated.
+  if (parsed.value().contains("efficiency_from") && !parsed.value().contains("efficiency"))
+    MarkCalibration(parsed.value(), copy);
+  else if (parsed.value().contains("efficiency"))
+    copy.calibrated = false;
   if (Status s = ValidateHardware(copy); !s.ok()) return s.WithContext(origin);
   hw = copy;
   return Status::Ok();

@@ -12,15 +12,34 @@ struct GenerationPrefix {
 
 // Longest prefixes first where one is a prefix of another ("gb200" before "b200" is not needed:
 // both are blackwell; "h20" after "h200" is harmless for the same reason).
-constexpr GenerationPrefix kGenerations[] = {{"v100", "volta"},      {"a100", "ampere"},
-                                             {"a6000", "ampere"},    {"a10", "ampere"},
-                                             {"l40", "ada"},         {"rtx4090", "ada"},
-                                             {"h100", "hopper"},     {"h200", "hopper"},
-                                             {"h800", "hopper"},     {"h20", "hopper"},
-                                             {"gh200", "hopper"},    {"b200", "blackwell"},
-                                             {"b300", "blackwell"},  {"gb200", "blackwell"},
-                                             {"gb300", "blackwell"}, {"rtx_pro_6000", "blackwell"},
-                                             {"mi", "amd"}};
+constexpr GenerationPrefix kGenerations[] = {{"v100", "volta"},
+                                             {"a100", "ampere"},
+                                             {"a6000", "ampere"},
+                                             {"a10", "ampere"},
+                                             {"l4", "ada"},
+                                             {"rtx4090", "ada"},
+                                             {"h100", "hopper"},
+                                             {"h200", "hopper"},
+                                             {"h800", "hopper"},
+                                             {"h20", "hopper"},
+                                             {"gh200", "hopper"},
+                                             {"b200", "blackwell"},
+                                             {"b300", "blackwell"},
+                                             {"gb200", "blackwell"},
+                                             {"gb300", "blackwell"},
+                                             {"rtx5090", "blackwell"},
+                                             {"rtx_pro_6000", "blackwell"},
+                                             {"mi", "amd"},
+                                             {"tpu", "tpu"},
+                                             {"gaudi", "gaudi"},
+                                             {"trn", "trainium"}};
+
+// The generation of a preset id by its prefix; "" = none matches.
+std::string_view GenerationOfId(std::string_view id) {
+  for (const GenerationPrefix& g : kGenerations)
+    if (id.substr(0, g.prefix.size()) == g.prefix) return g.generation;
+  return "";
+}
 
 // Total parameters that separate the size buckets (10 B and 100 B).
 constexpr double kSizeEdges[] = {10e9, 100e9};
@@ -28,9 +47,11 @@ constexpr double kSizeEdges[] = {10e9, 100e9};
 }  // namespace
 
 std::string_view HardwareGeneration(const HardwareSpec& hw) {
-  const std::string_view id = hw.id;
-  for (const GenerationPrefix& g : kGenerations)
-    if (id.substr(0, g.prefix.size()) == g.prefix) return g.generation;
+  // A cloud instance shape (aws_p5_48xlarge) is named after the instance, not the silicon: the
+  // preset it is built on (instance_of), else the one it borrows efficiencies from, names it.
+  for (std::string_view id : {std::string_view(hw.id), std::string_view(hw.instance_of),
+                              std::string_view(hw.efficiency_from)})
+    if (std::string_view g = GenerationOfId(id); !g.empty()) return g;
   if (hw.peak_fp4_flops > 0) return "blackwell";
   if (hw.peak_fp8_flops > 0) return "hopper";
   if (hw.peak_bf16_flops > 0) return "ampere";

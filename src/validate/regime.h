@@ -8,9 +8,9 @@
 namespace trainsim::detail {
 
 // The generations HardwareGeneration can return, in a fixed order (indices of GenerationIndex).
-inline constexpr std::string_view kGenerationNames[] = {"volta",  "ampere",    "ada",
-                                                        "hopper", "blackwell", "amd"};
-inline constexpr int kGenerationCount = 6;
+inline constexpr std::string_view kGenerationNames[] = {
+    "volta", "ampere", "ada", "hopper", "blackwell", "amd", "tpu", "gaudi", "trainium"};
+inline constexpr int kGenerationCount = 9;
 inline constexpr int kSizeBuckets = 3;
 
 int GenerationIndex(std::string_view generation);

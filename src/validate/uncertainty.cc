@@ -17,6 +17,7 @@ using detail::kSizeBuckets;
 struct Table {
   std::vector<RegimeBand> bands;
   int resolved[kGenerationCount][2][2][kSizeBuckets] = {};
+  int uncalibrated = -1;  // index of the "uncalibrated" band; -1 = none in the table
   bool ok = false;
 };
 
@@ -48,6 +49,7 @@ Table LoadTable() {
   std::map<std::string, int> index;
   for (size_t i = 0; i < t.bands.size(); ++i) index[t.bands[i].regime] = static_cast<int>(i);
   if (!index.count("all")) return t;
+  if (auto u = index.find(kUncalibratedRegime); u != index.end()) t.uncalibrated = u->second;
   for (int g = 0; g < kGenerationCount; ++g)
     for (int multi = 0; multi < 2; ++multi)
       for (int moe = 0; moe < 2; ++moe)
@@ -76,16 +78,21 @@ void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& 
   const Table& t = GetTable();
   r.step_time_s_low = r.step_time_s_high = r.step_time_s;
   r.uncertainty = StepUncertainty{};
+  r.uncertainty.uncalibrated_hardware = !hw.calibrated;
   if (!t.ok) return;
   const RegimeFeatures f = detail::RegimeOfRun(r.params_total, m.is_moe(), hw, s.world_size);
-  const RegimeBand& b = t.bands[t.resolved[detail::GenerationIndex(f.generation)][f.multi_node]
-                                          [f.moe][f.size_bucket]];
-  r.uncertainty.regime = b.regime;
-  r.uncertainty.rel_below = b.rel_below;
-  r.uncertainty.rel_above = b.rel_above;
-  r.uncertainty.cases = b.cases;
-  r.step_time_s_low = r.step_time_s * (1 - b.rel_below);
-  r.step_time_s_high = r.step_time_s * (1 + b.rel_above);
+  const RegimeBand* b = &t.bands[t.resolved[detail::GenerationIndex(f.generation)][f.multi_node]
+                                           [f.moe][f.size_bucket]];
+  if (!hw.calibrated && t.uncalibrated >= 0) {
+    const RegimeBand& u = t.bands[t.uncalibrated];
+    if (u.rel_below + u.rel_above > b->rel_below + b->rel_above) b = &u;
+  }
+  r.uncertainty.regime = b->regime;
+  r.uncertainty.rel_below = b->rel_below;
+  r.uncertainty.rel_above = b->rel_above;
+  r.uncertainty.cases = b->cases;
+  r.step_time_s_low = r.step_time_s * (1 - b->rel_below);
+  r.step_time_s_high = r.step_time_s * (1 + b->rel_above);
 }
 
 }  // namespace trainsim

@@ -59,6 +59,10 @@ std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
                                     const RegimeRule& rule) {
   std::map<std::string, const ValidationCase*> by_id;
   for (const ValidationCase& c : cases) by_id.emplace(c.id, &c);
+  // Per family, the hardware no other family measured: scored without a fit of its own.
+  std::set<std::pair<std::string, std::string>> unfitted;  // (family, hardware id)
+  for (const HeldOutSource& src : loso.sources)
+    for (const std::string& hw : src.unfitted_hardware) unfitted.emplace(src.family, hw);
   std::map<std::string, Residuals> regimes;
   for (const CaseResult& r : loso.held_out.cases) {
     auto it = by_id.find(r.id);
@@ -68,11 +72,18 @@ std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
       regimes[name].errors.push_back(r.error);
       regimes[name].families.insert(r.family);
     }
+    if (unfitted.count({r.family, c.hw.id})) {
+      regimes[kUncalibratedRegime].errors.push_back(r.error);
+      regimes[kUncalibratedRegime].families.insert(r.family);
+    }
   }
   std::vector<RegimeBand> out;
   for (auto& [name, r] : regimes) {
-    if (name != "all" && (static_cast<int>(r.errors.size()) < rule.min_cases ||
-                          static_cast<int>(r.families.size()) < rule.min_families))
+    // "all" and "uncalibrated" are kept whatever their size: the band of last resort, and the
+    // only measurement of an error on hardware the calibration never saw.
+    if (name != "all" && name != kUncalibratedRegime &&
+        (static_cast<int>(r.errors.size()) < rule.min_cases ||
+         static_cast<int>(r.families.size()) < rule.min_families))
       continue;
     out.push_back(Band(name, r));
   }

@@ -1,0 +1,286 @@
+// The hardware catalogue (data/hardware/, README there): every profile loads, carries a source
+// and a date for every figure (or null with "no source found"), quotes dense peaks (never the
+// 2:4 sparsity figure), and simulates a small model; uncalibrated profiles are marked as such.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "spec/embedded.h"
+#include "trainsim/presets.h"
+#include "trainsim/trainsim.h"
+#include "trainsim/uncertainty.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kNoSource = "no source found";
+
+// The raw file of an embedded preset (nulls and provenance keys are not in HardwareSpec).
+json Raw(const std::string& id) {
+  const std::string_view* text = detail::FindEmbeddedFile("hardware/" + id + ".json");
+  if (!text) return json();
+  return json::parse(text->begin(), text->end());
+}
+
+// "2023", "2023-07" or "2023-07-14".
+bool IsDate(const json& v) {
+  static const std::regex kDate(R"(\d{4}(-\d{2}(-\d{2})?)?)");
+  return v.is_string() && std::regex_match(v.get<std::string>(), kDate);
+}
+
+// The groups of "sources" and the keys each one covers; a group whose document is "no source
+// found" must leave its keys null (or absent).
+struct Group {
+  const char* name;
+  std::vector<const char*> keys;
+  bool may_be_unsourced;  // false: the simulator cannot run without it
+};
+const std::vector<Group>& Groups() {
+  static const std::vector<Group> g = {
+      {"peak_tflops", {"peak_tflops"}, false},
+      {"hbm", {"hbm_gib", "hbm_tbps"}, false},
+      {"sm_count", {"sm_count"}, true},
+      {"scaleup", {"scaleup_domain", "scaleup_gbps_per_dir"}, false},
+      {"nic", {"nic_gbps_per_gpu"}, false},
+      {"host_link", {"host_link_gbps_per_dir"}, true},
+      {"tdp_w", {"tdp_w"}, true},
+  };
+  return g;
+}
+
+// A price key with its source and date: a positive number with both, or null with "no source
+// found" and a null date.
+void ExpectPriceSourced(const std::string& id, const json& j, const std::string& price,
+                        const std::string& source, const std::string& date) {
+  SCOPED_TRACE(id + ": " + price);
+  ASSERT_TRUE(j.contains(price)) << "missing key";
+  ASSERT_TRUE(j.contains(source)) << "missing " << source;
+  ASSERT_TRUE(j.contains(date)) << "missing " << date;
+  if (j[price].is_null()) {
+    EXPECT_EQ(j[source], kNoSource);
+    EXPECT_TRUE(j[date].is_null());
+    return;
+  }
+  ASSERT_TRUE(j[price].is_number());
+  EXPECT_GT(j[price].get<double>(), 0);
+  ASSERT_TRUE(j[source].is_string());
+  EXPECT_GT(j[source].get<std::string>().size(), 10u);
+  EXPECT_TRUE(IsDate(j[date])) << j[date];
+}
+
+double Peak(const json& j, const char* k) {
+  const json& p = j["peak_tflops"];
+  return p.contains(k) && p[k].is_number() ? p[k].get<double>() : 0.0;
+}
+
+TEST(HardwareCatalog, HasAtLeastSixtyProfilesThatAllLoad) {
+  const std::vector<std::string> ids = ListHardwarePresets();
+  EXPECT_GE(ids.size(), 60u);
+  for (const std::string& id : ids) {
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok()) << id << ": " << hw.status().message();
+    EXPECT_EQ(hw->id, id);
+  }
+}
+
+TEST(HardwareCatalog, EveryFigureHasASourceAndADateOrSaysNoSourceFound) {
+  for (const std::string& id : ListHardwarePresets()) {
+    SCOPED_TRACE(id);
+    const json j = Raw(id);
+    ASSERT_TRUE(j.is_object());
+    ASSERT_TRUE(j.contains("source") && j["source"].is_string());
+    EXPECT_GT(j["source"].get<std::string>().size(), 10u);
+    EXPECT_TRUE(IsDate(j.value("source_date", json()))) << "source_date";
+    ASSERT_TRUE(j.contains("sources") && j["sources"].is_object());
+    for (const Group& g : Groups()) {
+      SCOPED_TRACE(g.name);
+      ASSERT_TRUE(j["sources"].contains(g.name)) << "no source entry";
+      const json& s = j["sources"][g.name];
+      ASSERT_TRUE(s["document"].is_string());
+      const std::string doc = s["document"].get<std::string>();
+      if (doc == kNoSource) {
+        EXPECT_TRUE(g.may_be_unsourced) << "the simulator needs this figure";
+        EXPECT_TRUE(s["date"].is_null());
+        for (const char* k : g.keys) EXPECT_TRUE(!j.contains(k) || j[k].is_null()) << k;
+        continue;
+      }
+      EXPECT_GT(doc.size(), 10u);
+      EXPECT_TRUE(IsDate(s["date"])) << s["date"];
+      for (const char* k : g.keys) EXPECT_TRUE(j.contains(k) && !j[k].is_null()) << k;
+    }
+    ExpectPriceSourced(id, j, "price_usd_per_gpu_hour", "price_source", "price_date");
+    ExpectPriceSourced(id, j, "price_reserved_usd_per_gpu_hour", "price_reserved_source",
+                       "price_reserved_date");
+    for (const char* k : {"tdp_w", "gpus_per_node", "rails"}) EXPECT_TRUE(j.contains(k)) << k;
+  }
+}
+
+// Where a datasheet prints a "with sparsity" figure the file keeps it in peak_tflops_sparse:
+// the dense peak is its half (NVIDIA and AMD 2:4 structured sparsity doubles the rate). The
+// tolerance covers NVIDIA's own rounding (L40S: BF16 362.05 dense, 733 sparse).
+TEST(HardwareCatalog, DensePeaksAreHalfTheSparsityFigures) {
+  int checked = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    const json j = Raw(id);
+    if (!j.contains("peak_tflops_sparse")) continue;
+    for (const auto& [k, sparse] : j["peak_tflops_sparse"].items()) {
+      SCOPED_TRACE(id + " " + k);
+      const double dense = Peak(j, k.c_str());
+      EXPECT_NEAR(2 * dense, sparse.get<double>(), 0.015 * sparse.get<double>());
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 40);
+}
+
+// On NVIDIA and AMD GPUs the dense FP8 tensor rate is exactly twice the dense BF16 rate
+// (Hopper, Ada, Blackwell, CDNA3/4; 2.02 for the L40S datasheet's rounding): a sparse FP8 next to
+// a dense BF16 would be 4x, a sparse BF16 next to a dense FP8 1x. TPU, Gaudi and Trainium
+// document dense rates only, with other ratios (TPU v5p / v6e and Gaudi 3 run FP8 at the BF16
+// rate; Trainium3 MXFP8 is 3.75x BF16): FP8 between 1x and 4x. FP4 is 1x to 3x FP8 (Trainium3
+// MXFP4 = MXFP8; Blackwell Ultra 15 vs 5 PFLOPS dense); TF32 is at most BF16.
+TEST(HardwareCatalog, PrecisionRatiosAreThoseOfDenseRates) {
+  const std::set<std::string> engines = {"tpu", "gaudi", "trainium"};
+  for (const std::string& id : ListHardwarePresets()) {
+    SCOPED_TRACE(id);
+    const json j = Raw(id);
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok());
+    const bool gpu = engines.count(std::string(HardwareGeneration(hw.value()))) == 0;
+    const double bf16 = std::max(Peak(j, "bf16"), Peak(j, "fp16"));
+    const double fp8 = Peak(j, "fp8"), fp4 = Peak(j, "fp4"), tf32 = Peak(j, "tf32");
+    ASSERT_GT(bf16, 0);
+    if (fp8 > 0) {
+      EXPECT_GE(fp8, (gpu ? 1.99 : 0.999) * bf16);
+      EXPECT_LE(fp8, (gpu ? 2.03 : 4.0) * bf16);
+    }
+    if (fp4 > 0) {
+      EXPECT_GE(fp4, 0.999 * fp8);
+      EXPECT_LE(fp4, 3.02 * fp8);
+    }
+    EXPECT_LE(tf32, 1.001 * bf16);
+  }
+}
+
+// Per streaming multiprocessor (NVIDIA) or compute unit (AMD), dense BF16/FP16 tensor rates are
+// 256 to 8,192 FLOP per clock (GeForce FP32-accumulate 512, Ampere GA100 2,048, Hopper 4,096,
+// Blackwell 8,192) at boost clocks of 1.0 to 2.7 GHz: 0.256 to 22.1 TFLOP/s per SM. A sparse
+// Blackwell figure (30 TFLOP/s per SM) falls outside. TPU, Gaudi and Trainium count matrix
+// engines in sm_count (a different unit) and are not checked.
+TEST(HardwareCatalog, PeakPerSmPerClockIsPlausible) {
+  const std::set<std::string> engines = {"tpu", "gaudi", "trainium"};
+  int checked = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok());
+    if (engines.count(std::string(HardwareGeneration(hw.value())))) continue;
+    SCOPED_TRACE(id);
+    const double peak = std::max(hw->peak_bf16_flops, hw->peak_fp16_flops);
+    const double per_sm_tflops = peak / hw->sm_count / 1e12;
+    EXPECT_GE(per_sm_tflops, 256 * 1.0e9 / 1e12);
+    EXPECT_LE(per_sm_tflops, 8192 * 2.7e9 / 1e12);
+    ++checked;
+  }
+  EXPECT_GE(checked, 40);
+}
+
+// An instance shape copies its chip's peaks and power from the silicon preset it names.
+TEST(HardwareCatalog, InstanceShapesKeepTheirSiliconPeaks) {
+  int shapes = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok());
+    if (hw->instance_of.empty()) continue;
+    SCOPED_TRACE(id);
+    auto base = LoadHardwarePreset(hw->instance_of);
+    ASSERT_TRUE(base.ok()) << hw->instance_of;
+    EXPECT_EQ(hw->peak_bf16_flops, base->peak_bf16_flops);
+    EXPECT_EQ(hw->peak_fp16_flops, base->peak_fp16_flops);
+    EXPECT_EQ(hw->peak_fp8_flops, base->peak_fp8_flops);
+    EXPECT_EQ(hw->peak_fp4_flops, base->peak_fp4_flops);
+    EXPECT_EQ(hw->tdp_w, base->tdp_w);
+    EXPECT_FALSE(hw->calibrated);
+    ++shapes;
+  }
+  EXPECT_GE(shapes, 15);
+}
+
+// Calibrated = the preset's own efficiency block fitted on public measured runs; everything
+// else borrows (efficiency_from, named in reports) or runs on nominal efficiencies.
+TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
+  const std::set<std::string> fitted = {"a100_sxm_40gb",  "a100_sxm_80gb", "b200_sxm_180gb",
+                                        "b300_sxm_288gb", "gb200_nvl72",   "gb300_nvl72",
+                                        "h100_sxm_80gb",  "v100_sxm_32gb"};
+  for (const std::string& id : ListHardwarePresets()) {
+    SCOPED_TRACE(id);
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok());
+    EXPECT_EQ(hw->calibrated, fitted.count(id) == 1);
+    if (hw->calibrated) {
+      EXPECT_FALSE(hw->eff.fitted_date.empty());
+      EXPECT_EQ(CalibrationStatus(hw.value()), "calibrated " + hw->eff.fitted_date);
+      continue;
+    }
+    EXPECT_NE(UncalibratedNote(hw.value()).find("UNCALIBRATED"), std::string::npos);
+    if (id == "mi300x_192gb" || id == "mi355x_288gb") continue;  // nominal (no AMD fit)
+    EXPECT_FALSE(hw->efficiency_from.empty());
+  }
+}
+
+// Every profile simulates a small dense model on 8 accelerators (a layout every profile holds,
+// whatever its scale-up domain), and the report marks uncalibrated hardware with a band at
+// least as wide as the calibrated ones' "all" band.
+// Half-widths of the "uncalibrated" band of the embedded data/uncertainty.json; 0 if absent.
+double UncalibratedBandWidth() {
+  const std::string_view* text = detail::FindEmbeddedFile("uncertainty.json");
+  if (!text) return 0;
+  const json table = json::parse(text->begin(), text->end());
+  for (const json& r : table["regimes"])
+    if (r["regime"] == kUncalibratedRegime)
+      return r["rel_below"].get<double>() + r["rel_above"].get<double>();
+  return 0;
+}
+
+TEST(HardwareCatalog, EveryProfileSimulatesASmallModel) {
+  const double uncalibrated_width = UncalibratedBandWidth();
+  EXPECT_GT(uncalibrated_width, 0) << "data/uncertainty.json has no uncalibrated regime";
+  auto m = ParseModelJson(R"({"model_type": "llama", "hidden_size": 1024,
+    "intermediate_size": 4096, "num_attention_heads": 8, "num_hidden_layers": 4,
+    "vocab_size": 32000})",
+                          "small");
+  ASSERT_TRUE(m.ok());
+  for (const std::string& id : ListHardwarePresets()) {
+    SCOPED_TRACE(id);
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok());
+    Strategy s;
+    s.world_size = 8;
+    s.seq = 1024;
+    s.mbs = 1;
+    s.gbs = 16;
+    s.dtype = hw->peak_bf16_flops > 0 ? DType::kBf16 : DType::kFp16;
+    auto r = Simulate(m.value(), hw.value(), s);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(std::isfinite(r->step_time_s) && r->step_time_s > 0);
+    EXPECT_EQ(r->uncertainty.uncalibrated_hardware, !hw->calibrated);
+    EXPECT_LE(r->step_time_s_low, r->step_time_s);
+    EXPECT_GE(r->step_time_s_high, r->step_time_s);
+    if (!hw->calibrated) {
+      EXPECT_GE(r->uncertainty.rel_below + r->uncertainty.rel_above, uncalibrated_width - 1e-12);
+    }
+    const std::string json_report = FormatReportJson(r.value(), m.value(), hw.value(), s);
+    const json j = json::parse(json_report);
+    EXPECT_EQ(j["hardware_calibrated"], hw->calibrated);
+    const std::string text = FormatReportText(r.value(), m.value(), hw.value(), s);
+    EXPECT_EQ(text.find("UNCALIBRATED") != std::string::npos, !hw->calibrated);
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
