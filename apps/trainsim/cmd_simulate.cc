@@ -24,6 +24,16 @@ namespace trainsim::cli {
 
 void AddSimulate(CLI::App& app, SimulateArgs& a) {
   CLI::App* c = app.add_subcommand("simulate", "predict one training step");
+  AddSimulateInputs(c, a);
+  c->add_flag("--json", a.json, "print the full report as JSON");
+  c->add_flag("--detail", a.detail, "include the per-layer op table");
+  c->add_option("--trace", a.trace, "write the event-driven step as Chrome trace JSON (Perfetto)");
+  c->add_option("--timeline", a.timeline, "write the event-driven step as an SVG Gantt chart");
+  c->add_option("--slowdown", a.slowdown,
+                "STAGE:FACTOR, slow one pipeline stage's compute (repeatable; what-if)");
+}
+
+void AddSimulateInputs(CLI::App* c, SimulateArgs& a) {
   c->add_option("--model", a.model,
                 "model preset id or config.json path (default llama3-8b; with a Megatron-LM "
                 "input, the model its arguments describe)")
@@ -41,12 +51,6 @@ void AddSimulate(CLI::App& app, SimulateArgs& a) {
   c->add_flag("--no-overlap", a.no_overlap,
               "no DP overlap: --no-overlap-grad-reduce --no-overlap-param-gather")
       ->group("Strategy (trainsim schema strategy)");
-  c->add_flag("--json", a.json, "print the full report as JSON");
-  c->add_flag("--detail", a.detail, "include the per-layer op table");
-  c->add_option("--trace", a.trace, "write the event-driven step as Chrome trace JSON (Perfetto)");
-  c->add_option("--timeline", a.timeline, "write the event-driven step as an SVG Gantt chart");
-  c->add_option("--slowdown", a.slowdown,
-                "STAGE:FACTOR, slow one pipeline stage's compute (repeatable; what-if)");
   AddFrameworkFlags(c, a);
 }
 
@@ -175,61 +179,66 @@ static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* 
   return m;
 }
 
-int RunSimulate(const SimulateArgs& a) {
+Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
-  if (!hw.ok()) return Fail(hw.status());
-  const HardwareSpec& h = hw.value();
+  if (!hw.ok()) return hw.status();
   auto mg_in = LoadMegatronInput(a.megatron_args, a.megatron_script);
-  if (!mg_in.ok()) return Fail(mg_in.status());
+  if (!mg_in.ok()) return mg_in.status();
   std::optional<MegatronInput> mg = std::move(mg_in).value();
   StrategyKeys given;
   FrameworkConfig fw;  // --deepspeed-config / --torchtitan-config
   std::optional<ModelSpec> fw_model;
   if (!a.deepspeed_config.empty() || !a.torchtitan_config.empty()) {
     if (mg)
-      return Fail(
-          Status::Invalid("megatron-script",
-                          "give Megatron-LM arguments or a DeepSpeed/torchtitan config, not both"));
+      return Status::Invalid("megatron-script",
+                             "give Megatron-LM arguments or a DeepSpeed/torchtitan config, not both");
     auto m = LoadModel(a.model);
-    if (!m.ok()) return Fail(m.status());
+    if (!m.ok()) return m.status();
     fw_model = std::move(m).value();
     auto read = ReadFrameworkFiles(a, *fw_model);
-    if (!read.ok()) return Fail(read.status());
+    if (!read.ok()) return read.status();
     fw = std::move(read).value();
   }
   auto strategy = BuildStrategy(a, fw, given, mg ? &*mg : nullptr);
-  if (!strategy.ok()) return Fail(strategy.status());
-  if (Status st = CheckFrameworkBatch(fw, strategy.value()); !st.ok()) return Fail(st);
+  if (!strategy.ok()) return strategy.status();
+  if (Status st = CheckFrameworkBatch(fw, strategy.value()); !st.ok()) return st;
   auto model = fw_model ? Result<ModelSpec>(*fw_model)
                         : BuildModel(a, mg ? &*mg : nullptr, strategy.value());
-  if (!model.ok()) return Fail(model.status());
+  if (!model.ok()) return model.status();
   if (mg) WarnIgnored(mg->reading);
   SimOptions opt;
-  opt.detail = a.detail;
-  auto rep = Simulate(model.value(), h, strategy.value(), opt);
-  if (!rep.ok()) return Fail(rep.status());
+  opt.detail = detail;
+  auto rep = Simulate(model.value(), hw.value(), strategy.value(), opt);
+  if (!rep.ok()) return rep.status();
   if (mg) rep.value().ignored = mg->reading.ignored;
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
   AddInputNotes(a, fw, rep.value());
+  return PreparedStep{std::move(model).value(), std::move(hw).value(),
+                      std::move(strategy).value(), std::move(rep).value(), std::move(given)};
+}
+
+int RunSimulate(const SimulateArgs& a) {
+  auto prepared = PrepareStep(a, a.detail);
+  if (!prepared.ok()) return Fail(prepared.status());
+  const PreparedStep& ps = prepared.value();
+  const Strategy& s = ps.strategy;
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
-  const SimulateArgs& ta = a;
-  const Strategy& s = strategy.value();
-  const bool timeline = !ta.trace.empty() || !ta.timeline.empty() || !ta.slowdown.empty() ||
+  const bool timeline = !a.trace.empty() || !a.timeline.empty() || !a.slowdown.empty() ||
                         s.schedule == PipelineSchedule::kZeroBubbleH1 ||
                         s.schedule == PipelineSchedule::kDualPipe;
   std::optional<Timeline> tl;
   if (timeline) {
     // Before printing anything, so that bad input prints one line only.
-    auto t = RunTimeline(a, rep.value(), model.value(), s);
+    auto t = RunTimeline(a, ps.report, ps.model, s);
     if (!t.ok()) return Fail(t.status());
     tl = std::move(t).value();
   }
   if (a.json)
-    std::cout << FormatReportJson(rep.value(), model.value(), h, strategy.value()) << "\n";
+    std::cout << FormatReportJson(ps.report, ps.model, ps.hw, s) << "\n";
   else
-    std::cout << FormatReportText(rep.value(), model.value(), h, strategy.value());
+    std::cout << FormatReportText(ps.report, ps.model, ps.hw, s);
   if (tl && !a.json) {
     std::cout.flush();
     PrintTimeline(a, *tl);

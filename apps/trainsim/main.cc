@@ -32,6 +32,10 @@ int main(int argc, char** argv) {
   trainsim::cli::AddSchema(app, schema);
   trainsim::cli::InferArgs infer;
   trainsim::cli::AddInfer(app, infer);
+  trainsim::cli::PlanArgs plan;
+  trainsim::cli::AddPlan(app, plan);
+  trainsim::cli::RecommendArgs recommend;
+  trainsim::cli::AddRecommend(app, recommend);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
   trainsim::cli::RejectRepeatsAndEmpties(app);
@@ -65,5 +69,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("calibrate")) rc = trainsim::cli::RunCalibrate(cal);
   if (app.got_subcommand("schema")) rc = trainsim::cli::RunSchema(schema);
   if (app.got_subcommand("infer")) rc = trainsim::cli::RunInfer(infer);
+  if (app.got_subcommand("plan")) rc = trainsim::cli::RunPlan(plan);
+  if (app.got_subcommand("recommend")) rc = trainsim::cli::RunRecommend(recommend);
   return trainsim::cli::CheckStdout(rc);
 }

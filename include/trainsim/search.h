@@ -62,6 +62,10 @@ struct Candidate {
   double step_time_s = 0, mfu = 0, tokens_per_s_per_gpu = 0;
   double peak_mem_bytes = 0, reserved_bytes = 0;
   double usd_per_million_tokens = 0;
+  // Other feasible strategies with the same step time, peak and reserved memory (to 1e-9),
+  // collapsed into this one in SearchResult::top: they differ only in settings that change
+  // nothing ranked (e.g. ZeRO 1 vs 2, rank orders that place every group alike).
+  uint64_t variants = 0;
 };
 
 struct SearchResult {
@@ -69,7 +73,10 @@ struct SearchResult {
   uint64_t evaluated = 0;   // == space_size when complete: every index is evaluated or rejected
   uint64_t feasible = 0;
   std::map<std::string, uint64_t> rejected;  // reason -> count; sums with feasible to evaluated
-  std::vector<Candidate> top;                // best first by the objective (ties: lower index)
+  // Best first by the objective (ties: lower index); one entry per distinct result, the lowest
+  // index standing for its variants (Candidate::variants).
+  std::vector<Candidate> top;
+  uint64_t collapsed = 0;  // strategies collapsed into the entries of `top` (sum of variants)
   std::vector<Candidate> pareto;             // non-dominated in (step time, peak memory), by time
   double seconds = 0;
   // False when the search was stopped by SearchOptions::cancel or deadline: the counts, the top
