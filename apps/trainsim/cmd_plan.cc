@@ -64,8 +64,8 @@ Status SearchStrategy(PreparedStep& ps) {
   ps.report.assumed.insert(
       ps.report.assumed.begin(),
       {"strategy", DescribeStrategy(ps.strategy),
-       fmt::format("--search: the fastest of {} strategies ({} alike collapsed)",
-                   res->evaluated, res->collapsed)});
+       fmt::format("--search: the fastest of {} strategies ({} alike collapsed)", res->evaluated,
+                   res->collapsed)});
   return Status::Ok();
 }
 
@@ -122,7 +122,8 @@ void AddPlan(CLI::App& app, PlanArgs& a) {
          "per-GPU hours between job interruptions (default 45566, Llama 3)");
   Number(c, a, "--storage-gbps", a.storage_gbps,
          "checkpoint write bandwidth, GB/s for the job (default 0.122 per GPU, Llama 3)");
-  Number(c, a, "--restart-s", a.restart_s, "seconds from an interruption to training (default 600)");
+  Number(c, a, "--restart-s", a.restart_s,
+         "seconds from an interruption to training (default 600)");
   Number(c, a, "--checkpoint-interval-s", a.interval_s, "default: Young/Daly optimum");
   Number(c, a, "--flops", a.flops, "with --compute-optimal: a FLOP budget");
   Number(c, a, "--budget-usd", a.budget_usd, "with --compute-optimal: a dollar budget");

@@ -190,8 +190,9 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   std::optional<ModelSpec> fw_model;
   if (!a.deepspeed_config.empty() || !a.torchtitan_config.empty()) {
     if (mg)
-      return Status::Invalid("megatron-script",
-                             "give Megatron-LM arguments or a DeepSpeed/torchtitan config, not both");
+      return Status::Invalid(
+          "megatron-script",
+          "give Megatron-LM arguments or a DeepSpeed/torchtitan config, not both");
     auto m = LoadModel(a.model);
     if (!m.ok()) return m.status();
     fw_model = std::move(m).value();
@@ -214,8 +215,8 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
   AddInputNotes(a, fw, rep.value());
-  return PreparedStep{std::move(model).value(), std::move(hw).value(),
-                      std::move(strategy).value(), std::move(rep).value(), std::move(given)};
+  return PreparedStep{std::move(model).value(), std::move(hw).value(), std::move(strategy).value(),
+                      std::move(rep).value(), std::move(given)};
 }
 
 int RunSimulate(const SimulateArgs& a) {

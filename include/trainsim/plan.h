@@ -58,9 +58,9 @@ struct PlanOptions {
   std::optional<double> price_usd_per_gpu_hour;  // else the hardware's price; none: cost null
   std::optional<double> pue, grid_kg_co2_per_kwh, host_w_per_node, idle_power_fraction;
   std::optional<int> gpus_per_node;
-  std::optional<double> mtbf_gpu_hours;       // per-GPU mean time between job interruptions
-  std::optional<double> storage_bytes_per_s;  // aggregate checkpoint write bandwidth
-  std::optional<double> restart_s;            // from an interruption to training again
+  std::optional<double> mtbf_gpu_hours;         // per-GPU mean time between job interruptions
+  std::optional<double> storage_bytes_per_s;    // aggregate checkpoint write bandwidth
+  std::optional<double> restart_s;              // from an interruption to training again
   std::optional<double> checkpoint_interval_s;  // else Young/Daly
 };
 
@@ -158,7 +158,7 @@ struct RecommendOptions {
   DType dtype = DType::kBf16;
   std::optional<double> deadline_s, budget_usd;
   PlanObjective objective = PlanObjective::kCost;
-  std::vector<int> gpu_counts;  // empty = 8, 16, ..., 16384
+  std::vector<int> gpu_counts;        // empty = 8, 16, ..., 16384
   bool include_uncalibrated = false;  // rank uncalibrated profiles with the calibrated ones
   int top = 10;
   int threads = 0;
@@ -177,8 +177,8 @@ struct RecommendedPlan {
 };
 
 struct RecommendResult {
-  std::vector<RecommendedPlan> plans;  // meeting every constraint, best first
-  std::string binding;                 // which constraint binds, in words
+  std::vector<RecommendedPlan> plans;                 // meeting every constraint, best first
+  std::string binding;                                // which constraint binds, in words
   std::optional<RecommendedPlan> unconstrained_best;  // best by the objective, constraints aside
   uint64_t clusters = 0, pruned = 0, no_fit = 0, evaluated = 0, collapsed = 0;
   std::vector<Assumption> assumed;

@@ -77,7 +77,7 @@ struct SearchResult {
   // index standing for its variants (Candidate::variants).
   std::vector<Candidate> top;
   uint64_t collapsed = 0;  // strategies collapsed into the entries of `top` (sum of variants)
-  std::vector<Candidate> pareto;             // non-dominated in (step time, peak memory), by time
+  std::vector<Candidate> pareto;  // non-dominated in (step time, peak memory), by time
   double seconds = 0;
   // False when the search was stopped by SearchOptions::cancel or deadline: the counts, the top
   // and the front then cover only the `evaluated` indices (which ones depends on timing).

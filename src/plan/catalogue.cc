@@ -20,7 +20,8 @@ Result<std::vector<CatalogueEntry>> LoadCatalogue() {
       const auto j = nlohmann::json::parse(text->begin(), text->end(), nullptr, false);
       if (j.is_object()) {
         if (j.contains("efficiency_from") && !j["efficiency_from"].is_null()) e.calibrated = false;
-        if (j.contains("calibrated") && j["calibrated"].is_boolean() && !j["calibrated"].get<bool>())
+        if (j.contains("calibrated") && j["calibrated"].is_boolean() &&
+            !j["calibrated"].get<bool>())
           e.calibrated = false;
       }
     }

@@ -1,11 +1,11 @@
 // PlanRun: a step report -> the whole run (steps, time, cost, energy, CO2, goodput), every
 // default it fills in listed in RunPlan::assumed.
+#include "trainsim/plan.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
-
-#include "trainsim/plan.h"
 
 namespace trainsim {
 namespace {
@@ -41,10 +41,10 @@ Status CheckOptions(const PlanOptions& o) {
       {&o.checkpoint_interval_s, "checkpoint_interval_s"}};
   for (const auto& [v, f] : positive)
     if (Status st = CheckPositive(*v, f); !st.ok()) return st;
-  for (const auto& [v, f] : {std::pair{&o.price_usd_per_gpu_hour, "price_per_gpu_hour"},
-                             std::pair{&o.grid_kg_co2_per_kwh, "grid_kg_co2_per_kwh"},
-                             std::pair{&o.host_w_per_node, "host_w_per_node"},
-                             std::pair{&o.restart_s, "restart_s"}})
+  for (const auto& [v, f] :
+       {std::pair{&o.price_usd_per_gpu_hour, "price_per_gpu_hour"},
+        std::pair{&o.grid_kg_co2_per_kwh, "grid_kg_co2_per_kwh"},
+        std::pair{&o.host_w_per_node, "host_w_per_node"}, std::pair{&o.restart_s, "restart_s"}})
     if (Status st = CheckPositive(*v, f, true); !st.ok()) return st;
   if (o.pue && *o.pue < 1) return Status::Invalid("pue", "must be >= 1 (total / IT power)");
   if (o.idle_power_fraction && !(*o.idle_power_fraction >= 0 && *o.idle_power_fraction <= 1))
@@ -62,8 +62,8 @@ Status CheckOptions(const PlanOptions& o) {
 }
 
 // Steps, ideal time and the goodput section.
-Status PlanTime(const StepReport& step, const ModelSpec& m, const Strategy& s,
-                const PlanOptions& o, RunPlan& p) {
+Status PlanTime(const StepReport& step, const ModelSpec& m, const Strategy& s, const PlanOptions& o,
+                RunPlan& p) {
   p.tokens = o.tokens ? *o.tokens : *o.epochs * *o.dataset_tokens;
   p.tokens_per_step = static_cast<double>(s.gbs) * s.seq;
   if (!(p.tokens_per_step > 0) || !(step.step_time_s > 0))
@@ -73,22 +73,21 @@ Status PlanTime(const StepReport& step, const ModelSpec& m, const Strategy& s,
   p.steps = static_cast<int64_t>(steps);
   p.step_time_s = step.step_time_s;
   p.ideal_wall_time_s = steps * step.step_time_s;
-  const double mtbf_h = Take(o.mtbf_gpu_hours, d::kMtbfGpuHours, "mtbf_gpu_hours",
-                             fmt::format("{:.0f}", d::kMtbfGpuHours),
-                             "Llama 3 paper: 466 interruptions in 54 days on 16,384 H100s",
-                             p.assumed);
-  const double storage =
-      Take(o.storage_bytes_per_s, d::kStorageBytesPerSPerGpu * s.world_size, "storage_gbps",
-           fmt::format("{:.2f}", d::kStorageBytesPerSPerGpu * s.world_size / 1e9),
-           "Llama 3 paper: 2 TB/s sustained for 16,384 GPUs, the share of this job's GPUs",
-           p.assumed);
+  const double mtbf_h = Take(
+      o.mtbf_gpu_hours, d::kMtbfGpuHours, "mtbf_gpu_hours", fmt::format("{:.0f}", d::kMtbfGpuHours),
+      "Llama 3 paper: 466 interruptions in 54 days on 16,384 H100s", p.assumed);
+  const double storage = Take(
+      o.storage_bytes_per_s, d::kStorageBytesPerSPerGpu * s.world_size, "storage_gbps",
+      fmt::format("{:.2f}", d::kStorageBytesPerSPerGpu * s.world_size / 1e9),
+      "Llama 3 paper: 2 TB/s sustained for 16,384 GPUs, the share of this job's GPUs", p.assumed);
   const double restart = Take(o.restart_s, d::kRestartS, "restart_s", "600",
                               "no published job-level figure found: 10 minutes", p.assumed);
   const double mtbf_job = mtbf_h * 3600 / s.world_size;
   const double ckpt_bytes = CheckpointBytes(step, m, s);
   const double ckpt_s = ckpt_bytes / storage;
   double interval = YoungDalyIntervalS(ckpt_s, mtbf_job);
-  if (o.checkpoint_interval_s) interval = *o.checkpoint_interval_s;
+  if (o.checkpoint_interval_s)
+    interval = *o.checkpoint_interval_s;
   else
     p.assumed.push_back({"checkpoint_interval_s", fmt::format("{:.0f}", interval),
                          "Young/Daly optimum sqrt(2 x checkpoint write x job MTBF)"});
@@ -119,20 +118,19 @@ void PlanEnergy(const StepReport& step, const HardwareSpec& hw, const Strategy& 
                 const PlanOptions& o, RunPlan& p) {
   const double idle = Take(o.idle_power_fraction, d::kIdlePowerFraction, "idle_power_fraction",
                            "0.11", "idle H200 draws about 77 W of its 700 W TDP", p.assumed);
-  p.pue = Take(o.pue, d::kPue, "pue", "1.58", "Uptime Institute 2023 industry average",
-               p.assumed);
+  p.pue = Take(o.pue, d::kPue, "pue", "1.58", "Uptime Institute 2023 industry average", p.assumed);
   p.grid_kg_co2_per_kwh =
       Take(o.grid_kg_co2_per_kwh, d::kGridKgCo2PerKwh, "grid_kg_co2_per_kwh", "0.481",
            "world average 2023 (Ember Global Electricity Review 2024)", p.assumed);
-  const double host_w =
-      Take(o.host_w_per_node, d::kHostWPerNode, "host_w_per_node", "2800",
-           "8x H100 node measured at 8.4 kW training (Latif et al. 2025) less 8 x 700 W",
-           p.assumed);
+  const double host_w = Take(
+      o.host_w_per_node, d::kHostWPerNode, "host_w_per_node", "2800",
+      "8x H100 node measured at 8.4 kW training (Latif et al. 2025) less 8 x 700 W", p.assumed);
   const int per_node =
       Take(o.gpus_per_node, d::kGpusPerNode, "gpus_per_node", "8", "HGX/DGX node", p.assumed);
   p.nodes = (s.world_size + per_node - 1) / per_node;
   if (!(hw.tdp_w > 0)) {
-    p.energy_note = "no TDP: hardware " + hw.id + " has no tdp_w; give --hw-override "
+    p.energy_note = "no TDP: hardware " + hw.id +
+                    " has no tdp_w; give --hw-override "
                     "'{\"tdp_w\": W}'";
     return;
   }

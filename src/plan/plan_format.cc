@@ -23,7 +23,8 @@ json OrNull(const std::optional<T>& v) {
 
 json AssumedJson(const std::vector<Assumption>& a) {
   json out = json::array();
-  for (const Assumption& x : a) out.push_back({{"field", x.field}, {"value", x.value}, {"why", x.why}});
+  for (const Assumption& x : a)
+    out.push_back({{"field", x.field}, {"value", x.value}, {"why", x.why}});
   return out;
 }
 
@@ -59,9 +60,10 @@ std::string RunPlanText(const RunPlan& p) {
         "  GPU power          {:.0f} W average (idle {:.0f} W, TDP {:.0f} W; per step {:.3f} s "
         "compute-bound, {:.3f} s memory-bound, {:.3f} s waiting)\n",
         w.average_w, w.idle_w, w.tdp_w, w.compute_bound_s, w.memory_bound_s, w.wait_s);
-    o += fmt::format("  energy             {:.4g} kWh = (GPUs {:.4g} + hosts {:.4g} on {} nodes) x "
-                     "PUE {:.2f}\n",
-                     *p.energy_kwh, p.gpu_energy_kwh, p.host_energy_kwh, p.nodes, p.pue);
+    o += fmt::format(
+        "  energy             {:.4g} kWh = (GPUs {:.4g} + hosts {:.4g} on {} nodes) x "
+        "PUE {:.2f}\n",
+        *p.energy_kwh, p.gpu_energy_kwh, p.host_energy_kwh, p.nodes, p.pue);
     o += fmt::format("  CO2                {:.4g} kg at {:.3f} kg/kWh\n", *p.co2_kg,
                      p.grid_kg_co2_per_kwh);
   } else {
@@ -92,10 +94,14 @@ std::string RunPlanJson(const RunPlan& p, const std::string& step_json,
   j["energy_kwh"] = OrNull(p.energy_kwh);
   j["co2_kg"] = OrNull(p.co2_kg);
   if (!p.energy_note.empty()) j["energy_note"] = p.energy_note;
-  j["energy"] = {{"gpu_average_w", p.gpu_power.average_w},   {"gpu_idle_w", p.gpu_power.idle_w},
-                 {"gpu_tdp_w", p.gpu_power.tdp_w},           {"gpu_kwh", p.gpu_energy_kwh},
-                 {"host_kwh", p.host_energy_kwh},            {"nodes", p.nodes},
-                 {"pue", p.pue},                             {"grid_kg_co2_per_kwh", p.grid_kg_co2_per_kwh},
+  j["energy"] = {{"gpu_average_w", p.gpu_power.average_w},
+                 {"gpu_idle_w", p.gpu_power.idle_w},
+                 {"gpu_tdp_w", p.gpu_power.tdp_w},
+                 {"gpu_kwh", p.gpu_energy_kwh},
+                 {"host_kwh", p.host_energy_kwh},
+                 {"nodes", p.nodes},
+                 {"pue", p.pue},
+                 {"grid_kg_co2_per_kwh", p.grid_kg_co2_per_kwh},
                  {"compute_bound_s", p.gpu_power.compute_bound_s},
                  {"memory_bound_s", p.gpu_power.memory_bound_s},
                  {"wait_s", p.gpu_power.wait_s}};

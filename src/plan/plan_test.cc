@@ -1,9 +1,10 @@
 // Whole-run plan: cost, energy bounds, goodput limits, the Young/Daly interval, the Chinchilla fit.
+#include "trainsim/plan.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "trainsim/plan.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -168,8 +169,10 @@ TEST(Plan, GoodputFallsWithScale) {
   }
   // Through the plan, with the default storage that grows with the job.
   const Step small = MakeStep(8), large = MakeStep(64);
-  const double g8 = PlanRun(small.r, small.m, small.hw, small.s, Tokens(1e11)).value().goodput.fraction;
-  const double g64 = PlanRun(large.r, large.m, large.hw, large.s, Tokens(1e11)).value().goodput.fraction;
+  const double g8 =
+      PlanRun(small.r, small.m, small.hw, small.s, Tokens(1e11)).value().goodput.fraction;
+  const double g64 =
+      PlanRun(large.r, large.m, large.hw, large.s, Tokens(1e11)).value().goodput.fraction;
   EXPECT_LT(g64, g8);
 }
 
@@ -205,10 +208,10 @@ TEST(Plan, JsonHasTheDocumentedKeys) {
   const RunPlan p = PlanRun(st.r, st.m, st.hw, st.s, Tokens(1e10)).value();
   const std::string j =
       RunPlanJson(p, FormatReportJson(st.r, st.m, st.hw, st.s), ChinchillaOptimal(1e21));
-  for (const char* k : {"\"steps\"", "\"wall_time_s\"", "\"ideal_wall_time_s\"", "\"gpu_hours\"",
-                        "\"cost_usd\"", "\"energy_kwh\"", "\"co2_kg\"", "\"goodput\"",
-                        "\"checkpoint_interval_s\"", "\"step\"", "\"assumed\"",
-                        "\"compute_optimal\"", "\"step_time_s\""})
+  for (const char* k :
+       {"\"steps\"", "\"wall_time_s\"", "\"ideal_wall_time_s\"", "\"gpu_hours\"", "\"cost_usd\"",
+        "\"energy_kwh\"", "\"co2_kg\"", "\"goodput\"", "\"checkpoint_interval_s\"", "\"step\"",
+        "\"assumed\"", "\"compute_optimal\"", "\"step_time_s\""})
     EXPECT_NE(j.find(k), std::string::npos) << k;
 }
 

@@ -50,15 +50,15 @@ std::string RecommendText(const RecommendResult& r, const RecommendOptions& o) {
   if (o.deadline_s) s += fmt::format(", deadline {:.4g} days", *o.deadline_s / 86400);
   if (o.budget_usd) s += fmt::format(", budget ${:.4g}", *o.budget_usd);
   s += "\n\n";
-  s += fmt::format("  {:<4} {:<20} {:>6} {:>8} {:>10} {:>8} {:>12} {:>12}  {}\n", "rank",
-                   "hardware", "GPUs", "gbs", "wall days", "goodput", "cost $", "energy kWh",
-                   "strategy");
+  s +=
+      fmt::format("  {:<4} {:<20} {:>6} {:>8} {:>10} {:>8} {:>12} {:>12}  {}\n", "rank", "hardware",
+                  "GPUs", "gbs", "wall days", "goodput", "cost $", "energy kWh", "strategy");
   int rank = 1;
   for (const RecommendedPlan& p : r.plans)
-    s += fmt::format("  {:<4} {:<20} {:>6} {:>8} {:>10.2f} {:>7.1f}% {:>12} {:>12}  {}{}\n",
-                     rank++, p.hardware + (p.calibrated ? "" : " (U)"), p.gpus, p.strategy.gbs,
-                     p.wall_time_s / 86400, 100 * p.goodput, Money(p.cost_usd),
-                     Money(p.energy_kwh), DescribeStrategy(p.strategy),
+    s += fmt::format("  {:<4} {:<20} {:>6} {:>8} {:>10.2f} {:>7.1f}% {:>12} {:>12}  {}{}\n", rank++,
+                     p.hardware + (p.calibrated ? "" : " (U)"), p.gpus, p.strategy.gbs,
+                     p.wall_time_s / 86400, 100 * p.goodput, Money(p.cost_usd), Money(p.energy_kwh),
+                     DescribeStrategy(p.strategy),
                      p.variants ? fmt::format(" (+{} alike)", p.variants) : "");
   if (r.plans.empty()) s += "  no cluster meets every constraint\n";
   s += "\n  binding constraint: " + r.binding + "\n";

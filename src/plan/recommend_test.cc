@@ -128,8 +128,10 @@ TEST(Recommend, UncalibratedRankAfterCalibratedUnlessAsked) {
   EXPECT_TRUE(r.plans.front().calibrated);
   bool seen_uncalibrated = false;
   for (const RecommendedPlan& p : r.plans) {
-    if (!p.calibrated) seen_uncalibrated = true;
-    else EXPECT_FALSE(seen_uncalibrated) << "a calibrated plan after an uncalibrated one";
+    if (!p.calibrated)
+      seen_uncalibrated = true;
+    else
+      EXPECT_FALSE(seen_uncalibrated) << "a calibrated plan after an uncalibrated one";
   }
   o.include_uncalibrated = true;
   EXPECT_EQ(Recommend(m, cat, o).value().plans.front().hardware, "slow");

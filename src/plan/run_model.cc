@@ -78,11 +78,11 @@ GpuPower StepGpuPower(const StepReport& r, double tdp_w, double idle_fraction) {
   p.compute_bound_s = t.compute_s * (1 - mem_share);
   p.memory_bound_s = t.compute_s * mem_share + t.optimizer_s;
   p.wait_s = std::max(0.0, r.step_time_s - p.compute_bound_s - p.memory_bound_s);
-  const double activity = r.step_time_s > 0 ? (d::kComputeActivity * p.compute_bound_s +
-                                               d::kMemoryActivity * p.memory_bound_s +
-                                               d::kWaitActivity * p.wait_s) /
-                                                  r.step_time_s
-                                            : 0.0;
+  const double activity =
+      r.step_time_s > 0 ? (d::kComputeActivity * p.compute_bound_s +
+                           d::kMemoryActivity * p.memory_bound_s + d::kWaitActivity * p.wait_s) /
+                              r.step_time_s
+                        : 0.0;
   p.average_w = p.idle_w + (p.tdp_w - p.idle_w) * std::clamp(activity, 0.0, 1.0);
   return p;
 }
@@ -92,7 +92,9 @@ namespace {
 constexpr double kE = 1.69, kA = 406.4, kB = 410.7, kAlpha = 0.34, kBeta = 0.28;
 // Minimising L under C = 6 N D (their eq. 4 solved): N_opt = G (C/6)^a, D_opt = (C/6)^b / G
 // with G = (alpha A / (beta B))^(1/(alpha+beta)), a = beta/(alpha+beta), b = alpha/(alpha+beta).
-double G() { return std::pow(kAlpha * kA / (kBeta * kB), 1.0 / (kAlpha + kBeta)); }
+double G() {
+  return std::pow(kAlpha * kA / (kBeta * kB), 1.0 / (kAlpha + kBeta));
+}
 constexpr double kExpA = kBeta / (kAlpha + kBeta), kExpB = kAlpha / (kAlpha + kBeta);
 }  // namespace
 

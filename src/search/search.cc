@@ -58,7 +58,9 @@ void ParetoInsert(std::vector<Candidate>& front, const Candidate& c) {
 // where the gradient buffer is not sharded, rank orders that place the groups alike): the
 // top list keeps one of them, the lowest index, and counts the others as its variants.
 bool SameResult(const Candidate& a, const Candidate& b) {
-  auto eq = [](double x, double y) { return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y)); };
+  auto eq = [](double x, double y) {
+    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+  };
   return eq(a.step_time_s, b.step_time_s) && eq(a.peak_mem_bytes, b.peak_mem_bytes) &&
          eq(a.reserved_bytes, b.reserved_bytes);
 }
