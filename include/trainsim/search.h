@@ -42,6 +42,10 @@ struct SearchOptions {
   bool offload = true;          // include optimizer offload
   bool orders = true;           // include non-default rank orders
   int max_vpp = 8;
+  // A coarser space for ranking many clusters (recommend): ZeRO 1 and 3, recompute none,
+  // selective (core attention) and full, micro-batches of 1 and 2, SP on with TP, 1F1B
+  // (interleaved with vpp > 1) only. With offload and orders off, about 1/100 of the full space.
+  bool coarse = false;
   // Stopping early, for callers that bound a request. When *cancel becomes true (set from any
   // thread; the flag must outlive the call) or the clock passes `deadline`, every worker stops
   // within about 1024 indices (well under a millisecond) and Search returns what it has, with
@@ -96,6 +100,10 @@ class SearchSpace {
 
  private:
   std::vector<int> tp_, cp_, pp_, vpp_, ep_, mbs_;
+  std::vector<int> zero_{0, 1, 2, 3};
+  std::vector<int> recompute_{0, 1, 2, 3, 4};  // none, selective, selective-wide, full, full/2
+  int sp_choices_ = 2;                         // on, off (with TP)
+  int schedule_choices_ = 3;                   // 1F1B (interleaved with vpp), ZB-H1, DualPipe
   Strategy base_;
   bool moe_ = false, offload_ = true, orders_ = true;
   int layers_ = 1;

@@ -50,7 +50,7 @@ std::string RunPlanText(const RunPlan& p) {
                    g.checkpoint_bytes / 1e9, g.checkpoint_write_s);
   o += fmt::format("  interval           {} (restart {:.0f} s)\n", Duration(g.interval_s),
                    g.restart_s);
-  o += fmt::format("  interruptions      {:.1f} expected; {} lost, {} writing checkpoints\n",
+  o += fmt::format("  interruptions      {:.3g} expected; {} lost, {} writing checkpoints\n",
                    g.expected_interruptions, Duration(g.lost_s), Duration(g.checkpoint_overhead_s));
   o += fmt::format("  goodput            {:.1f} %\n", 100 * g.fraction);
   o += "\nEnergy\n";

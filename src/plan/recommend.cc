@@ -27,11 +27,12 @@ SearchOptions RecommendSearchOptions(int gpus, int gbs, const RecommendOptions& 
   so.dtype = o.dtype;
   so.top_k = 1;
   so.threads = o.threads;
-  // A smaller space than `trainsim search`, to rank a catalogue in seconds: no optimizer
-  // offload, the default rank order, at most 4 virtual stages (docs/PLAN.md, "recommend").
+  // A coarser space than `trainsim search`, to rank a catalogue in seconds (SearchOptions::
+  // coarse): no optimizer offload, the default rank order, at most 2 virtual stages.
   so.offload = false;
   so.orders = false;
-  so.max_vpp = 4;
+  so.coarse = true;
+  so.max_vpp = 2;
   return so;
 }
 
@@ -107,6 +108,17 @@ bool Pruned(Work& w, const HardwareSpec& hw, int gpus) {
   return late || dear;
 }
 
+// A plan's assumptions as they hold for every cluster: the per-cluster values (price, storage
+// bandwidth, interval) described by their rule.
+std::vector<Assumption> GeneralAssumptions(std::vector<Assumption> a) {
+  for (Assumption& x : a) {
+    if (x.field == "price_per_gpu_hour") x = {x.field, "each preset's", "data/hardware/*.json"};
+    if (x.field == "storage_gbps") x.value = "0.122 per GPU";
+    if (x.field == "checkpoint_interval_s") x.value = "per cluster";
+  }
+  return a;
+}
+
 // The cluster's fastest strategy and its plan; false when nothing fits or the run cannot finish.
 bool PlanCluster(Work& w, const CatalogueEntry& e, int gpus, int gbs, RecommendedPlan& out) {
   auto res = Search(w.m, e.hw, RecommendSearchOptions(gpus, gbs, w.o));
@@ -121,7 +133,7 @@ bool PlanCluster(Work& w, const CatalogueEntry& e, int gpus, int gbs, Recommende
   po.tokens = w.o.tokens;
   auto plan = PlanRun(step.value(), w.m, e.hw, best.strategy, po);
   if (!plan.ok()) return false;
-  if (w.r.assumed.empty()) w.r.assumed = plan->assumed;
+  if (w.r.assumed.empty()) w.r.assumed = GeneralAssumptions(plan->assumed);
   out.hardware = e.hw.id;
   out.calibrated = e.calibrated;
   out.gpus = gpus;
@@ -170,11 +182,15 @@ std::string Binding(const Work& w) {
   // Clusters pruned unsearched can still have been better than the best one evaluated.
   const double best = Score(u, o.objective);
   if (u.meets_deadline && o.objective == PlanObjective::kCost && w.pruned_cost_lb < best)
-    why.push_back(fmt::format("the deadline (clusters it rules out could cost from ${:.0f})",
-                              w.pruned_cost_lb));
+    why.push_back(fmt::format(
+        "perhaps the deadline (clusters it ruled out unsearched cost at least ${:.4g} at 100 % "
+        "MFU, less than ${:.4g})",
+        w.pruned_cost_lb, best));
   if (u.meets_budget && o.objective == PlanObjective::kTime && w.pruned_time_lb < best)
-    why.push_back(fmt::format("the budget (clusters it rules out could take from {:.1f} days)",
-                              w.pruned_time_lb / 86400));
+    why.push_back(fmt::format(
+        "perhaps the budget (clusters it ruled out unsearched take at least {:.3g} days at 100 % "
+        "MFU, less than {:.3g})",
+        w.pruned_time_lb / 86400, best / 86400));
   std::string s = why.empty() ? "none: the best cluster meets every constraint"
                               : (why.size() == 2 ? why[0] + " and " + why[1] : why[0]);
   if (r.plans.empty()) s = "no cluster meets every constraint; " + s;
