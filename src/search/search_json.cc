@@ -77,8 +77,6 @@ Result<std::vector<Candidate>> CandidatesFrom(const json& j, const char* key,
 std::string SearchSummaryLine(const SearchResult& r) {
   std::string line = fmt::format("search: evaluated {} strategies ({} feasible) in {:.3f} s",
                                  r.evaluated, r.feasible, r.seconds);
-  if (r.collapsed > 0)
-    line += fmt::format("; {} with the same result as a listed one collapsed", r.collapsed);
   if (!r.complete) line += "; incomplete: " + r.stopped;
   return line;
 }
