@@ -1,6 +1,7 @@
 // Speed of one prediction (issue target: median <= 20 us for Llama-3-70B on 1,024 GPUs).
 #include <benchmark/benchmark.h>
 
+#include "trainsim/plan.h"
 #include "trainsim/search.h"
 #include "trainsim/trainsim.h"
 
@@ -87,6 +88,29 @@ void BM_SearchLlama405B_16384(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SearchLlama405B_16384)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// `trainsim recommend` over the whole embedded catalogue (issue 13: seconds, never more than a
+// minute on two cores): Llama-3-70B, 15 T tokens, a 90-day deadline, cost objective, the batch
+// chosen among 2, 4, 8 and 16 M tokens per step, GPU counts 8 ... 16,384.
+void BM_RecommendLlama70B_Catalogue(benchmark::State& state) {
+  const ModelSpec m = LoadModel("llama3-70b").value();
+  const std::vector<CatalogueEntry> catalogue = LoadCatalogue().value();
+  RecommendOptions o;
+  o.tokens = 15e12;
+  o.seq = 8192;
+  o.deadline_s = 90 * 86400.0;
+  o.threads = 2;
+  uint64_t clusters = 0;
+  for (auto _ : state) {
+    auto r = Recommend(m, catalogue, o);
+    clusters += r->clusters;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["profiles"] = static_cast<double>(catalogue.size());
+  state.counters["clusters_per_s"] =
+      benchmark::Counter(static_cast<double>(clusters), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_RecommendLlama70B_Catalogue)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -717,6 +717,64 @@ assert not v["saturated"] and v["ttft_p99_s"] >= v["ttft_p50_s"] > 0, v
 ' <"$OUT" 2>&1); then ok "infer --rate: p50/p99 latencies"; else bad "infer --rate: p50/p99 latencies" "$msg"; fi
 fi
 
+# --- plan and recommend (issue 13, docs/PLAN.md) ------------------------------------------------------
+if expect_ok "plan --json" plan --model llama3-8b --gpus 8 --tp 2 --gbs 64 --tokens 1e10 --json; then
+  if python3 - "$OUT" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in ("steps", "wall_time_s", "ideal_wall_time_s", "gpu_hours", "cost_usd", "energy_kwh",
+          "co2_kg", "goodput", "checkpoint_interval_s", "step", "assumed"):
+    assert k in j, k
+assert abs(j["cost_usd"] - j["gpu_hours"] * j["price_usd_per_gpu_hour"]) <= 1e-9 * j["cost_usd"]
+assert j["wall_time_s"] >= j["ideal_wall_time_s"] > 0 and 0 < j["goodput"] <= 1
+assert j["step"]["strategy"]["tp_size"] == 2, j["step"]["strategy"]
+assert any(a["field"] == "mtbf_gpu_hours" for a in j["assumed"])
+PY
+  then ok "plan --json: documented keys, cost = GPU-hours x price, step report"; else bad "plan --json: keys" "$(head -c 400 "$OUT")"; fi
+fi
+if expect_ok "plan text with a price and epochs" plan --model llama3-8b --gpus 8 --epochs 2 --dataset-tokens 5e9 --price-per-gpu-hour 2; then
+  if grep -q "goodput" "$OUT" && grep -q "at \$2.00 per GPU-hour" "$OUT"; then ok "plan text: goodput and the given price"; else bad "plan text" "$(tail -30 "$OUT")"; fi
+fi
+run "plan without a price" plan --model llama3-8b --gpus 8 --tokens 1e9 --hw-override '{"price_usd_per_gpu_hour": 0}' --json
+if [ "$RC" -eq 0 ] && python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["cost_usd"] is None and "price" in j["cost_note"]' "$OUT"; then
+  ok "plan without a price: cost null with a reason"
+else
+  bad "plan without a price: cost null with a reason" "rc $RC" "$(head -c 300 "$OUT") $(cat "$ERR")"
+fi
+if expect_ok "plan --search --compute-optimal" plan --model llama3-8b --gpus 16 --gbs 128 --search --compute-optimal --flops 1e22 --json; then
+  if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); c=j["compute_optimal"]; assert abs(6*c["params"]*c["tokens"]/1e22-1)<1e-9 and "approach 3" in c["fit"]; assert j["assumed"][0]["field"]=="tokens"' "$OUT"; then
+    ok "plan --compute-optimal: 6 N D = budget, fit named"
+  else bad "plan --compute-optimal" "$(head -c 400 "$OUT")"; fi
+fi
+expect_field_error "plan without tokens" tokens plan --model llama3-8b --gpus 8
+expect_field_error "plan tokens and epochs" tokens plan --model llama3-8b --tokens 1e9 --epochs 2 --dataset-tokens 1e9
+expect_field_error "plan epochs alone" epochs plan --model llama3-8b --epochs 2
+expect_field_error "plan pue below 1" pue plan --model llama3-8b --tokens 1e9 --pue 0.5
+expect_field_error "plan negative mtbf" mtbf_gpu_hours plan --model llama3-8b --tokens 1e9 --mtbf-gpu-hours -5
+expect_field_error "plan flops without compute-optimal" flops plan --model llama3-8b --tokens 1e9 --flops 1e22
+expect_field_error "plan bad strategy" world_size plan --gpus 12 --tp 8 --tokens 1e9
+if expect_ok "recommend --json" recommend --model llama3-8b --tokens 1e10 --gpus 8,16 --gbs 64 --deadline-days 30 --json; then
+  if python3 - "$OUT" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["plans"], j
+for p in j["plans"]:
+    for k in ("hardware", "gpus", "strategy", "wall_time_s", "cost_usd", "energy_kwh"):
+        assert k in p, k
+    assert p["wall_time_s"] <= 30 * 86400
+costs = [p["cost_usd"] for p in j["plans"] if p["calibrated"]]
+assert costs == sorted(costs), costs
+assert j["binding"]
+PY
+  then ok "recommend --json: plans within the deadline, cheapest first"; else bad "recommend --json" "$(head -c 600 "$OUT")"; fi
+fi
+expect_field_error "recommend bad objective" objective recommend --model llama3-8b --tokens 1e9 --objective speed
+expect_field_error "recommend negative deadline" deadline_days recommend --model llama3-8b --tokens 1e9 --deadline-days -1
+expect_field_error "recommend without tokens" tokens recommend --model llama3-8b
+if expect_ok "search says how many alike were collapsed" search --model llama3-8b --gpus 16 --gbs 64 --top 5 --no-progress; then
+  if grep -q "collapsed" "$OUT"; then ok "search: collapsed count in the summary"; else bad "search: collapsed count" "$(tail -3 "$OUT")"; fi
+fi
+
 # --- same input, same bytes with 1 or 2 threads (only elapsed-time fields may differ) ---------------
 strip_elapsed='import json,sys
 def strip(x):

@@ -15,11 +15,13 @@ trap 'rm -rf "$tmp"' EXIT
 python3 - "$tmp/single.json" "$tmp/multi.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-keys = ("evaluated", "feasible", "rejected")
+keys = ("evaluated", "feasible", "rejected", "collapsed")
 ok = all(a[k] == b[k] for k in keys)
 ok &= [c["strategy"] for c in a["top"]] == [c["strategy"] for c in b["top"]]
 ok &= [c["step_time_s"] for c in a["top"]] == [c["step_time_s"] for c in b["top"]]
+ok &= [c["variants"] for c in a["top"]] == [c["variants"] for c in b["top"]]
 ok &= [c["strategy"] for c in a["pareto"]] == [c["strategy"] for c in b["pareto"]]
-print("mpi search equals single-process search:", ok, "| evaluated", b["evaluated"], "feasible", b["feasible"])
+print("mpi search equals single-process search:", ok, "| evaluated", b["evaluated"], "feasible",
+      b["feasible"], "collapsed", b["collapsed"])
 sys.exit(0 if ok else 1)
 PY

@@ -122,6 +122,10 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
     std::printf("  %-4d %-62s %9.3f %5.1f%% %9.0f %9.2f %9.3f\n", rank++,
                 DescribeStrategy(c.strategy).c_str(), c.step_time_s, 100 * c.mfu,
                 c.tokens_per_s_per_gpu, c.peak_mem_bytes / (1 << 30), c.usd_per_million_tokens);
+  std::printf(
+      "  (%llu more with the same step time and memory as a listed one collapsed into it:"
+      " ZeRO 1/2, rank-order and other variants that change nothing ranked)\n",
+      static_cast<unsigned long long>(r.collapsed));
   std::printf("\n  Pareto front (step time vs peak memory; %zu points%s):\n", r.pareto.size(),
               r.pareto.size() > 12 ? ", 12 shown" : "");
   std::vector<Candidate> shown_front;

@@ -219,40 +219,43 @@ Result<SimulateInputs> ResolveSimulateInputs(const SimulateArgs& a) {
   return in;
 }
 
-int RunSimulate(const SimulateArgs& a) {
+Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   auto inputs = ResolveSimulateInputs(a);
-  if (!inputs.ok()) return Fail(inputs.status());
+  if (!inputs.ok()) return inputs.status();
   SimulateInputs& in = inputs.value();
-  const HardwareSpec& h = in.hw;
-  const std::optional<MegatronInput>& mg = in.mg;
-  const FrameworkConfig& fw = in.fw;
-  const StrategyKeys& given = in.given;
   SimOptions opt;
-  opt.detail = a.detail;
-  auto rep = Simulate(in.model, h, in.strategy, opt);
-  if (!rep.ok()) return Fail(rep.status());
-  if (mg) rep.value().ignored = mg->reading.ignored;
-  std::vector<Assumption> assumed = AssumedStrategyDefaults(in.strategy, given);
+  opt.detail = detail;
+  auto rep = Simulate(in.model, in.hw, in.strategy, opt);
+  if (!rep.ok()) return rep.status();
+  if (in.mg) rep.value().ignored = in.mg->reading.ignored;
+  std::vector<Assumption> assumed = AssumedStrategyDefaults(in.strategy, in.given);
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
-  AddInputNotes(a, fw, rep.value());
+  AddInputNotes(a, in.fw, rep.value());
+  return PreparedStep{std::move(in.model), std::move(in.hw), std::move(in.strategy),
+                      std::move(rep).value(), std::move(in.given)};
+}
+
+int RunSimulate(const SimulateArgs& a) {
+  auto prepared = PrepareStep(a, a.detail);
+  if (!prepared.ok()) return Fail(prepared.status());
+  const PreparedStep& ps = prepared.value();
+  const Strategy& s = ps.strategy;
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
-  const SimulateArgs& ta = a;
-  const Strategy& s = in.strategy;
-  const bool timeline = !ta.trace.empty() || !ta.timeline.empty() || !ta.slowdown.empty() ||
+  const bool timeline = !a.trace.empty() || !a.timeline.empty() || !a.slowdown.empty() ||
                         s.schedule == PipelineSchedule::kZeroBubbleH1 ||
                         s.schedule == PipelineSchedule::kDualPipe;
   std::optional<Timeline> tl;
   if (timeline) {
     // Before printing anything, so that bad input prints one line only.
-    auto t = RunTimeline(a, rep.value(), in.model, s);
+    auto t = RunTimeline(a, ps.report, ps.model, s);
     if (!t.ok()) return Fail(t.status());
     tl = std::move(t).value();
   }
   if (a.json)
-    std::cout << FormatReportJson(rep.value(), in.model, h, in.strategy) << "\n";
+    std::cout << FormatReportJson(ps.report, ps.model, ps.hw, s) << "\n";
   else
-    std::cout << FormatReportText(rep.value(), in.model, h, in.strategy);
+    std::cout << FormatReportText(ps.report, ps.model, ps.hw, s);
   if (tl && !a.json) {
     std::cout.flush();
     PrintTimeline(a, *tl);

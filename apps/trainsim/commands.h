@@ -4,8 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "trainsim/trainsim.h"
 
 namespace trainsim {
 struct ValidationCase;
@@ -29,6 +32,44 @@ struct SimulateArgs {
 };
 void AddSimulate(CLI::App& app, SimulateArgs& a);
 int RunSimulate(const SimulateArgs& a);
+// The inputs of one step (model, hardware, strategy and framework flags), for `simulate` and
+// `plan`.
+void AddSimulateInputs(CLI::App* c, SimulateArgs& a);
+// The step the inputs describe: model, hardware, strategy (defaults applied) and its report
+// with the assumed defaults and input notes; `detail` fills the per-layer table.
+struct PreparedStep {
+  ModelSpec model;
+  HardwareSpec hw;
+  Strategy strategy;
+  StepReport report;
+  StrategyKeys given;  // strategy keys the inputs gave
+};
+Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail);
+
+// `plan`: the whole run of a step (cmd_plan.cc, include/trainsim/plan.h).
+struct PlanArgs {
+  SimulateArgs sim;
+  double tokens = 0, epochs = 0, dataset_tokens = 0, price = 0, pue = 0, grid = 0, host_w = 0;
+  double idle_fraction = 0, mtbf_hours = 0, storage_gbps = 0, restart_s = 0, interval_s = 0;
+  double flops = 0, budget_usd = 0;
+  int gpus_per_node = 0;
+  bool search = false, compute_optimal = false;
+  std::map<std::string, CLI::Option*> given;  // option name -> its flag, to tell given from not
+};
+void AddPlan(CLI::App& app, PlanArgs& a);
+int RunPlan(const PlanArgs& a);
+
+// `recommend`: hardware x GPU count x strategy under a deadline and a budget (cmd_recommend.cc).
+struct RecommendArgs {
+  std::string model = "llama3-8b", objective = "cost", dtype = "bf16";
+  double tokens = 0, deadline_days = 0, budget_usd = 0, price = 0;
+  int gbs = 0, seq = 4096, top = 10, threads = 0;
+  std::vector<int> gpus;
+  bool include_uncalibrated = false, json = false;
+  std::map<std::string, CLI::Option*> given;
+};
+void AddRecommend(CLI::App& app, RecommendArgs& a);
+int RunRecommend(const RecommendArgs& a);
 
 struct ListArgs {
   std::string what;

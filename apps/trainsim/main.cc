@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
   trainsim::cli::AddExport(app, exp);
   trainsim::cli::ServeArgs serve;
   trainsim::cli::AddServe(app, serve);
+  trainsim::cli::PlanArgs plan;
+  trainsim::cli::AddPlan(app, plan);
+  trainsim::cli::RecommendArgs recommend;
+  trainsim::cli::AddRecommend(app, recommend);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
   trainsim::cli::RejectRepeatsAndEmpties(app);
@@ -72,5 +76,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("infer")) rc = trainsim::cli::RunInfer(infer);
   if (app.got_subcommand("export")) rc = trainsim::cli::RunExport(exp);
   if (app.got_subcommand("serve")) rc = trainsim::cli::RunServe(serve);
+  if (app.got_subcommand("plan")) rc = trainsim::cli::RunPlan(plan);
+  if (app.got_subcommand("recommend")) rc = trainsim::cli::RunRecommend(recommend);
   return trainsim::cli::CheckStdout(rc);
 }

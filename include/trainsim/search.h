@@ -42,6 +42,10 @@ struct SearchOptions {
   bool offload = true;          // include optimizer offload
   bool orders = true;           // include non-default rank orders
   int max_vpp = 8;
+  // A coarser space for ranking many clusters (recommend): ZeRO 1 and 3, recompute none,
+  // selective (core attention) and full, micro-batches of 1 and 2, SP on with TP, 1F1B
+  // (interleaved with vpp > 1) only. With offload and orders off, about 1/100 of the full space.
+  bool coarse = false;
   // Stopping early, for callers that bound a request. When *cancel becomes true (set from any
   // thread; the flag must outlive the call) or the clock passes `deadline`, every worker stops
   // within about 1024 indices (well under a millisecond) and Search returns what it has, with
@@ -62,6 +66,10 @@ struct Candidate {
   double step_time_s = 0, mfu = 0, tokens_per_s_per_gpu = 0;
   double peak_mem_bytes = 0, reserved_bytes = 0;
   double usd_per_million_tokens = 0;
+  // Other feasible strategies with the same step time, peak and reserved memory (to 1e-9),
+  // collapsed into this one in SearchResult::top: they differ only in settings that change
+  // nothing ranked (e.g. ZeRO 1 vs 2, rank orders that place every group alike).
+  uint64_t variants = 0;
 };
 
 struct SearchResult {
@@ -69,8 +77,11 @@ struct SearchResult {
   uint64_t evaluated = 0;   // == space_size when complete: every index is evaluated or rejected
   uint64_t feasible = 0;
   std::map<std::string, uint64_t> rejected;  // reason -> count; sums with feasible to evaluated
-  std::vector<Candidate> top;                // best first by the objective (ties: lower index)
-  std::vector<Candidate> pareto;             // non-dominated in (step time, peak memory), by time
+  // Best first by the objective (ties: lower index); one entry per distinct result, the lowest
+  // index standing for its variants (Candidate::variants).
+  std::vector<Candidate> top;
+  uint64_t collapsed = 0;  // strategies collapsed into the entries of `top` (sum of variants)
+  std::vector<Candidate> pareto;  // non-dominated in (step time, peak memory), by time
   double seconds = 0;
   // False when the search was stopped by SearchOptions::cancel or deadline: the counts, the top
   // and the front then cover only the `evaluated` indices (which ones depends on timing).
@@ -89,6 +100,10 @@ class SearchSpace {
 
  private:
   std::vector<int> tp_, cp_, pp_, vpp_, ep_, mbs_;
+  std::vector<int> zero_{0, 1, 2, 3};
+  std::vector<int> recompute_{0, 1, 2, 3, 4};  // none, selective, selective-wide, full, full/2
+  int sp_choices_ = 2;                         // on, off (with TP)
+  int schedule_choices_ = 3;                   // 1F1B (interleaved with vpp), ZB-H1, DualPipe
   Strategy base_;
   bool moe_ = false, offload_ = true, orders_ = true;
   int layers_ = 1;

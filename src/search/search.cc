@@ -53,8 +53,31 @@ void ParetoInsert(std::vector<Candidate>& front, const Candidate& c) {
   front.push_back(c);
 }
 
+// Two strategies whose predictions agree in step time, peak and reserved memory to 1e-9
+// (relative) differ only in settings that change nothing the search ranks by (ZeRO 1 vs 2
+// where the gradient buffer is not sharded, rank orders that place the groups alike): the
+// top list keeps one of them, the lowest index, and counts the others as its variants.
+bool SameResult(const Candidate& a, const Candidate& b) {
+  auto eq = [](double x, double y) {
+    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+  };
+  return eq(a.step_time_s, b.step_time_s) && eq(a.peak_mem_bytes, b.peak_mem_bytes) &&
+         eq(a.reserved_bytes, b.reserved_bytes);
+}
+
+// Inserts c into the top k (best first), collapsing it into an entry with the same result.
+// A class's score is shared by its members, so once a class falls out of a top list no later
+// member (higher index) can re-enter: the variant counts of the final top are exact.
 void TopInsert(std::vector<Candidate>& top, const Candidate& c, int k, Objective o) {
   Better better{o};
+  for (auto it = top.begin(); it != top.end(); ++it) {
+    if (!SameResult(*it, c)) continue;
+    Candidate kept = it->index <= c.index ? *it : c;
+    kept.variants = it->variants + c.variants + 1;
+    top.erase(it);
+    top.insert(std::upper_bound(top.begin(), top.end(), kept, better), kept);
+    return;
+  }
   if (static_cast<int>(top.size()) == k && !better(c, top.back())) return;
   top.insert(std::upper_bound(top.begin(), top.end(), c, better), c);
   if (static_cast<int>(top.size()) > k) top.pop_back();
@@ -292,6 +315,7 @@ SearchResult MergeSearchResults(const std::vector<SearchResult>& parts, int top_
     for (const auto& [k, v] : p.rejected) out.rejected[k] += v;
     for (const Candidate& c : p.top) TopInsert(out.top, c, top_k, obj);
   }
+  for (const Candidate& c : out.top) out.collapsed += c.variants;
   std::vector<Candidate> all;
   for (const SearchResult& p : parts) all.insert(all.end(), p.pareto.begin(), p.pareto.end());
   std::sort(all.begin(), all.end(),

@@ -29,6 +29,7 @@ json CandidateJson(const Candidate& c) {
           {"tokens_per_s_per_gpu", c.tokens_per_s_per_gpu},
           {"peak_mem_bytes", c.peak_mem_bytes},
           {"usd_per_million_tokens", c.usd_per_million_tokens},
+          {"variants", c.variants},
           {"megatron_args", MegatronArgs(s)},
           // The whole strategy as a strategy file (the "strategy" object of `simulate --json`),
           // so a front-end can simulate a candidate exactly (the web page's Pareto click).
@@ -36,12 +37,12 @@ json CandidateJson(const Candidate& c) {
 }
 
 // Shard candidates: [index, step_time_s, mfu, tokens_per_s_per_gpu, peak_mem_bytes,
-// reserved_bytes, usd_per_million_tokens].
+// reserved_bytes, usd_per_million_tokens, variants].
 json ShardCandidates(const std::vector<Candidate>& v) {
   json a = json::array();
   for (const Candidate& c : v)
     a.push_back({c.index, c.step_time_s, c.mfu, c.tokens_per_s_per_gpu, c.peak_mem_bytes,
-                 c.reserved_bytes, c.usd_per_million_tokens});
+                 c.reserved_bytes, c.usd_per_million_tokens, c.variants});
   return a;
 }
 
@@ -51,8 +52,10 @@ Result<std::vector<Candidate>> CandidatesFrom(const json& j, const char* key,
   if (!j.contains(key) || !j[key].is_array()) return Status::Parse(where + ": must be an array");
   std::vector<Candidate> out;
   for (const json& x : j[key]) {
-    if (!x.is_array() || x.size() != 7 || !x[0].is_number_unsigned())
-      return Status::Parse(where + ": each candidate must be [index, 6 numbers]");
+    // The 8th element (variants) is absent from shards of older builds.
+    if (!x.is_array() || (x.size() != 7 && x.size() != 8) || !x[0].is_number_unsigned() ||
+        (x.size() == 8 && !x[7].is_number_unsigned()))
+      return Status::Parse(where + ": each candidate must be [index, 6 numbers, variants]");
     for (size_t k = 1; k < 7; ++k)
       if (!x[k].is_number()) return Status::Parse(where + ": each candidate must be numbers");
     Candidate c;
@@ -67,6 +70,7 @@ Result<std::vector<Candidate>> CandidatesFrom(const json& j, const char* key,
     c.peak_mem_bytes = x[4].get<double>();
     c.reserved_bytes = x[5].get<double>();
     c.usd_per_million_tokens = x[6].get<double>();
+    if (x.size() == 8) c.variants = x[7].get<uint64_t>();
     out.push_back(c);
   }
   return out;
@@ -87,6 +91,7 @@ std::string SearchResultJson(const SearchResult& r, int indent) {
   j["feasible"] = r.feasible;
   j["seconds"] = r.seconds;
   j["rejected"] = r.rejected;
+  j["collapsed"] = r.collapsed;
   for (const Candidate& c : r.top) j["top"].push_back(CandidateJson(c));
   for (const Candidate& c : r.pareto) j["pareto"].push_back(CandidateJson(c));
   if (!r.complete) {

@@ -7,8 +7,6 @@
 namespace trainsim {
 namespace {
 
-constexpr int kZeroChoices = 4;
-constexpr int kRecomputeChoices = 5;  // none, selective, selective-wide, full, full on half
 constexpr int kOrderChoices = 4;
 constexpr int kScheduleChoices = 3;  // 1F1B (interleaved when vpp > 1), ZB-H1, DualPipe
 
@@ -46,8 +44,14 @@ SearchSpace::SearchSpace(const ModelSpec& m, const HardwareSpec& hw, const Searc
     ep_ = keep;
   }
   for (int b : {1, 2, 4, 8, 16})
-    if (o.gbs % b == 0) mbs_.push_back(b);
+    if (o.gbs % b == 0 && (!o.coarse || b <= 2)) mbs_.push_back(b);
   if (mbs_.empty()) mbs_.push_back(1);
+  if (o.coarse) {  // SearchOptions::coarse
+    zero_ = {1, 3};
+    recompute_ = {0, 1, 3};
+    sp_choices_ = 1;
+    schedule_choices_ = 1;
+  }
   base_.world_size = g;
   base_.gbs = o.gbs;
   base_.seq = o.seq;
@@ -55,8 +59,8 @@ SearchSpace::SearchSpace(const ModelSpec& m, const HardwareSpec& hw, const Searc
   size_ = 1;
   for (size_t n : {tp_.size(), cp_.size(), pp_.size(), vpp_.size(), ep_.size(), mbs_.size()})
     size_ *= n;
-  size_ *= (moe_ ? 2 : 1) * kZeroChoices * kRecomputeChoices * 2 /*sp*/ * (offload_ ? 2 : 1) *
-           (orders_ ? kOrderChoices : 1) * kScheduleChoices;
+  size_ *= (moe_ ? 2 : 1) * zero_.size() * recompute_.size() * sp_choices_ * (offload_ ? 2 : 1) *
+           (orders_ ? kOrderChoices : 1) * schedule_choices_;
 }
 
 Strategy SearchSpace::At(uint64_t index, const char** duplicate) const {
@@ -74,12 +78,12 @@ Strategy SearchSpace::At(uint64_t index, const char** duplicate) const {
   s.ep = ep_[take(ep_.size())];
   const int etp_choice = moe_ ? take(2) : 0;
   s.mbs = mbs_[take(mbs_.size())];
-  s.zero = take(kZeroChoices);
-  const int rc = take(kRecomputeChoices);
-  const bool sp_off = take(2) == 1;
+  s.zero = zero_[take(zero_.size())];
+  const int rc = recompute_[take(recompute_.size())];
+  const bool sp_off = sp_choices_ > 1 && take(2) == 1;
   s.offload_optimizer = offload_ ? take(2) == 1 : false;
   const int order = orders_ ? take(kOrderChoices) : 0;
-  const int sched = take(kScheduleChoices);
+  const int sched = schedule_choices_ > 1 ? take(kScheduleChoices) : 0;
 
   s.etp = etp_choice == 0 ? 1 : s.tp;
   s.sp = s.tp > 1 && !sp_off;

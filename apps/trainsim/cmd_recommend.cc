@@ -1,0 +1,69 @@
+// `trainsim recommend`: which hardware, how many GPUs and which strategy, ranked by cost, time or
+// energy under a deadline and a budget (include/trainsim/plan.h).
+#include <iostream>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "strategy_flags.h"
+#include "trainsim/plan.h"
+
+namespace trainsim::cli {
+
+void AddRecommend(CLI::App& app, RecommendArgs& a) {
+  CLI::App* c = app.add_subcommand(
+      "recommend", "rank hardware x GPU count x strategy for a run under a deadline and budget");
+  c->add_option("--model", a.model, "model preset id or config.json path")->capture_default_str();
+  c->add_option("--tokens", a.tokens, "training tokens of the run")->required();
+  a.given["--deadline-days"] =
+      c->add_option("--deadline-days", a.deadline_days, "the run must finish within (days)");
+  a.given["--budget-usd"] = c->add_option("--budget-usd", a.budget_usd, "the run may cost at most");
+  a.given["--price-per-gpu-hour"] = c->add_option(
+      "--price-per-gpu-hour", a.price, "one price for every profile (default: each profile's)");
+  c->add_option("--objective", a.objective, "cost | time | energy")->capture_default_str();
+  AddSchemaOption(c, "global_batch_size", a.gbs)->check(CLI::PositiveNumber);
+  AddSchemaOption(c, "seq_len", a.seq)->check(CLI::PositiveNumber)->capture_default_str();
+  AddSchemaOption(c, "dtype", a.dtype)->capture_default_str();
+  c->add_option("--gpus", a.gpus, "GPU counts (comma-separated; default 8, 16, ..., 16384)")
+      ->delimiter(',');
+  c->add_option("--top", a.top, "how many plans to list")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  c->add_option("--threads", a.threads, "search threads (0 = all cores)")
+      ->check(CLI::Range(0, 1024));
+  c->add_flag("--include-uncalibrated", a.include_uncalibrated,
+              "rank uncalibrated profiles with the calibrated ones");
+  c->add_flag("--json", a.json, "print the result as JSON");
+}
+
+int RunRecommend(const RecommendArgs& a) {
+  auto model = LoadModel(a.model);
+  if (!model.ok()) return Fail(model.status());
+  auto obj = ParsePlanObjective(a.objective);
+  if (!obj.ok()) return Fail(obj.status());
+  auto dt = ParseDType(a.dtype);
+  if (!dt.ok()) return Fail(dt.status());
+  auto catalogue = LoadCatalogue();
+  if (!catalogue.ok()) return Fail(catalogue.status());
+  RecommendOptions o;
+  o.tokens = a.tokens;
+  o.seq = a.seq;
+  o.gbs = a.gbs;
+  o.dtype = dt.value();
+  o.objective = obj.value();
+  o.gpu_counts = a.gpus;
+  o.include_uncalibrated = a.include_uncalibrated;
+  o.top = a.top;
+  o.threads = a.threads;
+  if (a.given.at("--deadline-days")->count()) o.deadline_s = a.deadline_days * 86400;
+  if (a.given.at("--budget-usd")->count()) o.budget_usd = a.budget_usd;
+  if (a.given.at("--price-per-gpu-hour")->count()) {
+    if (!(a.price > 0)) return Fail(Status::Invalid("price_per_gpu_hour", "must be > 0"));
+    o.plan.price_usd_per_gpu_hour = a.price;
+  }
+  auto r = Recommend(model.value(), catalogue.value(), o);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << (a.json ? RecommendJson(r.value()) + "\n" : RecommendText(r.value(), o));
+  return 0;
+}
+
+}  // namespace trainsim::cli
