@@ -87,9 +87,30 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
   }
   j["stages"] = stages;
   json phases = json::array();
-  for (const PhaseReport& ph : r.phases)
-    phases.push_back({{"name", ph.name}, {"time_s", ph.time_s}, {"share", ph.share}});
+  for (const PhaseReport& ph : r.phases) {
+    json one = {{"name", ph.name}, {"time_s", ph.time_s}, {"share", ph.share}};
+    if (ph.mem_bytes > 0) one["mem_bytes"] = ph.mem_bytes;
+    phases.push_back(one);
+  }
   j["phases"] = phases;
+  if (r.rl.updates > 0) {
+    const RlReport& x = r.rl;
+    j["rl"] = {{"samples", x.samples},
+               {"optimizer_updates", x.updates},
+               {"rollout", x.separate ? "separate" : "colocated"},
+               {"generation_overlaps_training", x.overlapped},
+               {"engines", x.replicas},
+               {"engine_tp", x.gen_tp},
+               {"engine_pp", x.gen_pp},
+               {"decode_batch", x.batch},
+               {"decode_steps", x.decode_steps},
+               {"prefill_s", x.prefill_s},
+               {"decode_s", x.decode_s},
+               {"kv_pool_bytes", x.kv_pool_bytes},
+               {"engine_weight_bytes", x.gen_weight_bytes},
+               {"refit_s", x.refit_s},
+               {"offload_s", x.offload_s}};
+  }
   json assumed = json::array();
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
