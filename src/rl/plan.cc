@@ -33,6 +33,7 @@ constexpr int kDefaultResponseTokens = 2048;
 // vLLM gpu_memory_utilization of the rollout: NeMo RL's grpo_math_1B.yaml vllm_cfg (0.6) and
 // verl's example scripts (actor_rollout_ref.rollout.gpu_memory_utilization=0.6).
 constexpr double kDefaultRolloutMemFraction = 0.6;
+constexpr double kSeparateRolloutMemFraction = 0.9;
 
 void Assume(std::vector<Assumption>& out, std::string field, std::string value, std::string why) {
   out.push_back({std::move(field), std::move(value), std::move(why)});
@@ -115,10 +116,15 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
   p.gen_gpus = p.separate ? (s.rollout_gpus > 0 ? s.rollout_gpus : s.world_size) : s.world_size;
   if (p.separate && s.rollout_gpus <= 0)
     Assume(a, "rollout_gpus", std::to_string(p.gen_gpus), "as many as train (world_size)");
-  p.mem_fraction = s.rollout_mem_fraction > 0 ? s.rollout_mem_fraction : kDefaultRolloutMemFraction;
+  // Colocated engines leave room for the trainer's states; a separate pool holds only vLLM,
+  // at its own default (gpu_memory_utilization 0.9).
+  p.mem_fraction = s.rollout_mem_fraction > 0 ? s.rollout_mem_fraction
+                   : p.separate                ? kSeparateRolloutMemFraction
+                                               : kDefaultRolloutMemFraction;
   if (s.rollout_mem_fraction <= 0)
     Assume(a, "rollout_mem_fraction", NumberText(p.mem_fraction),
-           "vLLM gpu_memory_utilization of NeMo RL's and verl's GRPO recipes");
+           p.separate ? "vLLM's default gpu_memory_utilization (the pool holds only the engine)"
+                      : "vLLM gpu_memory_utilization of NeMo RL's and verl's colocated recipes");
   p.gen_pp = s.rollout_pp;
   p.gen_tp = s.rollout_tp;
   if (p.gen_tp <= 0) {

@@ -51,8 +51,10 @@ Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const
   const double by_kv = kv_seq > 0 ? std::floor(g.kv_pool_bytes / kv_seq) : n;
   g.batch = std::min({n, static_cast<double>(p.max_num_seqs), by_kv});
   if (g.batch < 1) {
+    // The weights leave no room for one sequence: flagged, and timed as the layout would run
+    // with room (issue 12: a plan that does not fit still gets the time it would have).
     g.fits = false;
-    g.batch = 1;
+    g.batch = std::min(n, static_cast<double>(p.max_num_seqs));
   }
   auto step = [&](double batch, double ctx) {
     return DecodeStepTime(m, hw, layout, std::max(1.0, batch), ctx);

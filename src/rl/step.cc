@@ -23,12 +23,27 @@ Strategy TrainingStrategy(const Strategy& s, const RlPlan& p, std::vector<Assump
   const int per_round = std::max(1, t.mbs * t.dp());
   t.micro_batch_num = std::max(1, static_cast<int>(std::ceil(samples / per_round)));
   t.gbs = t.micro_batch_num * per_round;
-  if (t.gbs != samples)
+  // Packed: each DP rank's tokens fill ceil(tokens / seq) rows of equal length (the last row
+  // is not padded to seq: NeMo RL packs into bins, verl's dynamic batch size by tokens).
+  const double mean = p.prompt + p.response;
+  t.max_seq = 0;
+  t.mean_seq = 0;
+  if (t.packing && mean < t.seq) {
+    const double rank_tokens = samples / t.dp() * mean;
+    const int rows = std::max(1, static_cast<int>(std::ceil(rank_tokens / (t.seq * t.mbs))));
+    // Rows a multiple of 128 tp cp tokens (sequence parallel splits over tp, CP chunks in 2 cp).
+    const int align = 128 * t.tp * t.cp;
+    t.seq = align * static_cast<int>(std::ceil(rank_tokens / (rows * t.mbs) / align));
+    t.micro_batch_num = rows;
+    t.gbs = rows * per_round;
+    a.push_back({"train_rows_per_update", std::to_string(rows) + " x " + std::to_string(t.seq),
+                 "packed micro-batches per DP rank x tokens per row: the rank's " +
+                     NumberText(samples / t.dp()) + " samples of " + NumberText(mean) +
+                     " tokens in rows of at most seq_len"});
+  } else if (t.gbs != samples) {
     a.push_back({"train_samples_per_update", std::to_string(t.gbs),
                  NumberText(samples) + " samples rounded up to whole micro-batches per DP rank"});
-  const double mean = p.prompt + p.response;
-  t.mean_seq = mean < t.seq ? static_cast<int>(std::lround(mean)) : 0;
-  t.max_seq = 0;
+  }
   return t;
 }
 
@@ -97,7 +112,14 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   if (!plan.ok()) return plan.status();
   const RlPlan& p = plan.value();
   const Strategy t = TrainingStrategy(s, p, assumed);
-  auto train = Simulate(m, hw, t, opt);
+  // Packed samples attend only within themselves (varlen flash attention over cu_seqlens in
+  // NeMo RL's sequence packing and verl's use_remove_padding).
+  ModelSpec tm = m;
+  if (t.packing && p.prompt + p.response < s.seq) {
+    tm.attention.document_masking = true;
+    tm.attention.mean_document_tokens = p.prompt + p.response;
+  }
+  auto train = Simulate(tm, hw, t, opt);
   if (!train.ok()) return train.status();
   const StepReport& tr = train.value();
   auto gen = RolloutTime(m, hw, p);

@@ -309,6 +309,14 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw, Stra
     s.rollout_tp = fw.rollout_tp;
     rec.Profile("rl.generation_parallel.tp", std::to_string(s.rollout_tp));
   }
+  // A separate pool smaller than the stated expert-parallel group: EP over the training GPUs.
+  const int ep_room = s.world_size / std::max(1, s.pp * s.expert_tp());
+  if (s.ep > ep_room && ep_room >= 1) {
+    rec.Default("parallel.ep", std::to_string(ep_room),
+                "the case's ep " + std::to_string(s.ep) + " exceeds the " +
+                    std::to_string(s.world_size) + " training GPUs of the separate pool");
+    s.ep = ep_room;
+  }
   if (s.rollout_separate)
     rec.Default("async_rollout", "true",
                 "the sources' separate pools run one step off-policy (NeMo RL async GRPO, verl "
