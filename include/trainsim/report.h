@@ -115,8 +115,8 @@ struct PhaseReport {
 // The rollout and weight sync of an RL step (src/rl, docs/FINETUNE.md "RL"); updates == 0
 // for other stages.
 struct RlReport {
-  double samples = 0;  // sequences generated per step
-  int updates = 0;     // optimizer updates per step
+  double samples = 0;                        // sequences generated per step
+  int updates = 0;                           // optimizer updates per step
   int replicas = 0, gen_tp = 0, gen_pp = 0;  // generation engines and their layout
   double batch = 0;                          // sequences decoding together per engine
   double decode_steps = 0;                   // iterations until the longest response ends

@@ -53,10 +53,10 @@ Status ResolveLengths(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) 
     Assume(a, "max_response_len", NumberText(p.max_response),
            "seq_len - prompt_len (the engine's max_tokens is what the sequence cap leaves)");
   if (s.response_len > p.max_response)
-    return Status::Invalid("response_len", "must be <= max_response_len (" +
-                                               NumberText(p.max_response) + ")");
+    return Status::Invalid("response_len",
+                           "must be <= max_response_len (" + NumberText(p.max_response) + ")");
   p.response = s.response_len > 0 ? s.response_len
-                                   : std::min<double>(kDefaultResponseTokens, p.max_response / 2);
+                                  : std::min<double>(kDefaultResponseTokens, p.max_response / 2);
   if (s.response_len <= 0)
     Assume(a, "response_len", NumberText(p.response),
            "trainsim's default mean response (2048 tokens, at most half the cap): give "
@@ -69,10 +69,11 @@ Status ResolveBatch(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) {
   p.group = s.group_size > 0 ? s.group_size : DefaultGroup(s.stage);
   if (s.group_size <= 0)
     Assume(a, "group_size", std::to_string(p.group),
-           s.stage == TrainStage::kRloo   ? "RLOO with k = 4 samples (Ahmadian et al. 2024)"
-           : s.stage == TrainStage::kPpo  ? "PPO: one response per prompt"
-           : s.stage == TrainStage::kRemax ? "ReMax: one sampled response (Li et al. 2023)"
-                                           : "NeMo RL grpo_math_1B.yaml: 16 generations per prompt");
+           s.stage == TrainStage::kRloo  ? "RLOO with k = 4 samples (Ahmadian et al. 2024)"
+           : s.stage == TrainStage::kPpo ? "PPO: one response per prompt"
+           : s.stage == TrainStage::kRemax
+               ? "ReMax: one sampled response (Li et al. 2023)"
+               : "NeMo RL grpo_math_1B.yaml: 16 generations per prompt");
   if (s.stage == TrainStage::kRemax) p.extra_per_prompt = 1;  // the greedy baseline response
   if (s.gbs <= 0) return Status::Invalid("global_batch_size", "RL: must give the prompts per step");
   p.prompts = s.gbs;
@@ -98,8 +99,8 @@ void ResolveModels(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) {
                                         : "KL penalty against the reference policy");
   // RLHF with PPO, RLOO and ReMax scores with a learned reward model (Ouyang et al. 2022;
   // Ahmadian et al. 2024; Li et al. 2023); GRPO/DAPO math recipes with a rule-based verifier.
-  const bool rlhf = s.stage == TrainStage::kPpo || s.stage == TrainStage::kRloo ||
-                    s.stage == TrainStage::kRemax;
+  const bool rlhf =
+      s.stage == TrainStage::kPpo || s.stage == TrainStage::kRloo || s.stage == TrainStage::kRemax;
   p.reward_model = s.reward_model >= 0 ? s.reward_model == 1 : rlhf;
   if (s.reward_model < 0)
     Assume(a, "reward_model", p.reward_model ? "true" : "false",
@@ -119,8 +120,8 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
   // Colocated engines leave room for the trainer's states; a separate pool holds only vLLM,
   // at its own default (gpu_memory_utilization 0.9).
   p.mem_fraction = s.rollout_mem_fraction > 0 ? s.rollout_mem_fraction
-                   : p.separate                ? kSeparateRolloutMemFraction
-                                               : kDefaultRolloutMemFraction;
+                   : p.separate               ? kSeparateRolloutMemFraction
+                                              : kDefaultRolloutMemFraction;
   if (s.rollout_mem_fraction <= 0)
     Assume(a, "rollout_mem_fraction", NumberText(p.mem_fraction),
            p.separate ? "vLLM's default gpu_memory_utilization (the pool holds only the engine)"
@@ -142,8 +143,8 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
            "memory");
   }
   if (m.heads % p.gen_tp != 0)
-    return Status::Invalid("rollout_tp", "must divide the attention heads (" +
-                                             std::to_string(m.heads) + ")");
+    return Status::Invalid("rollout_tp",
+                           "must divide the attention heads (" + std::to_string(m.heads) + ")");
   if (p.gen_pp > m.layers) return Status::Invalid("rollout_pp", "must not exceed the layers");
   if (p.gen_gpus % (p.gen_tp * p.gen_pp) != 0)
     return Status::Invalid(p.separate ? "rollout_gpus" : "world_size",

@@ -38,11 +38,11 @@ Result<RlPlan> ResolveRl(const ModelSpec& m, const HardwareSpec& hw, const Strat
 // The rollout of one RL step on one generation replica (the slowest).
 struct Generation {
   double prefill_s = 0, decode_s = 0;
-  double batch = 0;           // concurrent sequences per replica at the start
-  double decode_steps = 0;    // iterations until the longest response ends
-  double weight_bytes = 0;    // per generation GPU
-  double kv_pool_bytes = 0;   // per generation GPU
-  bool fits = true;           // weights and one sequence's KV fit in the engine's memory
+  double batch = 0;          // concurrent sequences per replica at the start
+  double decode_steps = 0;   // iterations until the longest response ends
+  double weight_bytes = 0;   // per generation GPU
+  double kv_pool_bytes = 0;  // per generation GPU
+  bool fits = true;          // weights and one sequence's KV fit in the engine's memory
   double total_s() const { return prefill_s + decode_s; }
 };
 Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const RlPlan& p);

@@ -1,6 +1,8 @@
 // RL steps (issue 12, "Tests"): the response-length law, the phases of a step and how they
 // add up, decode time against response length, PPO's extra models, refusals by field, and the
 // accuracy ratchet on shared/validation/cases/rl.jsonl.
+#include "rl/rl.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rl/rl.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
 
@@ -131,8 +132,7 @@ TEST(Rl, BadInputsAreRefusedByField) {
   auto refused = [&](Strategy s, const char* field) {
     auto r = Simulate(m, hw, s);
     ASSERT_FALSE(r.ok()) << field;
-    EXPECT_EQ(r.status().message().rfind(std::string(field) + ":", 0), 0u)
-        << r.status().message();
+    EXPECT_EQ(r.status().message().rfind(std::string(field) + ":", 0), 0u) << r.status().message();
   };
   Strategy s = Grpo();
   s.rl_minibatch = 7;

@@ -73,8 +73,8 @@ Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const
   // The last batch drains: lengths min(X, cap), X exponential with the mean response; the
   // longest of all generated responses ends the rollout (every replica waits for it).
   const double mu = ExponentialScaleForMean(p.response, p.max_response);
-  const double end = std::isinf(mu) ? p.max_response
-                                    : std::min(p.max_response, mu * Harmonic(p.generated()));
+  const double end =
+      std::isinf(mu) ? p.max_response : std::min(p.max_response, mu * Harmonic(p.generated()));
   const double b0 = std::min(n, g.batch);
   double prev = 0;
   for (int i = 0; i <= kTailPoints; ++i) {

@@ -295,8 +295,10 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw, Stra
   if (!Given(j, "seq") && max_seq > 0) s.seq = max_seq;
   if (prompt > 0) s.prompt_len = prompt;
   const int prompt_mean = prompt > 0 ? prompt : rl::kDefaultPromptTokens;
-  if (mean_resp > 0) s.response_len = mean_resp;
-  else if (mean_seq > prompt_mean) s.response_len = mean_seq - prompt_mean;
+  if (mean_resp > 0)
+    s.response_len = mean_resp;
+  else if (mean_seq > prompt_mean)
+    s.response_len = mean_seq - prompt_mean;
   if (max_resp > 0) s.max_response_len = max_resp;
   if (Given(rl, "kl_reference") && rl["kl_reference"].is_boolean())
     s.kl_reference = rl["kl_reference"].get<bool>() ? 1 : 0;

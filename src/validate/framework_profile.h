@@ -23,7 +23,7 @@ struct Framework {
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
   int zero = 0, mbs = 1;
   int rollout_tp = 0;  // RL: the generation engine's TP when a case leaves it null; 0 = none
-  Execution exec;  // host issue rate, optimizer implementation
+  Execution exec;      // host issue rate, optimizer implementation
 };
 
 // The embedded profiles, in file order.
