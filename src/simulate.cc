@@ -2,6 +2,7 @@
 // per pipeline stage, as a sequence of named steps (src/sim/step.h). The cost of a 16,384-GPU
 // job equals that of an 8-GPU job.
 #include "finetune/method.h"
+#include "rl/rl.h"
 #include "sim/step.h"
 #include "spec/pipeline_split.h"
 #include "trainsim/trainsim.h"
@@ -45,6 +46,7 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
 
 Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                             const SimOptions& opt) {
+  if (IsRlStage(given.stage)) return rl::SimulateRlStep(m, hw, given, opt);
   Result<StepReport> r = SimulateStep(m, hw, given, opt);
   if (!r.ok() || given.max_seq <= given.seq) return r;
   // Dynamically padded batches: the time at seq, the memory peak at the longest sample.

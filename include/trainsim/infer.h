@@ -172,6 +172,18 @@ struct DecodeLayout {
 };
 Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
                               const DecodeLayout& layout, double batch, double context_len);
+// Seconds to prefill `seqs` prompts of `prompt_len` tokens on one replica, in chunked-prefill
+// iterations of the engine's max_num_batched_tokens (RL generation's prefill phase).
+Result<double> PrefillTime(const ModelSpec& m, const HardwareSpec& hw, const DecodeLayout& layout,
+                           double seqs, double prompt_len);
+// Bytes of the weights one GPU of the replica holds (the heaviest pipeline stage), and the KV
+// bytes per cached token on that GPU.
+struct ReplicaMemory {
+  double weight_bytes = 0;
+  double kv_bytes_per_token = 0;
+};
+Result<ReplicaMemory> DecodeReplicaMemory(const ModelSpec& m, const HardwareSpec& hw,
+                                          const DecodeLayout& layout);
 
 }  // namespace trainsim
 

@@ -106,10 +106,28 @@ struct Assumption {
 using IgnoredInput = Assumption;  // field = the flag or key, value, why
 // One phase of a post-training step (docs/FINETUNE.md): "scoring" (reference and KL forwards),
 // "training" (the policy's forward and backward, communication, optimizer).
+// RL steps add "generation" and "weight_sync" (separate rollout pools overlap generation with
+// scoring + training, so the shares may add to more than 1).
 struct PhaseReport {
   std::string name;
   double time_s = 0;
-  double share = 0;  // of step_time_s
+  double share = 0;      // of step_time_s
+  double mem_bytes = 0;  // resident per GPU during the phase (RL steps; 0 = not given)
+};
+
+// The rollout and weight sync of an RL step (src/rl, docs/FINETUNE.md "RL"); updates == 0
+// for other stages.
+struct RlReport {
+  double samples = 0;                        // sequences generated per step
+  int updates = 0;                           // optimizer updates per step
+  int replicas = 0, gen_tp = 0, gen_pp = 0;  // generation engines and their layout
+  double batch = 0;                          // sequences decoding together per engine
+  double decode_steps = 0;                   // iterations until the longest response ends
+  double prefill_s = 0, decode_s = 0;
+  double kv_pool_bytes = 0, gen_weight_bytes = 0;  // per generation GPU
+  double refit_s = 0;    // weights resharded / sent to the generation engines
+  double offload_s = 0;  // colocated: training states moved to the host and back
+  bool separate = false, overlapped = false;
 };
 
 struct StepReport {
@@ -137,6 +155,7 @@ struct StepReport {
   std::vector<IgnoredInput> ignored;
   TimeBreakdown time;
   std::vector<PhaseReport> phases;  // stages with scoring passes; empty otherwise
+  RlReport rl;                      // RL stages: the rollout's details; `time` is one update's
   std::vector<StageReport> stages;
   std::vector<LayerReport> layers;  // filled when SimOptions::detail
   double step_time_s_low = 0;       // the uncertainty band around step_time_s (seconds)

@@ -80,6 +80,25 @@ struct Workload {
   // Reference log-probs computed once before training (TRL precompute_ref_log_probs): no
   // reference forward per step.
   bool precompute_ref = false;
+  // RL stages (ppo, grpo, dapo, rloo, remax; src/rl, docs/FINETUNE.md "RL"): gbs counts prompts,
+  // each answered group_size times; seq is the longest sequence (prompt + response cap). Zero /
+  // negative values are filled by the stage's default and listed in the report's `assumed`.
+  int group_size = 0;        // responses per prompt; 0 = the stage's default
+  int prompt_len = 0;        // mean prompt tokens; 0 = 256
+  int response_len = 0;      // mean response tokens; 0 = from the cap
+  int max_response_len = 0;  // response cap (max_tokens); 0 = seq - prompt_len
+  int rl_minibatch = 0;      // prompts per optimizer update (ppo_mini_batch_size); 0 = gbs
+  // Generation on its own GPUs (rollout_gpus besides world_size, weights sent over the network)
+  // instead of time-sharing the training GPUs (colocated, weights resharded in place).
+  bool rollout_separate = false;
+  int rollout_gpus = 0;  // separate: generation GPUs; 0 = as many as train (world_size)
+  int rollout_tp = 0;    // generation engine tensor parallel; 0 = the smallest that fits
+  int rollout_pp = 1;    // generation engine pipeline parallel
+  // Separate pools: generation of step k+1 runs while step k trains (one-step off-policy).
+  bool async_rollout = true;
+  double rollout_mem_fraction = 0;  // generation engine's HBM fraction; 0 = 0.6
+  int kl_reference = -1;  // reference forward each step: -1 = the stage's (not dapo), 0, 1
+  int reward_model = -1;  // learned reward-model forward: -1 = the stage's (ppo, rloo, remax)
 };
 
 // How the work is laid over the GPUs: parallel sizes, precision, memory policy, schedule.

@@ -99,10 +99,6 @@ int ScoringForwards(const Strategy& s) {
 }
 
 Status CheckWorkload(const ModelSpec& m, const Strategy& s) {
-  if (IsRlStage(s.stage))
-    return Status::Invalid("stage: " + std::string(TrainStageName(s.stage)) +
-                           " needs the rollout's generation (decode) cost, which is not "
-                           "modelled yet; pretrain, sft, dpo, ipo, simpo, orpo, kto and rm are");
   if (IsPeftMethod(s.method) && m.is_mla())
     return Status::Invalid("method: " + std::string(FtMethodName(s.method)) +
                            " adapters on MLA attention are not modelled");

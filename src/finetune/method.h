@@ -15,8 +15,8 @@ namespace trainsim::finetune {
 // et al. 2023, "QLoRA", section 3, "Double Quantization"). In bytes per parameter.
 constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
 
-// Checks what Simulate cannot model; the message names the field and the rule (RL stages need
-// the rollout's decode cost, MLA attention has no adapter layout here).
+// Checks what Simulate cannot model; the message names the field and the rule (MLA attention
+// has no adapter layout here).
 Status CheckWorkload(const ModelSpec& m, const Strategy& s);
 
 // The strategy one step actually runs: paired preference stages put chosen and rejected

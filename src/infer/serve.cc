@@ -339,4 +339,42 @@ Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
   return DecodeRound(p, batch, context_len).total_s;
 }
 
+namespace {
+Result<Plan> LayoutPlan(const ModelSpec& m, const HardwareSpec& hw, const DecodeLayout& layout,
+                        InferenceSpec& s, double prompt_len) {
+  s.tp = layout.tp;
+  s.pp = layout.pp;
+  s.ep = layout.ep;
+  s.gpus = s.tp * s.pp;
+  s.weight_dtype = layout.weight_dtype;
+  s.kv_dtype = layout.kv_dtype;
+  s.kv_dtype_given = true;
+  s.engine = layout.engine;
+  s.prompt_len = std::max(1.0, prompt_len);
+  s.output_len = 1;
+  s.batch = 1;
+  if (Status st = CheckSpec(m, s); !st.ok()) return st;
+  std::vector<Assumption> ignored;
+  if (Status st = ResolveDefaults(m, s, ignored); !st.ok()) return st;
+  return MakePlan(m, hw, s);
+}
+}  // namespace
+
+Result<double> PrefillTime(const ModelSpec& m, const HardwareSpec& hw, const DecodeLayout& layout,
+                           double seqs, double prompt_len) {
+  if (!(seqs >= 1)) return Status::Invalid("seqs", "must be >= 1");
+  InferenceSpec s;
+  auto p = LayoutPlan(m, hw, layout, s, prompt_len);
+  if (!p.ok()) return p.status();
+  return Prefill(p.value(), seqs, s.prompt_len, true).total_s;
+}
+
+Result<ReplicaMemory> DecodeReplicaMemory(const ModelSpec& m, const HardwareSpec& hw,
+                                          const DecodeLayout& layout) {
+  InferenceSpec s;
+  auto p = LayoutPlan(m, hw, layout, s, 1);
+  if (!p.ok()) return p.status();
+  return ReplicaMemory{p->weights, p->kv_tok_gpu};
+}
+
 }  // namespace trainsim

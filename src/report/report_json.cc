@@ -39,6 +39,100 @@ void AddCalibration(nlohmann::json& j, const HardwareSpec& hw) {
       hw.efficiency_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(hw.efficiency_from);
 }
 
+// One object per pipeline stage: its memory and per-micro-batch times.
+nlohmann::json StagesJson(const StepReport& r) {
+  using nlohmann::json;
+  json stages = json::array();
+  for (const StageReport& st : r.stages) {
+    stages.push_back({{"index", st.index},
+                      {"layers", st.layers},
+                      {"params", st.params},
+                      {"peak_mem_bytes", st.peak_mem_bytes},
+                      {"reserved_bytes", st.reserved_bytes},
+                      {"weight_bytes", st.weight_bytes},
+                      {"grad_bytes", st.grad_bytes},
+                      {"optimizer_bytes", st.optimizer_bytes},
+                      {"activation_bytes", st.activation_bytes},
+                      {"inflight_micro_batches", st.inflight_micro_batches},
+                      {"transient_bytes", st.transient_bytes},
+                      {"overhead_bytes", st.overhead_bytes},
+                      {"fwd_s_per_micro_batch", st.fwd_per_mb_s},
+                      {"bwd_s_per_micro_batch", st.bwd_per_mb_s},
+                      {"bwd_weight_s_per_micro_batch", st.bwd_weight_per_mb_s},
+                      {"recompute_s_per_micro_batch", st.recompute_per_mb_s},
+                      {"p2p_s", st.p2p_s},
+                      {"dp_grad_comm_s", st.dp_grad_comm_s},
+                      {"dp_param_gather_s", st.dp_param_gather_s},
+                      {"fsdp_comm_per_micro_batch_s", st.fsdp_comm_per_mb_s},
+                      {"fsdp_gather_s_per_micro_batch", st.fsdp_gather_per_mb_s},
+                      {"fsdp_reduce_s_per_micro_batch", st.fsdp_reduce_per_mb_s},
+                      {"exposed_ep_fwd_s_per_micro_batch", st.ep_fwd_per_mb_s},
+                      {"exposed_ep_bwd_s_per_micro_batch", st.ep_bwd_per_mb_s},
+                      {"fwd_flops_per_micro_batch", st.fwd_flops_per_mb},
+                      {"bwd_flops_per_micro_batch", st.bwd_flops_per_mb},
+                      {"dp_grad_comm_bytes", st.dp_grad_comm_bytes},
+                      {"dp_param_gather_bytes", st.dp_gather_comm_bytes},
+                      {"static_bytes", st.static_bytes},
+                      {"mirror_static_bytes", st.mirror_static_bytes},
+                      {"activation_bytes_per_micro_batch", st.activation_bytes_per_mb}});
+  }
+  return stages;
+}
+
+// The phases of a post-training step and, for RL, its rollout figures.
+void AddPhasesJson(nlohmann::json& j, const StepReport& r) {
+  using nlohmann::json;
+  json phases = json::array();
+  for (const PhaseReport& ph : r.phases) {
+    json one = {{"name", ph.name}, {"time_s", ph.time_s}, {"share", ph.share}};
+    if (ph.mem_bytes > 0) one["mem_bytes"] = ph.mem_bytes;
+    phases.push_back(one);
+  }
+  j["phases"] = phases;
+  if (r.rl.updates > 0) {
+    const RlReport& x = r.rl;
+    j["rl"] = {{"samples", x.samples},
+               {"optimizer_updates", x.updates},
+               {"rollout", x.separate ? "separate" : "colocated"},
+               {"generation_overlaps_training", x.overlapped},
+               {"engines", x.replicas},
+               {"engine_tp", x.gen_tp},
+               {"engine_pp", x.gen_pp},
+               {"decode_batch", x.batch},
+               {"decode_steps", x.decode_steps},
+               {"prefill_s", x.prefill_s},
+               {"decode_s", x.decode_s},
+               {"kv_pool_bytes", x.kv_pool_bytes},
+               {"engine_weight_bytes", x.gen_weight_bytes},
+               {"refit_s", x.refit_s},
+               {"offload_s", x.offload_s}};
+  }
+}
+
+// The per-layer op table (--detail).
+nlohmann::json LayersJson(const StepReport& r) {
+  using nlohmann::json;
+  json layers = json::array();
+  for (const LayerReport& l : r.layers) {
+    json ops = json::array();
+    for (const OpReport& o : l.ops)
+      ops.push_back({{"name", o.name},
+                     {"kind", o.kind},
+                     {"fwd_s", o.fwd_s},
+                     {"bwd_s", o.bwd_s},
+                     {"fwd_flops", o.fwd_flops},
+                     {"bytes", o.bytes}});
+    layers.push_back({{"kind", l.kind},
+                      {"count", l.count},
+                      {"fwd_s", l.fwd_s},
+                      {"bwd_s", l.bwd_s},
+                      {"recompute_s", l.recompute_s},
+                      {"activation_bytes", l.activation_bytes},
+                      {"ops", ops}});
+  }
+  return layers;
+}
+
 }  // namespace
 
 std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
@@ -81,45 +175,8 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
                            {"exposed_dp_comm", t.exposed_dp_comm_s},
                            {"optimizer", t.optimizer_s},
                            {"overhead", t.overhead_s}};
-  json stages = json::array();
-  for (const StageReport& st : r.stages) {
-    stages.push_back({{"index", st.index},
-                      {"layers", st.layers},
-                      {"params", st.params},
-                      {"peak_mem_bytes", st.peak_mem_bytes},
-                      {"reserved_bytes", st.reserved_bytes},
-                      {"weight_bytes", st.weight_bytes},
-                      {"grad_bytes", st.grad_bytes},
-                      {"optimizer_bytes", st.optimizer_bytes},
-                      {"activation_bytes", st.activation_bytes},
-                      {"inflight_micro_batches", st.inflight_micro_batches},
-                      {"transient_bytes", st.transient_bytes},
-                      {"overhead_bytes", st.overhead_bytes},
-                      {"fwd_s_per_micro_batch", st.fwd_per_mb_s},
-                      {"bwd_s_per_micro_batch", st.bwd_per_mb_s},
-                      {"bwd_weight_s_per_micro_batch", st.bwd_weight_per_mb_s},
-                      {"recompute_s_per_micro_batch", st.recompute_per_mb_s},
-                      {"p2p_s", st.p2p_s},
-                      {"dp_grad_comm_s", st.dp_grad_comm_s},
-                      {"dp_param_gather_s", st.dp_param_gather_s},
-                      {"fsdp_comm_per_micro_batch_s", st.fsdp_comm_per_mb_s},
-                      {"fsdp_gather_s_per_micro_batch", st.fsdp_gather_per_mb_s},
-                      {"fsdp_reduce_s_per_micro_batch", st.fsdp_reduce_per_mb_s},
-                      {"exposed_ep_fwd_s_per_micro_batch", st.ep_fwd_per_mb_s},
-                      {"exposed_ep_bwd_s_per_micro_batch", st.ep_bwd_per_mb_s},
-                      {"fwd_flops_per_micro_batch", st.fwd_flops_per_mb},
-                      {"bwd_flops_per_micro_batch", st.bwd_flops_per_mb},
-                      {"dp_grad_comm_bytes", st.dp_grad_comm_bytes},
-                      {"dp_param_gather_bytes", st.dp_gather_comm_bytes},
-                      {"static_bytes", st.static_bytes},
-                      {"mirror_static_bytes", st.mirror_static_bytes},
-                      {"activation_bytes_per_micro_batch", st.activation_bytes_per_mb}});
-  }
-  j["stages"] = stages;
-  json phases = json::array();
-  for (const PhaseReport& ph : r.phases)
-    phases.push_back({{"name", ph.name}, {"time_s", ph.time_s}, {"share", ph.share}});
-  j["phases"] = phases;
+  j["stages"] = StagesJson(r);
+  AddPhasesJson(j, r);
   json assumed = json::array();
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
@@ -129,27 +186,7 @@ std::string FormatReportJson(const StepReport& r, const ModelSpec& m, const Hard
     ignored.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
   j["ignored"] = ignored;
   j["conventions"] = ConventionsJson(r, m, hw, s);
-  if (!r.layers.empty()) {
-    json layers = json::array();
-    for (const LayerReport& l : r.layers) {
-      json ops = json::array();
-      for (const OpReport& o : l.ops)
-        ops.push_back({{"name", o.name},
-                       {"kind", o.kind},
-                       {"fwd_s", o.fwd_s},
-                       {"bwd_s", o.bwd_s},
-                       {"fwd_flops", o.fwd_flops},
-                       {"bytes", o.bytes}});
-      layers.push_back({{"kind", l.kind},
-                        {"count", l.count},
-                        {"fwd_s", l.fwd_s},
-                        {"bwd_s", l.bwd_s},
-                        {"recompute_s", l.recompute_s},
-                        {"activation_bytes", l.activation_bytes},
-                        {"ops", ops}});
-    }
-    j["layers"] = layers;
-  }
+  if (!r.layers.empty()) j["layers"] = LayersJson(r);
   return j.dump(2);
 }
 

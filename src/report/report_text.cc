@@ -27,8 +27,23 @@ std::string WorkloadLine(const Strategy& s) {
 
 std::string PhaseLines(const StepReport& r) {
   std::string o;
-  for (const PhaseReport& p : r.phases)
-    o += fmt::format("    phase {:<34} {:9.4f}  {:5.1f} %\n", p.name, p.time_s, 100 * p.share);
+  for (const PhaseReport& p : r.phases) {
+    o += fmt::format("    phase {:<34} {:9.4f}  {:5.1f} %", p.name, p.time_s, 100 * p.share);
+    o += p.mem_bytes > 0 ? fmt::format("  {:7.2f} GiB resident\n", units::BytesToGiB(p.mem_bytes))
+                         : std::string("\n");
+  }
+  const RlReport& x = r.rl;
+  if (x.updates > 0) {
+    o += fmt::format(
+        "    rl: {:g} samples, {} update(s); {} rollout on {} engine(s) of tp {} pp {}{}\n",
+        x.samples, x.updates, x.separate ? "separate" : "colocated", x.replicas, x.gen_tp, x.gen_pp,
+        x.overlapped ? " (overlapped with training, one step off-policy)" : "");
+    o += fmt::format(
+        "    rl: decode batch {:g}, {:.0f} steps (prefill {:.2f} s, decode {:.2f} s); KV pool "
+        "{:.1f} GiB/GPU; refit {:.2f} s, offload {:.2f} s\n",
+        x.batch, x.decode_steps, x.prefill_s, x.decode_s, units::BytesToGiB(x.kv_pool_bytes),
+        x.refit_s, x.offload_s);
+  }
   return o;
 }
 
@@ -54,10 +69,14 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
                   r.micro_batches, DTypeName(s.dtype), RecomputeName(s.recompute)));
   o += WorkloadLine(s);
   line("");
-  line(fmt::format(
-      "  step time        {:10.4f} s ± {:.0f} %  (80 % band {:.4f} - {:.4f} s, {} regime)",
-      r.step_time_s, 50 * (r.step_time_s_high - r.step_time_s_low) / r.step_time_s,
-      r.step_time_s_low, r.step_time_s_high, r.uncertainty.regime));
+  if (r.rl.updates > 0)  // RL: the strategy line above is one optimizer update's packed rows
+    line(fmt::format("  step time        {:10.4f} s (one RL step; no uncertainty band fitted)",
+                     r.step_time_s));
+  else
+    line(fmt::format(
+        "  step time        {:10.4f} s ± {:.0f} %  (80 % band {:.4f} - {:.4f} s, {} regime)",
+        r.step_time_s, 50 * (r.step_time_s_high - r.step_time_s_low) / r.step_time_s,
+        r.step_time_s_low, r.step_time_s_high, r.uncertainty.regime));
   line(fmt::format("  MFU / HFU        {:9.1f} % / {:.1f} %", 100 * r.mfu, 100 * r.hfu));
   line(fmt::format("  TFLOP/s per GPU  {:10.1f}", r.tflops_per_gpu));
   line(fmt::format("  tokens/s per GPU {:10.0f}", r.tokens_per_s_per_gpu));

@@ -86,4 +86,55 @@ std::string GetMaxSeq(const Strategy& s) {
   return s.max_seq > 0 ? std::to_string(s.max_seq) : std::string();
 }
 
+bool IsRl(const Strategy& s) {
+  return IsRlStage(s.stage);
+}
+bool IsSeparateRl(const Strategy& s) {
+  return IsRlStage(s.stage) && s.rollout_separate;
+}
+
+Status SetRollout(Strategy& s, std::string_view t) {
+  if (t != "colocated" && t != "separate")
+    return Status::Invalid("must be colocated or separate, got '" + std::string(t) + "'");
+  s.rollout_separate = t == "separate";
+  return Status::Ok();
+}
+std::string GetRollout(const Strategy& s) {
+  return s.rollout_separate ? "separate" : "colocated";
+}
+
+namespace {
+Status SetTriState(int& out, std::string_view t) {
+  bool b = false;
+  if (Status st = ParseBoolText(t, b); !st.ok()) return st;
+  out = b ? 1 : 0;
+  return Status::Ok();
+}
+std::string GetTriState(int v) {
+  return v < 0 ? std::string() : BoolText(v == 1);
+}
+}  // namespace
+
+Status SetKlReference(Strategy& s, std::string_view t) {
+  return SetTriState(s.kl_reference, t);
+}
+std::string GetKlReference(const Strategy& s) {
+  return GetTriState(s.kl_reference);
+}
+Status SetRewardModel(Strategy& s, std::string_view t) {
+  return SetTriState(s.reward_model, t);
+}
+std::string GetRewardModel(const Strategy& s) {
+  return GetTriState(s.reward_model);
+}
+
+Status SetRolloutMemFraction(Strategy& s, std::string_view t) {
+  if (Status st = ParseNumberText(t, 1e-3, 1.0, s.rollout_mem_fraction); !st.ok())
+    return Status::Invalid("must be a number in (0, 1], got '" + std::string(t) + "'");
+  return Status::Ok();
+}
+std::string GetRolloutMemFraction(const Strategy& s) {
+  return s.rollout_mem_fraction > 0 ? NumberText(s.rollout_mem_fraction) : std::string();
+}
+
 }  // namespace trainsim::detail::finetune_fields

@@ -25,5 +25,16 @@ Status SetMeanSeq(Strategy& s, std::string_view t);
 std::string GetMeanSeq(const Strategy& s);  // "" (null) for 0
 Status SetMaxSeq(Strategy& s, std::string_view t);
 std::string GetMaxSeq(const Strategy& s);  // "" (null) for 0
+// RL rows (src/rl): "0" / "" are the stage's defaults.
+bool IsRl(const Strategy& s);
+bool IsSeparateRl(const Strategy& s);
+Status SetRollout(Strategy& s, std::string_view t);  // colocated | separate
+std::string GetRollout(const Strategy& s);
+Status SetKlReference(Strategy& s, std::string_view t);  // true | false
+std::string GetKlReference(const Strategy& s);           // "" (null) for the stage's default
+Status SetRewardModel(Strategy& s, std::string_view t);
+std::string GetRewardModel(const Strategy& s);
+Status SetRolloutMemFraction(Strategy& s, std::string_view t);  // (0, 1]
+std::string GetRolloutMemFraction(const Strategy& s);           // "" (null) for 0
 
 }  // namespace trainsim::detail::finetune_fields

@@ -3,6 +3,7 @@
 
 #include <regex>
 
+#include "rl/rl.h"
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "trainsim/limits.h"
@@ -231,11 +232,97 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
   if (std::regex_search(notes, mt, std::regex("MEAN \\(max ([0-9]+)\\)")))
     s.max_seq = std::stoi(mt[1].str());
   s.train_embeddings = notes.find("LoRA (emb)") != std::string::npos;
-  // torchtune's fsdp_cpu_offload: optimizer states and the step on the host.
-  if (notes.find("fsdp_cpu_offload=True") != std::string::npos) {
+  // torchtune's fsdp_cpu_offload, verl's Megatron OFFLOAD_FRACTION 1: optimizer states and
+  // the step on the host.
+  if (notes.find("fsdp_cpu_offload=True") != std::string::npos ||
+      notes.find("optimizer CPU offload") != std::string::npos) {
     s.offload_optimizer = true;
-    rec.Default("offload_optimizer", "true", "case notes: fsdp_cpu_offload=True");
+    rec.Default("offload_optimizer", "true", "case notes: optimizer states offloaded to the CPU");
   }
+  return Status::Ok();
+}
+
+// The `rl` object's pools: with a separate rollout, world_size is the actor (training) GPUs
+// and rollout_gpus the generation GPUs; an unstated split is half and half.
+Status ReadRlPool(const json& rl, const std::string& where, Strategy& s, Recorder& rec) {
+  if (!rl.is_object() || !Given(rl, "rollout")) return Status::Ok();
+  const std::string mode = rl["rollout"].is_string() ? rl["rollout"].get<std::string>() : "";
+  if (mode != "colocated" && mode != "separate")
+    return Status::Invalid(where + ": rl.rollout: must be colocated or separate");
+  s.rollout_separate = mode == "separate";
+  if (!s.rollout_separate) return Status::Ok();
+  FieldReader r(rl, where + ": rl");
+  int actor = 0, rollout = 0;
+  r.Int("actor_gpus", actor, 0);
+  r.Int("rollout_gpus", rollout, 0);
+  if (!r.status().ok()) return r.status();
+  const int total = s.world_size;
+  if (actor <= 0) {
+    actor = rollout > 0 && rollout < total ? total - rollout : total / 2;
+    rec.Default("rl.actor_gpus", std::to_string(actor),
+                "not in the case: the GPUs not generating train (half when neither is stated)");
+  }
+  if (rollout <= 0) rollout = total - actor;
+  if (actor >= total || rollout < 1)
+    return Status::Invalid(where + ": rl.actor_gpus: must leave GPUs for the rollout");
+  s.world_size = actor;
+  s.rollout_gpus = rollout;
+  return Status::Ok();
+}
+
+// The `rl` object: group, prompts per step and per update, lengths (a mean from the mean
+// response or the mean sequence), the generation engines' layout, the reference model.
+Status ReadRl(const json& j, const std::string& where, const Framework& fw, Strategy& s,
+              Recorder& rec) {
+  const json& rl = j["rl"];
+  FieldReader r(rl, where + ": rl");
+  int group = 0, prompts = 0, train_samples = 0, prompt = 0, mean_resp = 0, mean_seq = 0;
+  int max_resp = 0, max_seq = 0;
+  r.Int("group_size", group, 1);
+  r.Int("num_prompts_per_step", prompts, 1);
+  r.Int("train_samples_per_step", train_samples, 1);
+  r.Int("prompt_len", prompt, 1);
+  r.Int("mean_response_len", mean_resp, 1);
+  r.Int("mean_seq_len", mean_seq, 1);
+  r.Int("max_response_len", max_resp, 1);
+  r.Int("max_seq_len", max_seq, 1);
+  if (!r.status().ok()) return r.status();
+  if (group > 0) s.group_size = group;
+  const int g = std::max(1, group);
+  // The case's gbs counts generated samples (NeMo RL G-GBS); trainsim's counts prompts.
+  s.gbs = prompts > 0 ? prompts : (s.gbs > 0 ? s.gbs / g : 0);
+  if (train_samples > 0 && train_samples % g == 0) s.rl_minibatch = train_samples / g;
+  if (!Given(j, "seq") && max_seq > 0) s.seq = max_seq;
+  if (prompt > 0) s.prompt_len = prompt;
+  const int prompt_mean = prompt > 0 ? prompt : rl::kDefaultPromptTokens;
+  if (mean_resp > 0)
+    s.response_len = mean_resp;
+  else if (mean_seq > prompt_mean)
+    s.response_len = mean_seq - prompt_mean;
+  if (max_resp > 0) s.max_response_len = max_resp;
+  if (Given(rl, "kl_reference") && rl["kl_reference"].is_boolean())
+    s.kl_reference = rl["kl_reference"].get<bool>() ? 1 : 0;
+  const json gp = Given(rl, "generation_parallel") ? rl["generation_parallel"] : json::object();
+  FieldReader gr(gp, where + ": rl.generation_parallel");
+  gr.Int("tp", s.rollout_tp, 1);
+  gr.Int("pp", s.rollout_pp, 1);
+  if (!gr.status().ok()) return gr.status();
+  if (!Given(gp, "tp") && fw.rollout_tp > 0) {
+    s.rollout_tp = fw.rollout_tp;
+    rec.Profile("rl.generation_parallel.tp", std::to_string(s.rollout_tp));
+  }
+  // A separate pool smaller than the stated expert-parallel group: EP over the training GPUs.
+  const int ep_room = s.world_size / std::max(1, s.pp * s.expert_tp());
+  if (s.ep > ep_room && ep_room >= 1) {
+    rec.Default("parallel.ep", std::to_string(ep_room),
+                "the case's ep " + std::to_string(s.ep) + " exceeds the " +
+                    std::to_string(s.world_size) + " training GPUs of the separate pool");
+    s.ep = ep_room;
+  }
+  if (s.rollout_separate)
+    rec.Default("async_rollout", "true",
+                "the sources' separate pools run one step off-policy (NeMo RL async GRPO, verl "
+                "one_step_off / fully_async)");
   return Status::Ok();
 }
 
@@ -247,10 +334,14 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
   Recorder rec{c.assumed, pick.why};
   Strategy& s = c.strategy;
   if (Status st = ReadTop(j, where, fw, s, rec); !st.ok()) return st;
+  if (Given(j, "rl"))  // separate rollout pools: the training layout spans the actor GPUs
+    if (Status st = ReadRlPool(j["rl"], where, s, rec); !st.ok()) return st;
   if (Status st = ReadParallel(j, where, fw, c, rec); !st.ok()) return st;
   ApplyProfile(fw, c.hw, notes, s, rec);
   if (Status st = ReadRecompute(j, where, fw, c, rec); !st.ok()) return st;
   if (Status st = ReadFinetune(j, where, notes, s, rec); !st.ok()) return st;
+  if (Given(j, "rl") && IsRlStage(s.stage))
+    if (Status st = ReadRl(j, where, fw, s, rec); !st.ok()) return st;
   // Models loaded in bf16 and trained without autocast keep bf16 optimizer states and
   // gradients, with no fp32 master copy (the PEFT harness: "no autocast"; torchtune: bf16).
   s.master_weights = !fw.pure_bf16;

@@ -45,6 +45,7 @@ Framework ReadProfile(const json& f) {
   w.fa2 = f.value("attention", "") == "fa2";
   w.pure_bf16 = f.value("pure_bf16", false);
   w.recompute = f.value("recompute", "auto");
+  w.rollout_tp = f.value("rollout_tp", 0);
   for (const json& n : f.value("frameworks", json::array()))
     w.names.push_back(n.get<std::string>());
   ReadExecution(f, w.exec);

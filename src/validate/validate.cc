@@ -268,6 +268,9 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
       r.assumed = c.assumed;
       if (c.recompute_auto) r.assumed.push_back(std::move(recompute));
       if (auto split = detail::PipelineSplitAssumption(s, c.model)) r.assumed.push_back(*split);
+      // RL steps list the rollout's defaults themselves (src/rl: lengths, engines, batch).
+      if (IsRlStage(s.stage))
+        r.assumed.insert(r.assumed.end(), rep->assumed.begin(), rep->assumed.end());
     }
     if (!rep.ok()) {
       r.skipped = true;

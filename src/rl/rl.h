@@ -1,0 +1,58 @@
+// RL post-training steps (ppo, grpo, dapo, rloo, remax; docs/FINETUNE.md, "RL"): generation
+// (prefill + decode over a KV cache on the rollout engines), scoring forwards, training passes
+// and the weight sync between the training and generation engines.
+#pragma once
+
+#include <vector>
+
+#include "trainsim/trainsim.h"
+
+namespace trainsim::rl {
+
+// Mean prompt tokens when none is given: a math problem with its instruction template
+// (trainsim's default; OpenMathInstruct-2 and DAPO-Math-17k prompts are some hundred tokens).
+constexpr int kDefaultPromptTokens = 256;
+
+// The RL settings of a strategy with every default resolved.
+struct RlPlan {
+  int group = 1;             // responses per prompt (trained)
+  int extra_per_prompt = 0;  // responses generated but not trained (ReMax's greedy baseline)
+  int prompts = 0;           // per RL step (gbs)
+  int minibatch = 0;         // prompts per optimizer update
+  int updates = 1;           // optimizer updates per RL step
+  double prompt = 0, response = 0, max_response = 0;  // tokens (means; cap)
+  bool kl_reference = true, reward_model = false, critic = false;
+  bool separate = false, async = true;
+  int gen_gpus = 0, gen_tp = 1, gen_pp = 1, replicas = 1;
+  double mem_fraction = 0.6;  // generation engine's share of HBM
+  int max_num_seqs = 1024;    // concurrent sequences per engine
+  double generated() const { return static_cast<double>(prompts) * (group + extra_per_prompt); }
+  double trained() const { return static_cast<double>(prompts) * group; }
+};
+
+// Resolves the defaults of an RL strategy (appending what it assumed to `assumed`) and checks
+// the RL fields; Invalid names the field and the rule.
+Result<RlPlan> ResolveRl(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
+                         std::vector<Assumption>& assumed);
+
+// The rollout of one RL step on one generation replica (the slowest).
+struct Generation {
+  double prefill_s = 0, decode_s = 0;
+  double batch = 0;          // concurrent sequences per replica at the start
+  double decode_steps = 0;   // iterations until the longest response ends
+  double weight_bytes = 0;   // per generation GPU
+  double kv_pool_bytes = 0;  // per generation GPU
+  bool fits = true;          // weights and one sequence's KV fit in the engine's memory
+  double total_s() const { return prefill_s + decode_s; }
+};
+Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const RlPlan& p);
+
+// Mean of an exponential with rate 1/mu truncated at `cap` equals `mean`: the response-length
+// law (lengths min(X, cap), X exponential), the scale mu; +inf when mean >= cap.
+double ExponentialScaleForMean(double mean, double cap);
+
+// The step of an RL stage (Simulate's path for IsRlStage).
+Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
+                                  const SimOptions& opt);
+
+}  // namespace trainsim::rl

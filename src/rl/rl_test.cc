@@ -1,0 +1,167 @@
+// RL steps (issue 12, "Tests"): the response-length law, the phases of a step and how they
+// add up, decode time against response length, PPO's extra models, refusals by field, and the
+// accuracy ratchet on shared/validation/cases/rl.jsonl.
+#include "rl/rl.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
+
+namespace trainsim {
+namespace {
+
+ModelSpec Model(const char* id) {
+  auto m = LoadModelPreset(id);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.value();
+}
+
+HardwareSpec Hw(const char* id) {
+  auto h = LoadHardwarePreset(id);
+  EXPECT_TRUE(h.ok()) << h.status().message();
+  return h.value();
+}
+
+// GRPO on one 8-GPU node: 64 prompts x 8 responses of 1024 (cap 4096 - 256).
+Strategy Grpo() {
+  Strategy s;
+  s.world_size = 8;
+  s.stage = TrainStage::kGrpo;
+  s.seq = 4096;
+  s.gbs = 64;
+  s.group_size = 8;
+  s.response_len = 1024;
+  s.rollout_tp = 1;
+  s.zero = 3;
+  s.fsdp = true;
+  s.recompute = Recompute::kFull;
+  return s;
+}
+
+double Phase(const StepReport& r, const char* name) {
+  for (const PhaseReport& p : r.phases)
+    if (p.name == name) return p.time_s;
+  ADD_FAILURE() << "no phase " << name;
+  return 0;
+}
+
+TEST(Rl, TruncatedExponentialHasTheGivenMean) {
+  for (double mean : {100.0, 1000.0, 3000.0}) {
+    const double cap = 4096, mu = rl::ExponentialScaleForMean(mean, cap);
+    EXPECT_NEAR(mu * (1 - std::exp(-cap / mu)), mean, 1e-6 * mean);
+  }
+  EXPECT_TRUE(std::isinf(rl::ExponentialScaleForMean(4096, 4096)));  // every response capped
+}
+
+TEST(Rl, ColocatedPhasesAddUpToTheStep) {
+  auto r = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), Grpo());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->phases.size(), 4u);
+  double sum = 0;
+  for (const PhaseReport& p : r->phases) {
+    EXPECT_GT(p.time_s, 0) << p.name;
+    sum += p.time_s;
+  }
+  EXPECT_NEAR(sum, r->step_time_s, 1e-9 * r->step_time_s);
+  EXPECT_EQ(r->rl.samples, 512);
+  EXPECT_EQ(r->rl.replicas, 8);
+  // GRPO: policy log-probs + reference = 2 forwards; one training pass.
+  bool assumed_kl = false;
+  for (const Assumption& a : r->assumed) assumed_kl |= a.field == "kl_reference";
+  EXPECT_TRUE(assumed_kl);
+}
+
+TEST(Rl, DecodeTimeScalesWithResponseLengthAtSmallBatch) {
+  // 8 sequences on 8 engines: one sequence per engine, so every step reads all weights
+  // (memory-bound): twice the response, about twice the decode time.
+  Strategy s = Grpo();
+  s.gbs = 8;
+  s.group_size = 1;
+  s.response_len = s.max_response_len = 1000;
+  auto short_r = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  s.response_len = s.max_response_len = 2000;
+  auto long_r = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(short_r.ok() && long_r.ok());
+  const double ratio = long_r->rl.decode_s / short_r->rl.decode_s;
+  EXPECT_GT(ratio, 1.9);
+  EXPECT_LT(ratio, 2.2);
+  // Memory-bound: one step costs about the weight read at the achieved HBM bandwidth.
+  const double per_step = short_r->rl.decode_s / short_r->rl.decode_steps;
+  const double weight_read = 16.06e9 / (Hw("h100_sxm_80gb").hbm_bw_bytes_per_s);
+  EXPECT_GT(per_step, weight_read);
+  EXPECT_LT(per_step, 3 * weight_read);
+}
+
+TEST(Rl, PpoScoresAndTrainsMoreModelsThanGrpo) {
+  Strategy g = Grpo();
+  g.group_size = 1;
+  Strategy p = g;
+  p.stage = TrainStage::kPpo;  // + critic (forward and training) + reward model
+  auto rg = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), g);
+  auto rp = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), p);
+  ASSERT_TRUE(rg.ok() && rp.ok());
+  EXPECT_NEAR(Phase(*rp, "scoring") / Phase(*rg, "scoring"), 2.0, 1e-9);  // 4 vs 2 forwards
+  EXPECT_NEAR(Phase(*rp, "training") / Phase(*rg, "training"), 2.0, 1e-9);
+  EXPECT_NEAR(Phase(*rp, "generation"), Phase(*rg, "generation"), 1e-9);
+}
+
+TEST(Rl, SeparateAsyncRolloutOverlapsGenerationWithTraining) {
+  Strategy s = Grpo();
+  s.rollout_separate = true;
+  s.rollout_gpus = 8;
+  auto r = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const double busy =
+      std::max(Phase(*r, "generation"), Phase(*r, "scoring") + Phase(*r, "training"));
+  EXPECT_NEAR(r->step_time_s, busy + Phase(*r, "weight_sync"), 1e-9 * r->step_time_s);
+  s.async_rollout = false;
+  auto sync = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(sync.ok());
+  EXPECT_GT(sync->step_time_s, r->step_time_s);
+}
+
+TEST(Rl, BadInputsAreRefusedByField) {
+  const ModelSpec m = Model("llama3-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  auto refused = [&](Strategy s, const char* field) {
+    auto r = Simulate(m, hw, s);
+    ASSERT_FALSE(r.ok()) << field;
+    EXPECT_EQ(r.status().message().rfind(std::string(field) + ":", 0), 0u) << r.status().message();
+  };
+  Strategy s = Grpo();
+  s.rl_minibatch = 7;
+  refused(s, "rl_minibatch");
+  s = Grpo();
+  s.rollout_tp = 3;
+  refused(s, "rollout_tp");
+  s = Grpo();
+  s.response_len = 5000;
+  refused(s, "response_len");
+  s = Grpo();
+  s.rollout_gpus = 4;  // colocated
+  refused(s, "rollout_gpus");
+}
+
+// The accuracy ratchet for the RL cases (tests/validation_ratchet.json, rl_*): every case
+// scored, MAPE under the bounds.
+TEST(Rl, RlCasesStayUnderTheRatchet) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/rl.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  auto res = RunValidation({cases});
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->skipped, ratchet["rl_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["rl_time_mape_max"].get<double>());
+  for (const FamilyStats& f : res->families)
+    EXPECT_LE(f.mape, ratchet["rl_family_mape_max"].get<double>()) << f.family;
+}
+
+}  // namespace
+}  // namespace trainsim

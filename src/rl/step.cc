@@ -1,0 +1,182 @@
+// One RL step = rollout (generation) + scoring forwards + training passes + weight sync, with
+// the memory resident in each phase (docs/FINETUNE.md, "RL").
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "rl/rl.h"
+#include "spec/field_text.h"
+#include "util/units.h"
+
+namespace trainsim::rl {
+namespace {
+
+using detail::NumberText;
+
+// The optimizer update the training engine runs: the policy-gradient pass over minibatch x
+// group samples, packed into rows of seq tokens (NeMo RL sequence packing, verl
+// use_remove_padding) with the mean sample of prompt + mean response tokens.
+Strategy TrainingStrategy(const Strategy& s, const RlPlan& p, std::vector<Assumption>& a) {
+  Strategy t = s;
+  t.stage = TrainStage::kSft;  // a loss-masked forward + backward over prompt + response
+  const double samples = static_cast<double>(p.minibatch) * p.group;
+  const int per_round = std::max(1, t.mbs * t.dp());
+  t.micro_batch_num = std::max(1, static_cast<int>(std::ceil(samples / per_round)));
+  t.gbs = t.micro_batch_num * per_round;
+  // Packed: each DP rank's tokens fill ceil(tokens / seq) rows of equal length (the last row
+  // is not padded to seq: NeMo RL packs into bins, verl's dynamic batch size by tokens).
+  const double mean = p.prompt + p.response;
+  t.max_seq = 0;
+  t.mean_seq = 0;
+  if (t.packing && mean < t.seq) {
+    const double rank_tokens = samples / t.dp() * mean;
+    const int rows = std::max(1, static_cast<int>(std::ceil(rank_tokens / (t.seq * t.mbs))));
+    // Rows a multiple of 128 tp cp tokens (sequence parallel splits over tp, CP chunks in 2 cp).
+    const int align = 128 * t.tp * t.cp;
+    t.seq = align * static_cast<int>(std::ceil(rank_tokens / (rows * t.mbs) / align));
+    t.micro_batch_num = rows;
+    t.gbs = rows * per_round;
+    a.push_back({"train_rows_per_update", std::to_string(rows) + " x " + std::to_string(t.seq),
+                 "packed micro-batches per DP rank x tokens per row: the rank's " +
+                     NumberText(samples / t.dp()) + " samples of " + NumberText(mean) +
+                     " tokens in rows of at most seq_len"});
+  } else if (t.gbs != samples) {
+    a.push_back({"train_samples_per_update", std::to_string(t.gbs),
+                 NumberText(samples) + " samples rounded up to whole micro-batches per DP rank"});
+  }
+  return t;
+}
+
+// Forward-only pass of one model over one update's samples: the micro-batches through the
+// pipeline (fill + one slot per micro-batch) at the slowest stage's forward.
+double ForwardPass(const StepReport& tr, int pp) {
+  double fwd = 0;
+  for (const StageReport& st : tr.stages) fwd = std::max(fwd, st.fwd_per_mb_s);
+  return (tr.micro_batches + pp - 1) * fwd;
+}
+
+struct Sync {
+  double refit_s = 0, offload_s = 0, kept_bytes = 0;
+};
+
+// Weight sync: each generation GPU receives its shard of the BF16 weights, inside the
+// scale-up domain when both engines' groups fit in it (colocated resharding, NeMo RL refit
+// over CUDA IPC / NCCL), else over the NIC (separate pools: NCCL broadcast from the trainer).
+// Colocated, the training states that do not fit beside the engine's memory share are
+// offloaded to the host and back over the host link.
+Sync WeightSync(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s, const RlPlan& p,
+                const Generation& g, const StepReport& tr) {
+  Sync out;
+  const int domain = std::max(1, hw.scaleup_domain);
+  const int train_group =
+      std::min(s.world_size, s.tp * s.pp * s.cp * (m.is_moe() ? std::max(1, s.ep) : 1));
+  const bool inside = p.separate ? s.world_size + p.gen_gpus <= domain
+                                 : p.gen_tp * p.gen_pp <= domain && train_group <= domain;
+  const double bw = inside ? hw.scaleup_bw_bytes_per_s * hw.eff.scaleup_bus
+                           : hw.nic_bw_bytes_per_s * hw.eff.nic_bus;
+  out.refit_s = bw > 0 ? g.weight_bytes / bw : 0;
+  if (p.separate) return out;
+  double train_static = 0;
+  for (const StageReport& st : tr.stages) train_static = std::max(train_static, st.static_bytes);
+  const double room = std::max(0.0, (1 - p.mem_fraction) * hw.hbm_bytes - 2.0 * units::kGiB);
+  out.kept_bytes = std::min(train_static, room);
+  const double moved = train_static - out.kept_bytes;
+  out.offload_s = hw.host_link_bw_bytes_per_s > 0 ? 2 * moved / hw.host_link_bw_bytes_per_s : 0;
+  return out;
+}
+
+// Throughput over every GPU of the step: NeMo RL's tokens/s/GPU (prompt + response tokens of
+// all generated samples over step time x GPUs) and the model FLOPs of all phases.
+void FillRlThroughput(const HardwareSpec& hw, const RlPlan& p, int forwards, int trains,
+                      const StepReport& tr, int gpus, StepReport& r) {
+  const double tokens = p.generated() * (p.prompt + p.response);
+  const double gen_flops = 2.0 * tr.params_active * tokens;
+  const double fwd_model = tr.model_flops / 3;  // one forward of one update's samples
+  r.model_flops = gen_flops + p.updates * (trains * tr.model_flops + forwards * fwd_model);
+  r.hardware_flops = gen_flops + p.updates * (trains * tr.hardware_flops + forwards * fwd_model);
+  const double peak =
+      hw.PeakFlops(DType::kBf16) > 0 ? hw.PeakFlops(DType::kBf16) : hw.PeakFlops(DType::kFp16);
+  const double denom = r.step_time_s * gpus;
+  r.mfu = r.model_flops / (denom * peak);
+  r.hfu = r.hardware_flops / (denom * peak);
+  r.tflops_per_gpu = r.model_flops / denom / 1e12;
+  r.tokens_per_s_per_gpu = tokens / denom;
+}
+
+}  // namespace
+
+Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
+                                  const SimOptions& opt) {
+  std::vector<Assumption> assumed;
+  auto plan = ResolveRl(m, hw, s, assumed);
+  if (!plan.ok()) return plan.status();
+  const RlPlan& p = plan.value();
+  const Strategy t = TrainingStrategy(s, p, assumed);
+  // Packed samples attend only within themselves (varlen flash attention over cu_seqlens in
+  // NeMo RL's sequence packing and verl's use_remove_padding).
+  ModelSpec tm = m;
+  if (t.packing && p.prompt + p.response < s.seq) {
+    tm.attention.document_masking = true;
+    tm.attention.mean_document_tokens = p.prompt + p.response;
+  }
+  auto train = Simulate(tm, hw, t, opt);
+  if (!train.ok()) return train.status();
+  const StepReport& tr = train.value();
+  auto gen = RolloutTime(m, hw, p);
+  if (!gen.ok()) return gen.status();
+  const Generation& g = gen.value();
+
+  // Scoring: the policy's log-probs of the samples (the ratio's old policy), the reference
+  // (KL), the critic's values (PPO) and the reward model, each a forward of the policy's size.
+  const int forwards = 1 + p.kl_reference + p.critic + p.reward_model;
+  const int trains = 1 + p.critic;  // actor, and PPO's critic
+  const double scoring_s = p.updates * forwards * ForwardPass(tr, t.pp);
+  const double training_s = p.updates * trains * tr.step_time_s;
+  const Sync sync = WeightSync(m, hw, s, p, g, tr);
+  const double sync_s = sync.refit_s + sync.offload_s;
+  const double generation_s = g.total_s();
+  const bool overlap = p.separate && p.async;
+
+  StepReport r = tr;
+  r.step_time_s = (overlap ? std::max(generation_s, scoring_s + training_s)
+                           : generation_s + scoring_s + training_s) +
+                  sync_s;
+  r.step_time_s_low = r.step_time_s_high = 0;  // no band fitted for RL steps
+  r.uncertainty = StepUncertainty{};
+  // Memory per phase, per GPU: the engine's HBM share (weights + KV pool) plus the training
+  // states kept beside it (colocated); the training peak; scoring holds the training states
+  // and the forward's working set (below the training peak).
+  const double gen_mem = p.mem_fraction * hw.hbm_bytes + sync.kept_bytes;
+  r.phases = {{"generation", generation_s, 0, gen_mem},
+              {"scoring", scoring_s, 0, tr.peak_mem_bytes},
+              {"training", training_s, 0, tr.peak_mem_bytes},
+              {"weight_sync", sync_s, 0, gen_mem}};
+  for (PhaseReport& ph : r.phases) ph.share = ph.time_s / r.step_time_s;
+  r.peak_mem_bytes = std::max(tr.peak_mem_bytes, p.separate ? 0.0 : gen_mem);
+  r.fits = tr.fits && g.fits && r.peak_mem_bytes <= hw.hbm_bytes;
+  const int gpus = s.world_size + (p.separate ? p.gen_gpus : 0);
+  FillRlThroughput(hw, p, forwards, trains, tr, gpus, r);
+  assumed.push_back({"rollout_batch", NumberText(g.batch),
+                     "sequences decoding together per engine: min(sequences per engine, "
+                     "max_num_seqs, KV pool / KV of prompt + mean response)"});
+  r.assumed.insert(r.assumed.end(), assumed.begin(), assumed.end());
+  RlReport& x = r.rl;
+  x.samples = p.generated();
+  x.updates = p.updates;
+  x.replicas = p.replicas;
+  x.gen_tp = p.gen_tp;
+  x.gen_pp = p.gen_pp;
+  x.batch = g.batch;
+  x.decode_steps = g.decode_steps;
+  x.prefill_s = g.prefill_s;
+  x.decode_s = g.decode_s;
+  x.kv_pool_bytes = g.kv_pool_bytes;
+  x.gen_weight_bytes = g.weight_bytes;
+  x.refit_s = sync.refit_s;
+  x.offload_s = sync.offload_s;
+  x.separate = p.separate;
+  x.overlapped = overlap;
+  return r;
+}
+
+}  // namespace trainsim::rl
