@@ -15,7 +15,7 @@
 #include "framework_files.h"
 #include "megatron_input.h"
 #include "strategy_flags.h"
-#include "trainsim/batch_default.h"
+#include "trainsim/front_end.h"
 #include "trainsim/schema.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
@@ -78,10 +78,7 @@ Result<Strategy> BuildStrategy(const SimulateArgs& a, const FrameworkConfig& fw,
     flags.emplace("overlap_grad_reduce", "false");
     flags.emplace("overlap_param_gather", "false");
   }
-  if (Status st = ApplyStrategySettings(s, flags, /*name_flags=*/true); !st.ok()) return st;
-  for (const auto& [key, value] : flags) given.insert(key);
-  ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
-  return NormaliseStrategy(s);
+  return FinishStrategy(s, flags, given);  // the flags, the default batch, normalised
 }
 
 // "--slowdown 3:1.5" (repeatable) into one factor per stage.
@@ -206,11 +203,9 @@ int RunSimulate(const SimulateArgs& a) {
   if (mg) WarnIgnored(mg->reading);
   SimOptions opt;
   opt.detail = a.detail;
-  auto rep = Simulate(model.value(), h, strategy.value(), opt);
+  auto rep = SimulateWithAssumptions(model.value(), h, strategy.value(), given, opt);
   if (!rep.ok()) return Fail(rep.status());
   if (mg) rep.value().ignored = mg->reading.ignored;
-  std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy.value(), given);
-  rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
   AddInputNotes(a, fw, rep.value());
   // The event-driven step runs when asked for (files, stragglers) and for the schedules that
   // only it distinguishes from 1F1B.
