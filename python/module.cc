@@ -1,6 +1,7 @@
 // The Python module `trainsim` (docs/PYTHON.md): a thin client of the library's public header,
 // returning the same JSON documents as the CLI's --json, as Python dicts and lists.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>  // list_models(): std::vector<std::string> -> list[str]
 
 #include <string>
 #include <vector>

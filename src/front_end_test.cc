@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace trainsim {
 namespace {
@@ -49,8 +50,13 @@ TEST(FrontEnd, AssumptionsComeFirstAndSkipWhatWasGiven) {
   ASSERT_TRUE(s.ok());
   auto r = SimulateWithAssumptions(m.value(), hw.value(), s.value(), given);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_FALSE(r->assumed.empty());
-  EXPECT_EQ(r->assumed.front().field, "micro_batch_size");
+  const std::vector<Assumption> defaults = AssumedStrategyDefaults(s.value(), given);
+  auto plain = Simulate(m.value(), hw.value(), s.value());
+  ASSERT_TRUE(plain.ok());
+  ASSERT_EQ(r->assumed.size(), defaults.size() + plain->assumed.size());
+  ASSERT_FALSE(defaults.empty());
+  EXPECT_EQ(r->assumed.front().field, "seq_len");  // schema order: the first field not given
+  for (size_t i = 0; i < defaults.size(); ++i) EXPECT_EQ(r->assumed[i].field, defaults[i].field);
   for (const Assumption& a : r->assumed) EXPECT_NE(a.field, "dtype");
 }
 
