@@ -31,6 +31,11 @@ double NumberArg(const py::handle& v, const std::string& name) {
   return v.cast<double>();
 }
 
+bool BoolArg(const py::handle& v, const std::string& name) {
+  if (!py::isinstance<py::bool_>(v)) RaiseType(name + ": expected bool");
+  return v.cast<bool>();
+}
+
 std::string TextArg(const py::handle& v, const std::string& name) {
   if (!py::isinstance<py::str>(v)) RaiseType(name + ": expected str");
   return v.cast<std::string>();
@@ -48,9 +53,10 @@ struct SearchKeywords {
 void ReadOption(SearchKeywords& k, const std::string& name, const py::handle& v, bool& gbs_given) {
   const StrategyField* f = FindStrategyFieldByName(name);
   const std::string_view key = f ? f->key : std::string_view();
-  if (key == "global_batch_size")
-    k.o.gbs = IntArg(v, name), gbs_given = true;
-  else if (key == "world_size")
+  if (key == "global_batch_size") {
+    k.o.gbs = IntArg(v, name);
+    gbs_given = true;
+  } else if (key == "world_size")
     k.o.gpus = IntArg(v, name);
   else if (key == "seq_len")
     k.o.seq = IntArg(v, name);
@@ -67,7 +73,7 @@ void ReadOption(SearchKeywords& k, const std::string& name, const py::handle& v,
   else if (name == "timeout_s")
     k.timeout_s = NumberArg(v, name);
   else if (name == "full")
-    k.full = v.cast<bool>();
+    k.full = BoolArg(v, name);
   else if (name == "hw_override")
     k.hw_override = py::reinterpret_borrow<py::object>(v);
   else

@@ -89,6 +89,10 @@ def test_search_keywords(ts):
         ts.search(gbs=32, objective="speed")
     with pytest.raises(ValueError, match="gpus"):
         ts.search(gbs=32, gpus=0)
+    with pytest.raises(TypeError, match="full"):
+        ts.search(gbs=32, full=1)
+    with pytest.raises(TypeError, match="threads"):
+        ts.search(gbs=32, threads=1.5)
 
 
 CASES = os.path.join(SOURCE_DIR, "fuzz", "seeds", "validation", "a.jsonl")
