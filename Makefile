@@ -4,7 +4,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 APT_PACKAGES = build-essential cmake nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev \
                libgmock-dev libbenchmark-dev libtomlplusplus-dev python3 python3-yaml \
-               libopenmpi-dev openmpi-bin libcpp-httplib-dev pkg-config nodejs npm chromium
+               libopenmpi-dev openmpi-bin libcpp-httplib-dev pkg-config nodejs npm chromium \
+               pybind11-dev python3-dev python3-pytest
 
 # The sanitizer and fuzz builds (`make test-sanitize`, `make fuzz`): clang-14 with libFuzzer
 # (libclang-rt-14-dev) and AddressSanitizer + UndefinedBehaviorSanitizer.

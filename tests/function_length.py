@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No function in src/ or apps/ is longer than 120 lines.
+"""No function in src/, apps/ or python/ is longer than 120 lines.
 
 A small brace-matching scanner over the .cc files (tests, *_test.cc, are exempt): comments,
 string and character literals (raw strings included) and preprocessor lines are blanked out,
@@ -224,7 +224,7 @@ def read_allow(path):
 
 
 def source_files(root):
-    for top in ("src", "apps"):
+    for top in ("src", "apps", "python"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
                 if f.endswith(".cc") and not f.endswith("_test.cc"):

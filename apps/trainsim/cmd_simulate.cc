@@ -16,7 +16,7 @@
 #include "megatron_input.h"
 #include "simulate_inputs.h"
 #include "strategy_flags.h"
-#include "trainsim/batch_default.h"
+#include "trainsim/front_end.h"
 #include "trainsim/schema.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
@@ -83,15 +83,7 @@ Result<Strategy> BuildStrategy(const SimulateArgs& a, const FrameworkConfig& fw,
     flags.emplace("overlap_grad_reduce", "false");
     flags.emplace("overlap_param_gather", "false");
   }
-  if (Status st = ApplyStrategySettings(s, flags, /*name_flags=*/true); !st.ok()) return st;
-  for (const auto& [key, value] : flags) given.insert(key);
-  // A layer count on the command line acts only under full recompute (NormaliseStrategy drops
-  // it otherwise): refused rather than dropped without a word.
-  if (flags.count("recompute_layer_num") && s.recompute != Recompute::kFull)
-    return Status::Invalid("--recompute-layers", "acts only with --recompute full (recompute is " +
-                                                     std::string(RecomputeName(s.recompute)) + ")");
-  ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
-  return NormaliseStrategy(s);
+  return FinishStrategy(s, flags, given);  // the flags, the default batch, normalised
 }
 
 // "--slowdown 3:1.5" (repeatable) into one factor per stage.
@@ -225,11 +217,9 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   SimulateInputs& in = inputs.value();
   SimOptions opt;
   opt.detail = detail;
-  auto rep = Simulate(in.model, in.hw, in.strategy, opt);
+  auto rep = SimulateWithAssumptions(in.model, in.hw, in.strategy, in.given, opt);
   if (!rep.ok()) return rep.status();
   if (in.mg) rep.value().ignored = in.mg->reading.ignored;
-  std::vector<Assumption> assumed = AssumedStrategyDefaults(in.strategy, in.given);
-  rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
   AddInputNotes(a, in.fw, rep.value());
   return PreparedStep{std::move(in.model), std::move(in.hw), std::move(in.strategy),
                       std::move(rep).value(), std::move(in.given)};

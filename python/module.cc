@@ -1,0 +1,138 @@
+// The Python module `trainsim` (docs/PYTHON.md): a thin client of the library's public header,
+// returning the same JSON documents as the CLI's --json, as Python dicts and lists.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>  // list_models(): std::vector<std::string> -> list[str]
+
+#include <string>
+#include <vector>
+
+#include "py_args.h"
+#include "py_search.h"
+#include "trainsim/front_end.h"
+#include "trainsim/presets.h"
+#include "trainsim/results_json.h"
+#include "trainsim/schema.h"
+#include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
+#include "trainsim/version.h"
+
+namespace trainsim::python {
+namespace {
+
+// As `trainsim simulate --json`: the hardware (with hw_override), the strategy (the `strategy`
+// dict as a strategy file, then the keywords as the CLI's flags), then the model.
+py::object SimulatePy(const py::object& model, const py::object& hardware,
+                      const py::object& strategy, const py::object& hw_override, bool detail,
+                      const py::kwargs& kw) {
+  const HardwareSpec hw = HardwareArg(hardware, hw_override);
+  Strategy s;
+  StrategyKeys given;
+  if (!strategy.is_none()) {
+    const std::string text = DictToJson(strategy, "strategy");
+    if (Status st = ApplyStrategyJson(text, "strategy", s, &given); !st.ok()) RaiseStatus(st);
+  }
+  const Strategy finished = Take(FinishStrategy(s, StrategySettings(kw, "simulate"), given));
+  const ModelSpec m = ModelArg(model);
+  SimOptions opt;
+  opt.detail = detail;
+  Result<std::string> text = std::string();
+  {
+    py::gil_scoped_release release;
+    auto rep = SimulateWithAssumptions(m, hw, finished, given, opt);
+    text = rep.ok() ? Result<std::string>(FormatReportJson(rep.value(), m, hw, finished))
+                    : Result<std::string>(rep.status());
+  }
+  return FromJson(Take(std::move(text)));
+}
+
+// As `trainsim validate --json FILES`, or on case dicts (the JSONL schema's objects).
+py::object ValidatePy(const py::object& files, const py::object& cases) {
+  if (files.is_none() == cases.is_none())
+    RaiseType("validate(): give files (a path or a list of paths) or cases (a list of dicts)");
+  ValidationSummary summary;
+  std::string what;
+  if (!files.is_none()) {
+    std::vector<std::string> paths;
+    if (py::isinstance<py::str>(files))
+      paths.push_back(files.cast<std::string>());
+    else
+      for (const py::handle& f : files) paths.push_back(py::str(f));
+    for (const std::string& p : paths) what += (what.empty() ? "" : ", ") + p;
+    Result<ValidationSummary> res = ValidationSummary();
+    {
+      py::gil_scoped_release release;
+      res = RunValidation(paths);
+    }
+    summary = Take(std::move(res));
+  } else {
+    std::string jsonl;
+    for (const py::handle& c : cases) jsonl += DictToJson(c, "cases") + "\n";
+    what = "cases";
+    std::vector<CaseResult> unparsable;
+    auto parsed = Take(ParseValidationCases(jsonl, "cases", &unparsable));
+    py::gil_scoped_release release;
+    summary = ScoreCases(parsed, std::move(unparsable));
+  }
+  if (summary.cases.empty())
+    RaiseStatus(Status::Invalid("files", "no validation cases in " + what));
+  return FromJson(ValidationJson(summary, -1));
+}
+
+// A model file (any format the CLI's --model reads), checked, as the dict simulate() takes.
+py::object LoadModelPy(const std::string& path) {
+  const std::string text = Take(ReadTextFile(path));
+  Take(ParseModelJson(text, path));
+  return FromJson(text);
+}
+
+py::object LoadHardwarePy(const std::string& path) {
+  const std::string text = Take(ReadTextFile(path));
+  Take(ParseHardwareJson(text, path));
+  return FromJson(text);
+}
+
+}  // namespace
+}  // namespace trainsim::python
+
+PYBIND11_MODULE(trainsim, m) {
+  namespace py = pybind11;
+  using namespace trainsim::python;
+  m.doc() =
+      "trainsim: predict an LLM training step (time, MFU, memory per stage) without running it. "
+      "Returns the JSON documents of the CLI's --json as dicts; see docs/PYTHON.md.";
+  m.attr("__version__") = std::string(trainsim::TrainsimVersion());
+  m.def("simulate", &SimulatePy, py::arg("model") = "llama3-8b",
+        py::arg("hardware") = "h100_sxm_80gb", py::kw_only(), py::arg("strategy") = py::none(),
+        py::arg("hw_override") = py::none(), py::arg("detail") = false,
+        "simulate(model='llama3-8b', hardware='h100_sxm_80gb', *, strategy=None, "
+        "hw_override=None, detail=False, **settings) -> dict\n\n"
+        "One training step, as `trainsim simulate --json`. model / hardware: a preset id or a "
+        "dict (never a file path: see load_model). strategy: a strategy file's dict. settings: "
+        "strategy keys or the CLI's short names (tp=2, pp=2, gbs=32, seq=4096, "
+        "recompute='selective'; strategy_fields() lists them); None leaves a default. Bad input "
+        "raises ValueError with the CLI's message.");
+  m.def("search", &SearchPy, py::arg("model") = "llama3-8b", py::arg("hardware") = "h100_sxm_80gb",
+        "search(model='llama3-8b', hardware='h100_sxm_80gb', *, gbs, gpus=8, seq=4096, "
+        "dtype='bf16', top=10, objective='time', memory_margin=0.05, threads=0, timeout_s=None, "
+        "hw_override=None, full=False) -> list[dict]\n\n"
+        "The best strategies, ranked, as `trainsim search --json`'s \"top\" (pandas.DataFrame "
+        "takes the list); full=True returns the whole document (counts, rejections, Pareto "
+        "front). The GIL is released while it runs; Ctrl-C cancels it; past timeout_s it "
+        "returns what it has with a RuntimeWarning.");
+  m.def("validate", &ValidatePy, py::arg("files") = py::none(), py::kw_only(),
+        py::arg("cases") = py::none(),
+        "validate(files=None, *, cases=None) -> dict\n\n"
+        "Scores predictions against measured runs, as `trainsim validate --json`: files is a "
+        "JSONL path or a list of paths, cases a list of case dicts.");
+  m.def("list_models", &trainsim::ListModelPresets, "The embedded model preset ids.");
+  m.def("list_hardware", &trainsim::ListHardwarePresets, "The embedded hardware preset ids.");
+  m.def("load_model", &LoadModelPy, py::arg("path"),
+        "Reads a model file (HF config.json, SimuMax model JSON, ...), checks it and returns "
+        "its dict for simulate(model=...).");
+  m.def("load_hardware", &LoadHardwarePy, py::arg("path"),
+        "Reads a hardware JSON file, checks it and returns its dict for simulate(hardware=...).");
+  m.def(
+      "strategy_fields", [] { return FromJson(Take(trainsim::SchemaJson("strategy")).dump()); },
+      "The strategy fields (key, flag, type, default, rule, doc), as `trainsim schema "
+      "strategy`. A keyword is the key or the flag without '--' ('-' written '_').");
+}

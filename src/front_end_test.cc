@@ -1,0 +1,64 @@
+// The front-ends' shared path (trainsim/front_end.h): strategy fields by key or short name, and
+// the settings -> strategy -> report path the CLI, the service and the Python module share.
+#include "trainsim/front_end.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace trainsim {
+namespace {
+
+TEST(FrontEnd, EveryFieldIsFoundByKeyAndByFlag) {
+  for (const StrategyField& f : StrategySchema()) {
+    EXPECT_EQ(FindStrategyFieldByName(f.key), &f) << f.key;
+    if (f.flag.empty()) continue;
+    std::string dashed(f.flag.substr(2)), underscored = dashed;
+    for (char& c : underscored)
+      if (c == '-') c = '_';
+    // No flag's short name is another field's key: a name means one field.
+    EXPECT_EQ(FindStrategyFieldByName(dashed), &f) << dashed;
+    EXPECT_EQ(FindStrategyFieldByName(underscored), &f) << underscored;
+  }
+  EXPECT_EQ(FindStrategyFieldByName("tp")->key, "tp_size");
+  EXPECT_EQ(FindStrategyFieldByName("main_grad_fp32")->key, "use_fp32_accum_grad");
+  EXPECT_EQ(FindStrategyFieldByName("tensor_parallel"), nullptr);
+  EXPECT_EQ(FindStrategyFieldByName("--tp"), nullptr);
+  EXPECT_EQ(FindStrategyFieldByName(""), nullptr);
+}
+
+TEST(FrontEnd, FinishStrategyNamesTheFlagAndFillsTheBatch) {
+  StrategyKeys given;
+  auto bad = FinishStrategy(Strategy{}, {{"tp_size", "0"}}, given);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "--tp: must be >= 1, got 0");
+  EXPECT_TRUE(given.empty());
+  auto s = FinishStrategy(Strategy{}, {{"tp_size", "2"}, {"world_size", "8"}}, given);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->tp, 2);
+  EXPECT_EQ(s->gbs, kDefaultMicroBatchesPerDpRank * 4);  // 8 micro-batches per DP rank, dp 4
+  EXPECT_EQ(given, (StrategyKeys{"tp_size", "world_size"}));
+}
+
+TEST(FrontEnd, AssumptionsComeFirstAndSkipWhatWasGiven) {
+  auto m = LoadModelPreset("llama3-8b");
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  StrategyKeys given;
+  auto s = FinishStrategy(Strategy{}, {{"dtype", "bf16"}}, given);
+  ASSERT_TRUE(s.ok());
+  auto r = SimulateWithAssumptions(m.value(), hw.value(), s.value(), given);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::vector<Assumption> defaults = AssumedStrategyDefaults(s.value(), given);
+  auto plain = Simulate(m.value(), hw.value(), s.value());
+  ASSERT_TRUE(plain.ok());
+  ASSERT_EQ(r->assumed.size(), defaults.size() + plain->assumed.size());
+  ASSERT_FALSE(defaults.empty());
+  EXPECT_EQ(r->assumed.front().field, "seq_len");  // schema order: the first field not given
+  for (size_t i = 0; i < defaults.size(); ++i) EXPECT_EQ(r->assumed[i].field, defaults[i].field);
+  for (const Assumption& a : r->assumed) EXPECT_NE(a.field, "dtype");
+}
+
+}  // namespace
+}  // namespace trainsim
