@@ -133,10 +133,18 @@ py::object SearchPy(const py::object& model, const py::object& hardware, const p
         "trainsim.search stopped early (" + r.stopped + "): " + SearchSummaryLine(r);
     if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
   }
-  py::object doc = FromJson(SearchResultJson(r, -1));
+  py::object doc = FromJson(SearchResultJson(r, -1, &hw));
   if (k.full) return doc;
   py::dict d = doc;
-  return d.contains("top") ? py::object(d["top"]) : py::object(py::list());
+  py::list rows;
+  if (!d.contains("top")) return rows;
+  // Flat records for pandas.DataFrame: the nested strategy file stays in the full document.
+  for (py::handle c : d["top"]) {
+    py::dict row = py::reinterpret_borrow<py::dict>(c);
+    if (row.contains("strategy_file")) PyDict_DelItemString(row.ptr(), "strategy_file");
+    rows.append(row);
+  }
+  return rows;
 }
 
 }  // namespace trainsim::python

@@ -98,13 +98,7 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
   const SearchResult& r = res.value();
   const std::string stable = SearchSummaryLine(r);
   if (a.json) {
-    // The hardware searched and whether its efficiencies were fitted on it (uncalibrated
-    // hardware is marked in every report).
-    nlohmann::json j = nlohmann::json::parse(SearchResultJson(r));
-    j["hardware"] = h.id;
-    j["hardware_calibrated"] = h.calibrated;
-    j["hardware_calibration_status"] = CalibrationStatus(h);
-    std::cout << j.dump(2) << "\n";
+    std::cout << SearchResultJson(r, 2, &h) << "\n";
     return 0;
   }
   if (a.csv) {

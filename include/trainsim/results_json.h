@@ -30,8 +30,12 @@ std::string SearchSummaryLine(const SearchResult& r);
 // stopped early, "complete": false and "stopped": reason. "top" / "pareto" are absent when
 // empty. A candidate: {"strategy" (DescribeStrategy), "tp", "pp", "vpp", "cp", "ep", "etp", "dp",
 // "mbs", "zero", "sp", "step_time_s", "mfu", "tokens_per_s_per_gpu", "peak_mem_bytes",
-// "usd_per_million_tokens", "megatron_args" (MegatronArgs)}.
-std::string SearchResultJson(const SearchResult& r, int indent = 2);
+// "usd_per_million_tokens", "variants", "megatron_args" (MegatronArgs), "strategy_file"}.
+// With `hw`, also the hardware searched and whether its efficiencies were fitted on it
+// ("hardware", "hardware_calibrated", "hardware_calibration_status"): the `search --json`
+// document, which the Python module and the REST service return too.
+std::string SearchResultJson(const SearchResult& r, int indent = 2,
+                             const HardwareSpec* hw = nullptr);
 // The top candidates as CSV: a header line, then one line per candidate (rank from 1; peak
 // memory in GiB). Every line ends with '\n'.
 std::string SearchResultCsv(const SearchResult& r);

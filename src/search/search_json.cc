@@ -85,8 +85,13 @@ std::string SearchSummaryLine(const SearchResult& r) {
   return line;
 }
 
-std::string SearchResultJson(const SearchResult& r, int indent) {
+std::string SearchResultJson(const SearchResult& r, int indent, const HardwareSpec* hw) {
   json j;
+  if (hw) {  // uncalibrated hardware is marked in every report
+    j["hardware"] = hw->id;
+    j["hardware_calibrated"] = hw->calibrated;
+    j["hardware_calibration_status"] = CalibrationStatus(*hw);
+  }
   j["evaluated"] = r.evaluated;
   j["feasible"] = r.feasible;
   j["seconds"] = r.seconds;

@@ -92,7 +92,7 @@ Response Service::Search(std::string_view body) const {
   if (!res.ok()) return StatusResponse(res.status());
   if (!res.value().complete) return DeadlineResponse(res.value(), opt_.search_seconds);
   Response r;
-  r.body = SearchResultJson(res.value()) + "\n";
+  r.body = SearchResultJson(res.value(), 2, &req.value().hardware) + "\n";
   return r;
 }
 
@@ -134,7 +134,7 @@ Response Service::SearchStream(std::string_view body,
     const Response e = DeadlineResponse(res.value(), opt_.search_seconds);
     emit(Event("error", e.body.substr(0, e.body.size() - 1)));
   } else {
-    emit(Event("result", SearchResultJson(res.value(), -1)));
+    emit(Event("result", SearchResultJson(res.value(), -1, &req.value().hardware)));
   }
   return Response{};
 }
