@@ -15,10 +15,12 @@ void AddInfer(CLI::App& app, InferArgs& a) {
   c->add_option("--model", a.model, "model preset id or config.json path")->capture_default_str();
   c->add_option("--hardware", a.hardware, "hardware preset id or JSON path")->capture_default_str();
   c->add_option("--hw-override", a.hw_override, "JSON object of hardware fields to override");
-  c->add_option("--gpus", a.gpus, "GPUs in all (replicas = gpus / (tp x pp))");
-  c->add_option("--tp", a.tp, "tensor-parallel size");
-  c->add_option("--pp", a.pp, "pipeline-parallel size");
-  c->add_option("--ep", a.ep, "expert-parallel size (0: tp for MoE models)");
+  c->add_option("--gpus", a.gpus, "GPUs in all (replicas = gpus / (tp x pp))")
+      ->check(CLI::Range(1, 1 << 20));
+  c->add_option("--tp", a.tp, "tensor-parallel size")->check(CLI::Range(1, 1 << 20));
+  c->add_option("--pp", a.pp, "pipeline-parallel size")->check(CLI::Range(1, 1 << 20));
+  c->add_option("--ep", a.ep, "expert-parallel size (0: tp for MoE models)")
+      ->check(CLI::Range(0, 1 << 20));
   c->add_option("--prompt-len", a.prompt_len, "prompt tokens per request")->required();
   c->add_option("--output-len", a.output_len, "generated tokens per request")->required();
   CLI::Option* batch = c->add_option(
@@ -31,8 +33,10 @@ void AddInfer(CLI::App& app, InferArgs& a) {
   c->add_option("--kv-dtype", a.kv_dtype, "bf16|fp16|fp8|int8|int4 (default: see assumed)");
   c->add_option("--engine", a.engine, "vllm|sglang|tensorrt-llm|transformers")
       ->capture_default_str();
-  c->add_option("--gpu-memory-utilization", a.gpu_mem_util, "engine memory fraction");
-  c->add_option("--max-num-seqs", a.max_num_seqs, "scheduler batch limit");
+  c->add_option("--gpu-memory-utilization", a.gpu_mem_util, "engine memory fraction")
+      ->check(CLI::Range(1e-3, 1.0));
+  c->add_option("--max-num-seqs", a.max_num_seqs, "scheduler batch limit")
+      ->check(CLI::Range(1, 1000000));
   c->add_flag("--json", a.json, "print the report as JSON");
 }
 
@@ -63,6 +67,10 @@ Result<InferenceSpec> BuildSpec(const InferArgs& a) {
     s.quant = QuantMethod::kGptq;
   else if (!a.quant.empty())
     return Status::Invalid("quant", "must be gptq or awq");
+  if (s.quant != QuantMethod::kNone && s.weight_dtype != WeightDType::kInt4 &&
+      s.weight_dtype != WeightDType::kInt8)
+    return Status::Invalid("quant", "applies to weight-only int4/int8 (give --weight-dtype int4 "
+                                    "or int8), not " + std::string(WeightDTypeName(s.weight_dtype)));
   s.engine = a.engine;
   s.gpu_memory_utilization = a.gpu_mem_util;
   s.max_num_seqs = a.max_num_seqs;

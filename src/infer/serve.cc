@@ -34,8 +34,13 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
     return Status::Invalid("gpus", "must be a positive multiple of tp x pp");
   if (m.heads % s.tp != 0) return Status::Invalid("tp", "must divide the attention heads");
   if (s.pp > m.layers) return Status::Invalid("pp", "must not exceed the layers");
-  if (!(s.prompt_len >= 1)) return Status::Invalid("prompt_len", "must be >= 1");
-  if (!(s.output_len >= 1)) return Status::Invalid("output_len", "must be >= 1");
+  // 1e8 tokens bounds the longest context any engine serves (10 M for Llama 4 Scout) with room.
+  if (!(s.prompt_len >= 1 && s.prompt_len <= 1e8))
+    return Status::Invalid("prompt_len", "must be in [1, 1e8] tokens");
+  if (!(s.output_len >= 1 && s.output_len <= 1e8))
+    return Status::Invalid("output_len", "must be in [1, 1e8] tokens");
+  if (!m.is_moe() && s.ep > 1)
+    return Status::Invalid("ep", "needs an MoE model (" + m.name + " is dense)");
   if (!(s.batch >= 0)) return Status::Invalid("batch", "must be >= 0 (0 = offline maximum load)");
   if (s.quant_group < 1) return Status::Invalid("quant_group", "must be >= 1");
   if (!(s.request_rate >= 0) || !std::isfinite(s.request_rate))

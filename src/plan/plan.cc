@@ -25,8 +25,9 @@ Status CheckPositive(const std::optional<double>& v, const char* field, bool zer
   if (!v) return Status::Ok();
   const double x = *v;
   if (!std::isfinite(x) || x < 0 || (!zero_ok && x == 0) || x > 1e30)
-    return Status::Invalid(field, std::string("must be a finite number ") +
-                                      (zero_ok ? ">= 0" : "> 0") + ", got " + fmt::format("{}", x));
+    return Status::Invalid(field, std::string("must be a finite number in ") +
+                                      (zero_ok ? "[0" : "(0") + ", 1e30], got " +
+                                      fmt::format("{}", x));
   return Status::Ok();
 }
 
