@@ -706,12 +706,6 @@ assert r["kv_cache_bytes"] == 8 * 640 * 131072, r["kv_cache_bytes"]
 fi
 expect_field_error "infer gpus 3 tp 2" gpus infer --gpus 3 --tp 2 --prompt-len 128 --output-len 128
 expect_field_error "infer bad weight dtype" weight_dtype infer --weight-dtype int3 --prompt-len 128 --output-len 128
-expect_field_error "infer gpus 0 is refused, not tp x pp" "--gpus" infer --gpus 0 --prompt-len 128 --output-len 128
-expect_field_error "infer gpu memory utilization 0" "--gpu-memory-utilization" infer --gpu-memory-utilization 0 --prompt-len 128 --output-len 128
-expect_field_error "infer max-num-seqs 0" "--max-num-seqs" infer --max-num-seqs 0 --prompt-len 128 --output-len 128
-expect_field_error "infer quant on bf16 weights" quant infer --quant awq --prompt-len 128 --output-len 128
-expect_field_error "infer ep on a dense model" ep infer --ep 4 --prompt-len 128 --output-len 128
-expect_field_error "infer prompt above 1e8 tokens (was inf and NaN)" prompt_len infer --prompt-len 1e300 --output-len 128
 expect_field_error "infer unknown engine" engine infer --engine foo --prompt-len 128 --output-len 128
 expect_field_error "infer prompt 0" prompt_len infer --prompt-len 0 --output-len 128
 expect_field_error "infer rate with batch" rate infer --rate 1 --batch 4 --prompt-len 128 --output-len 128
@@ -757,7 +751,6 @@ expect_field_error "plan tokens and epochs" tokens plan --model llama3-8b --toke
 expect_field_error "plan epochs alone" epochs plan --model llama3-8b --epochs 2
 expect_field_error "plan pue below 1" pue plan --model llama3-8b --tokens 1e9 --pue 0.5
 expect_field_error "plan negative mtbf" mtbf_gpu_hours plan --model llama3-8b --tokens 1e9 --mtbf-gpu-hours -5
-expect_field_error "plan tokens above the bound names it" "1e30]" plan --model llama3-8b --tokens 1e300
 expect_field_error "plan flops without compute-optimal" flops plan --model llama3-8b --tokens 1e9 --flops 1e22
 expect_field_error "plan bad strategy" world_size plan --gpus 12 --tp 8 --tokens 1e9
 if expect_ok "recommend --json" recommend --model llama3-8b --tokens 1e10 --gpus 8,16 --gbs 64 --deadline-days 30 --json; then
