@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <set>
 #include <string>
@@ -120,7 +121,9 @@ struct Ctx {
   std::optional<long long> Int(const char* section, const char* key) {
     const toml::node* n = Find(section, key);
     if (!n) return std::nullopt;
-    if (auto v = n->value<int64_t>()) return *v;
+    // Integer nodes only: value<int64_t>() would also convert a float such as 81e92, which
+    // overflows (undefined behaviour; found by the torchtitan fuzz target).
+    if (auto v = n->value_exact<int64_t>()) return *v;
     Fail(std::string(section) + "." + key, "must be an integer");
     return std::nullopt;
   }
@@ -353,8 +356,13 @@ void ListIgnored(Ctx& c) {
         text = *v;
       else if (auto b = value.value<bool>())
         text = *b ? "true" : "false";
-      else if (auto i = value.value<int64_t>())
+      else if (auto i = value.value_exact<int64_t>())
         text = std::to_string(*i);
+      else if (auto d = value.value_exact<double>()) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", *d);
+        text = buf;
+      }
       c.out.ignored.push_back({full, text, "not modelled by trainsim"});
     }
   }
