@@ -33,6 +33,12 @@ struct EngineProfile {
   std::string id;               // tensorrt-llm | vllm | sglang | transformers
   bool cuda_graphs = true;      // decode steps replayed from CUDA graphs (else eager launches)
   double step_overhead_s = 0;   // host work per iteration (scheduler, sampling, detokenise)
+  // Host work per sequence per iteration (request bookkeeping, sampling and stop checks in the
+  // engine's Python loop): bounds small models at large batch.
+  double seq_overhead_s = 0;
+  // The host prepares iteration i+1 while the GPU runs i (TensorRT-LLM's overlap scheduler,
+  // SGLang's overlap schedule): an iteration takes max(GPU, host) instead of their sum.
+  bool overlap_scheduler = false;
   double layer_overhead_s = 0;  // eager host issue per transformer layer (0 under graphs)
   // Extra time per weight-only-quantised GEMM kernel (dequantisation, host work of the quant
   // library), by scheme: GPTQ int4 and int8 use different kernels (AutoGPTQ: ExLlama v2 for
@@ -45,8 +51,14 @@ struct EngineProfile {
   // concatenation (transformers' repeat_kv + DynamicCache): a decode step moves the cache
   // 3 + 2 x heads/kv_heads times instead of once.
   bool repeat_kv = false;
-  double decode_hbm_fraction = 0.8;  // achieved HBM bandwidth / nominal in decode GEMV/attention
-  double gemm_factor = 1.0;  // the engine's GEMM efficiency relative to the preset's (training-fit)
+  double decode_hbm_fraction = 0.8;  // achieved HBM bandwidth / nominal in decode GEMMs (weights)
+  // Achieved HBM bandwidth / nominal of the paged-attention decode kernel reading the KV cache
+  // (its own kernel: XQA / FlashInfer / PagedAttention); unset (<= 0): decode_hbm_fraction.
+  double attention_hbm_fraction = 0;
+  // Achieved fraction of the datasheet dense tensor peak of the GEMM's compute precision (BF16,
+  // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
+  // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.
+  double gemm_efficiency = 0.6;
   int kv_block_tokens = 16;  // paged-KV block size
   int max_num_seqs = 256;    // concurrent sequences (max_batch_size)
   int max_num_batched_tokens = 8192;  // tokens per iteration (chunked-prefill budget)

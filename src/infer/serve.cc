@@ -155,22 +155,66 @@ double P2p(const Plan& p, double tokens) {
   return cost::CollectiveTime(*p.l.hw, graph::Coll::kP2P, pl, tokens * p.l.m->hidden * 2.0);
 }
 
-// Every sequence of the batch advances one token: with pipelining the batch is split into pp
+// The engine's host work for one iteration over `seqs` sequences on one rank (under attention
+// DP each rank schedules its own share), added to the GPU time or, with an overlap scheduler,
+// hidden behind it: the iteration takes the longer of the two.
+void AddHost(const Plan& p, double seqs, PhaseBreakdown& r) {
+  const EngineProfile& e = *p.l.engine;
+  const double host = e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s;
+  const double gpu = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+  r.launch_s += e.overlap_scheduler ? std::max(0.0, host - gpu) : host;
+  r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+}
+
+// One iteration of the whole pipeline over `w`: with pipelining the work is split into pp
 // micro-batches that keep all stages busy; otherwise stages run in turn.
-PhaseBreakdown DecodeRound(const Plan& p, double batch, double ctx) {
-  const int micro =
-      p.l.engine->pipelined_pp ? static_cast<int>(std::min<double>(p.l.pp, batch)) : 1;
-  Work w;
-  w.dec_seqs = batch / micro;
-  w.dec_ctx = ctx;
-  PhaseBreakdown b = infer::StageIteration(p.l, p.st, w);
+PhaseBreakdown Round(const Plan& p, const Work& w) {
+  const double seqs = w.dec_seqs + w.pre_seqs;
+  const int micro = p.l.engine->pipelined_pp
+                        ? static_cast<int>(std::max(1.0, std::min<double>(p.l.pp, seqs)))
+                        : 1;
+  Work part = w;
+  part.dec_seqs /= micro;
+  part.pre_seqs /= micro;
+  PhaseBreakdown b = infer::StageIteration(p.l, p.st, part);
   const double pp = p.l.pp;
   PhaseBreakdown r;
   r.compute_s = pp * b.compute_s;
   r.hbm_s = pp * b.hbm_s;
-  r.comm_s = pp * b.comm_s + pp * P2p(p, w.dec_seqs);
-  r.launch_s = pp * b.launch_s + p.l.engine->step_overhead_s;
-  r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+  r.comm_s = pp * b.comm_s + pp * P2p(p, part.tokens());
+  r.launch_s = pp * b.launch_s;
+  AddHost(p, seqs, r);
+  return r;
+}
+
+// Every sequence of the batch advances one token.
+PhaseBreakdown DecodeRound(const Plan& p, double batch, double ctx) {
+  Work w;
+  w.dec_seqs = batch;
+  w.dec_ctx = ctx;
+  return Round(p, w);
+}
+
+// Offline maximum load (every request queued): in steady state the batch decodes while the
+// requests that replace finished ones prefill in the same iterations (in-flight batching fuses
+// prefill chunks and decode tokens; one weight read serves both). A period of `output` tokens
+// per sequence holds batch x (prompt + output) tokens in at least `output` iterations of at
+// most max_num_batched_tokens each. Returns the seconds of one period.
+PhaseBreakdown OfflinePeriod(const Plan& p, double batch, double prompt, double output) {
+  const double budget = p.l.engine->max_num_batched_tokens;
+  const double iters = std::max(output, batch * (prompt + output) / budget);
+  Work w;
+  w.dec_seqs = batch * output / iters;
+  w.dec_ctx = prompt + output / 2;
+  w.pre_len = std::min(prompt, budget);
+  w.pre_seqs = batch * prompt / iters / w.pre_len;
+  w.pre_cached = (prompt - w.pre_len) / 2;
+  PhaseBreakdown r = Round(p, w);
+  r.compute_s *= iters;
+  r.hbm_s *= iters;
+  r.comm_s *= iters;
+  r.launch_s *= iters;
+  r.total_s *= iters;
   return r;
 }
 
@@ -197,7 +241,14 @@ PhaseBreakdown Prefill(const Plan& p, double seqs, double len, bool exact) {
   r.compute_s = stage_times * b.compute_s;
   r.hbm_s = stage_times * b.hbm_s;
   r.comm_s = stage_times * (b.comm_s + P2p(p, w.tokens()));
-  r.launch_s = stage_times * b.launch_s + iters * p.l.engine->step_overhead_s;
+  r.launch_s = stage_times * b.launch_s;
+  // Host work per iteration (each iteration schedules w.pre_seqs prompts).
+  PhaseBreakdown host;
+  AddHost(p, w.pre_seqs, host);
+  if (p.l.engine->overlap_scheduler)
+    r.launch_s += iters * std::max(0.0, host.total_s - b.total_s * (stage_times / iters));
+  else
+    r.launch_s += iters * host.total_s;
   r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
   return r;
 }
@@ -210,9 +261,8 @@ void NameBound(PhaseBreakdown& b) {
 double CrossoverBatch(const Plan& p) {
   const ModelSpec& m = *p.l.m;
   const HardwareSpec& hw = *p.l.hw;
-  double rate = hw.peak_bf16_flops * cost::GemmEfficiency(hw, 1e9, m.hidden, m.hidden, 1);
-  if (p.l.wdtype == WeightDType::kFp8) rate *= hw.eff.fp8_gemm_speedup;
-  if (p.l.wdtype == WeightDType::kNvfp4) rate *= hw.eff.fp4_gemm_speedup;
+  const double shape = cost::GemmEfficiency(hw, 1e9, m.hidden, m.hidden, 1) / hw.eff.gemm_max;
+  const double rate = infer::ComputePeak(hw, p.l.wdtype) * p.l.engine->gemm_efficiency * shape;
   const double bw = hw.hbm_bw_bytes_per_s * p.l.engine->decode_hbm_fraction;
   return rate * WeightBytesPerParam(p.l.wdtype, p.l.quant, p.l.group) / (2.0 * bw);
 }
@@ -243,8 +293,7 @@ void ServeOnline(const Plan& p, const InferenceSpec& s, double max_batch, Infere
     r.output_tokens_per_s = s.request_rate * s.output_len;
     return;
   }
-  const double period = Prefill(p, max_batch, s.prompt_len, true).total_s +
-                        s.output_len * DecodeRound(p, max_batch, ctx).total_s;
+  const double period = OfflinePeriod(p, max_batch, s.prompt_len, s.output_len).total_s;
   r.output_tokens_per_s = max_batch * s.output_len / period * r.replicas;
 }
 
@@ -306,7 +355,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
     r.tpot_s = r.decode.total_s;
     r.prefill = Prefill(p, B, s.prompt_len, true);
     r.ttft_s = Prefill(p, 1, s.prompt_len, false).total_s;
-    const double period = r.prefill.total_s + s.output_len * r.tpot_s;
+    const double period = OfflinePeriod(p, B, s.prompt_len, s.output_len).total_s;
     r.output_tokens_per_s = B * s.output_len / period * r.replicas;
     r.tpot_s = period / s.output_len;
   }
