@@ -34,6 +34,20 @@ void AddInfer(CLI::App& app, InferArgs& a) {
   c->add_option("--gpu-memory-utilization", a.gpu_mem_util, "engine memory fraction");
   c->add_option("--max-num-seqs", a.max_num_seqs, "scheduler batch limit");
   c->add_flag("--json", a.json, "print the report as JSON");
+  c->add_flag("--search", a.search,
+              "find the best layout (tp, pp, replicas, batch, dtypes) over --gpus under the SLO");
+  c->add_option("--slo-ttft-ms", a.slo_ttft_ms, "--search: time-to-first-token bound (ms)");
+  c->add_option("--slo-tpot-ms", a.slo_tpot_ms, "--search: time-per-output-token bound (ms)");
+  c->add_option("--objective", a.objective, "--search: throughput | cost")->capture_default_str();
+  c->add_option("--price", a.price, "--search: USD per GPU-hour (default: the hardware's)");
+  c->add_option("--search-weight-dtypes", a.search_weight_dtypes,
+                "--search: comma list of weight dtypes to try (default: --weight-dtype)");
+  c->add_option("--search-kv-dtypes", a.search_kv_dtypes,
+                "--search: comma list of KV dtypes to try (default: the engine's)");
+  c->add_option("--top", a.top, "--search: layouts to print")->capture_default_str();
+  c->add_option("--export", a.export_format,
+                "print only the engine's launch line for the layout (vllm | sglang | "
+                "tensorrt-llm: the engine named by --engine)");
 }
 
 namespace {
@@ -113,8 +127,16 @@ int RunInfer(const InferArgs& a) {
   if (!hw.ok()) return Fail(hw.status());
   auto spec = BuildSpec(a);
   if (!spec.ok()) return Fail(spec.status());
+  if (a.search) return RunInferSearch(a, model.value(), hw.value(), spec.value());
   auto r = SimulateInference(model.value(), hw.value(), spec.value());
   if (!r.ok()) return Fail(r.status());
+  if (!a.export_format.empty()) {
+    if (a.export_format != r->profile.id)
+      return Fail(
+          Status::Invalid("export", "must name the engine of --engine (" + r->profile.id + ")"));
+    std::printf("%s\n", r->launch_command.c_str());
+    return 0;
+  }
   if (a.json) {
     // Which hardware, and whether its efficiencies were fitted on it (uncalibrated hardware is
     // marked in every report).

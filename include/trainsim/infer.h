@@ -30,9 +30,9 @@ Result<KvDType> ParseKvDType(std::string_view s);
 // An inference engine as people run it: launch mode and the scheduler/KV defaults that change
 // the answer, plus its calibrated per-step costs (data/inference_engines.json, with provenance).
 struct EngineProfile {
-  std::string id;               // tensorrt-llm | vllm | sglang | transformers
-  bool cuda_graphs = true;      // decode steps replayed from CUDA graphs (else eager launches)
-  double step_overhead_s = 0;   // host work per iteration (scheduler, sampling, detokenise)
+  std::string id;              // tensorrt-llm | vllm | sglang | transformers
+  bool cuda_graphs = true;     // decode steps replayed from CUDA graphs (else eager launches)
+  double step_overhead_s = 0;  // host work per iteration (scheduler, sampling, detokenise)
   // Host work per sequence per iteration (request bookkeeping, sampling and stop checks in the
   // engine's Python loop): bounds small models at large batch.
   double seq_overhead_s = 0;
@@ -59,8 +59,8 @@ struct EngineProfile {
   // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
   // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.
   double gemm_efficiency = 0.6;
-  int kv_block_tokens = 16;  // paged-KV block size
-  int max_num_seqs = 256;    // concurrent sequences (max_batch_size)
+  int kv_block_tokens = 16;           // paged-KV block size
+  int max_num_seqs = 256;             // concurrent sequences (max_batch_size)
   int max_num_batched_tokens = 8192;  // tokens per iteration (chunked-prefill budget)
   // Memory for weights + KV + activations: a fraction of HBM (vLLM gpu_memory_utilization) or,
   // when kv_fraction_of_free, the KV pool = fraction x memory left after weights and
@@ -154,6 +154,7 @@ struct InferenceReport {
   int replicas = 1;
   int tp = 1, pp = 1;  // the layout simulated (after defaults)
   KvDType kv_dtype = KvDType::kBf16;
+  WeightDType weight_dtype = WeightDType::kBf16;
   bool expert_parallel = false;  // MoE experts over the tp GPUs with data-parallel attention
   std::string launch_command;    // LaunchCommand for the engine (model name as given)
   EngineProfile profile;

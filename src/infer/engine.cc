@@ -3,8 +3,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "spec/embedded.h"
 #include "trainsim/infer.h"

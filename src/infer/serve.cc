@@ -310,6 +310,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   r.tp = s.tp;
   r.pp = s.pp;
   r.kv_dtype = s.kv_dtype;
+  r.weight_dtype = s.weight_dtype;
   r.expert_parallel = s.attention_dp == 1;
   r.weights_bytes = p.weights;
   r.activation_bytes = p.act;
@@ -343,6 +344,8 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
     ServeOnline(p, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
     r.kv_cache_bytes *= r.batch / B;  // the concurrency the rate sustains
   } else if (s.batch > 0) {
+    // The scheduler cap that serves this batch (the launch line's --max-num-seqs).
+    r.profile.max_num_seqs = static_cast<int>(std::ceil(B));
     r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
     r.tpot_s = r.decode.total_s;
     r.prefill = Prefill(p, B, s.prompt_len, false);

@@ -116,7 +116,7 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
     const double copies = l.engine->repeat_kv ? 3.0 + 2.0 * g : 1.0;
     const double bytes = w.dec_seqs * w.dec_ctx * kv_layer * copies;
     const double frac = l.engine->attention_hbm_fraction > 0 ? l.engine->attention_hbm_fraction
-                                                              : l.engine->decode_hbm_fraction;
+                                                             : l.engine->decode_hbm_fraction;
     a.Add(Div(flops, peak), Div(bytes, l.hw->hbm_bw_bytes_per_s * frac), 1);
   }
   if (w.pre_seqs > 0) {
