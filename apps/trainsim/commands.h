@@ -130,6 +130,10 @@ struct InferArgs {
   double slo_ttft_ms = 0, slo_tpot_ms = 0, price = 0;
   std::string objective = "throughput", search_weight_dtypes, search_kv_dtypes, export_format;
   int top = 10;
+  // Speculative decoding: a draft model proposing --spec-tokens per step.
+  std::string draft_model;
+  int spec_tokens = 0;
+  double acceptance_rate = 0;
 };
 void AddInfer(CLI::App& app, InferArgs& a);
 int RunInfer(const InferArgs& a);

@@ -2,6 +2,7 @@
 // throughput (docs/INFERENCE.md). One representative GPU per pipeline stage, as for training.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,13 @@ struct InferenceSpec {
   double request_rate = 0;
   double gpu_memory_utilization = 0;  // 0 = the engine's default
   int max_num_seqs = 0;               // 0 = the engine's default
+  // Speculative decoding (Leviathan et al. 2023): a draft model proposes spec_tokens tokens per
+  // sequence, the target verifies them in one forward and keeps each with acceptance_rate; a
+  // target step then yields (1 - a^(k+1)) / (1 - a) tokens. The draft runs on the same GPUs with
+  // the same tp / pp and precisions. Needs a fixed batch or a rate.
+  std::optional<ModelSpec> draft;
+  int spec_tokens = 0;
+  double acceptance_rate = 0;
 };
 
 // Where a phase's time goes: the largest of these names its bound.
@@ -155,6 +163,11 @@ struct InferenceReport {
   int tp = 1, pp = 1;  // the layout simulated (after defaults)
   KvDType kv_dtype = KvDType::kBf16;
   WeightDType weight_dtype = WeightDType::kBf16;
+  // Speculative decoding: expected tokens per target step (0 = off), the draft and its settings.
+  double spec_tokens_per_step = 0;
+  int spec_tokens = 0;
+  double acceptance_rate = 0;
+  std::string draft_model;
   bool expert_parallel = false;  // MoE experts over the tp GPUs with data-parallel attention
   std::string launch_command;    // LaunchCommand for the engine (model name as given)
   EngineProfile profile;

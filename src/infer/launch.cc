@@ -34,6 +34,10 @@ std::string LaunchCommand(const std::string& model, const InferenceReport& r) {
     if (r.weight_dtype == WeightDType::kFp8) o << " --quantization fp8";
     if (FpKv(r)) o << " --kv-cache-dtype fp8";
     if (r.expert_parallel) o << " --enable-expert-parallel";
+    // vLLM --speculative-config (JSON: model, num_speculative_tokens).
+    if (r.spec_tokens > 0)
+      o << " --speculative-config '{\"model\": \"" << r.draft_model
+        << "\", \"num_speculative_tokens\": " << r.spec_tokens << "}'";
     if (r.replicas > 1) o << "  # x" << r.replicas << " replicas (or --data-parallel-size)";
   } else if (id == "sglang") {
     // SGLang server arguments (docs.sglang.ai, "Server Arguments").
@@ -44,6 +48,9 @@ std::string LaunchCommand(const std::string& model, const InferenceReport& r) {
     if (r.weight_dtype == WeightDType::kFp8) o << " --quantization fp8";
     if (FpKv(r)) o << " --kv-cache-dtype fp8_e4m3";
     if (r.expert_parallel) o << " --ep-size " << r.tp << " --enable-dp-attention";
+    if (r.spec_tokens > 0)
+      o << " --speculative-algorithm STANDALONE --speculative-draft-model-path " << r.draft_model
+        << " --speculative-num-draft-tokens " << r.spec_tokens + 1;
     if (r.replicas > 1) o << " --dp-size " << r.replicas;
   } else if (id == "tensorrt-llm") {
     // trtllm-serve options (TensorRT-LLM docs, "trtllm-serve").
