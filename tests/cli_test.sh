@@ -717,6 +717,22 @@ assert not v["saturated"] and v["ttft_p99_s"] >= v["ttft_p50_s"] > 0, v
 ' <"$OUT" 2>&1); then ok "infer --rate: p50/p99 latencies"; else bad "infer --rate: p50/p99 latencies" "$msg"; fi
 fi
 
+if expect_ok "infer --search --json" infer --search --model llama3-8b --hardware h100_sxm_80gb --gpus 4 --prompt-len 512 --output-len 128 --slo-tpot-ms 10 --json; then
+  if msg=$(python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+b = j["best"]
+assert j["kind"] == "infer_search" and j["feasible"] >= 1 and b["tpot_s"] <= 0.010, j
+assert all(c["output_tokens_per_s"] <= b["output_tokens_per_s"] for c in j["candidates"]), j
+assert b["tp"] * b["pp"] * b["replicas"] == 4 and b["launch_command"].startswith("vllm serve"), b
+' <"$OUT" 2>&1); then ok "infer --search: best layout under the SLO"; else bad "infer --search: best layout under the SLO" "$msg"; fi
+fi
+if expect_ok "infer --export vllm" infer --model llama3-70b --hardware h100_sxm_80gb --gpus 4 --tp 4 --prompt-len 1024 --output-len 256 --batch 8 --draft-model llama3-8b --spec-tokens 4 --acceptance-rate 0.8 --export vllm; then
+  if grep -q -- "--speculative-config" "$OUT" && grep -q -- "--tensor-parallel-size 4" "$OUT"; then ok "infer --export vllm: the launch line"; else bad "infer --export vllm: the launch line" "$(cat "$OUT")"; fi
+fi
+expect_field_error "infer --search bad objective" objective infer --search --objective speed --prompt-len 128 --output-len 128
+expect_field_error "infer spec without draft" draft_model infer --spec-tokens 4 --acceptance-rate 0.5 --prompt-len 128 --output-len 128 --batch 4
+
 # --- plan and recommend (issue 13, docs/PLAN.md) ------------------------------------------------------
 if expect_ok "plan --json" plan --model llama3-8b --gpus 8 --tp 2 --gbs 64 --tokens 1e10 --json; then
   if python3 - "$OUT" <<'PY'

@@ -2,84 +2,105 @@
 """Fits the calibrated keys of data/inference_engines.json on the inference validation cases.
 
 Coordinate descent over each engine's free keys, minimising the MAPE of that engine's cases
-(`trainsim validate --json`; one rebuild per evaluation since the profiles are embedded).
+(`trainsim validate --json` with TRAINSIM_INFERENCE_ENGINES pointing at the candidate file, so
+no rebuild per evaluation; --write stores the result in data/inference_engines.json, which the
+next build embeds).
 Usage: tools/fit_inference.py BUILD_DIR CASES.jsonl [--engine ID] [--rounds N] [--write]
 Prints the fitted values and the in-sample MAPE per engine; --write stores them in the JSON.
 """
-import json, subprocess, sys, argparse, pathlib
+import argparse, json, os, pathlib, subprocess, tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "inference_engines.json"
 FREE = {  # key: (min, max, multiplicative steps tried)
-    "tensorrt-llm": ["gemm_factor", "decode_hbm_fraction", "kernel_latency_us", "step_overhead_us"],
+    "tensorrt-llm": ["gemm_efficiency", "decode_hbm_fraction", "kernel_latency_us", "step_overhead_us",
+                     "seq_overhead_us", "attention_hbm_fraction"],
     "vllm": ["step_overhead_us", "kernel_latency_us", "decode_hbm_fraction", "gptq4_gemm_overhead_us",
-             "gptq8_gemm_overhead_us", "awq_gemm_overhead_us", "gemm_factor"],
+             "gptq8_gemm_overhead_us", "awq_gemm_overhead_us", "gemm_efficiency"],
     "transformers": ["layer_overhead_us", "step_overhead_us", "decode_hbm_fraction",
                      "gptq4_gemm_overhead_us", "gptq8_gemm_overhead_us", "awq_gemm_overhead_us",
-                     "gemm_factor"],
+                     "gemm_efficiency"],
 }
-BOUNDS = {"gemm_factor": (0.3, 2.0), "decode_hbm_fraction": (0.4, 0.95),
+BOUNDS = {"gemm_efficiency": (0.2, 0.85), "seq_overhead_us": (0.0, 200.0), "decode_hbm_fraction": (0.3, 0.95), "attention_hbm_fraction": (0.3, 0.95),
           "kernel_latency_us": (0.0, 30.0), "step_overhead_us": (0.0, 20000.0),
           "layer_overhead_us": (0.0, 3000.0), "gptq4_gemm_overhead_us": (0.0, 500.0),
           "gptq8_gemm_overhead_us": (0.0, 500.0),
           "awq_gemm_overhead_us": (0.0, 500.0)}
 
 
-def evaluate(build, cases, doc, engine_of):
-    DATA.write_text(json.dumps(doc, indent=2) + "\n")
-    subprocess.run(["cmake", "--build", build, "-j", "2", "--target", "trainsim"], check=True,
-                   stdout=subprocess.DEVNULL)
+def evaluate(build, cases, doc, engine_of, held=frozenset()):
+    """MAPE per engine on the fitted cases, plus "held-out" over the ids in `held`."""
+    tmp = pathlib.Path(tempfile.gettempdir()) / f"fit_inference_{os.getpid()}.json"
+    tmp.write_text(json.dumps(doc, indent=2) + "\n")
+    env = dict(os.environ, TRAINSIM_INFERENCE_ENGINES=str(tmp))
     out = subprocess.run([f"{build}/trainsim", "validate", cases, "--json"], check=True,
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True, env=env).stdout
     errs = {}
     for c in json.loads(out)["cases"]:
         if c.get("skipped"):
             continue
-        errs.setdefault(engine_of[c["id"]], []).append(abs(c["error"]))
+        key = "held-out" if c["id"] in held else engine_of[c["id"]]
+        errs.setdefault(key, []).append(abs(c["error"]))
     return {e: sum(v) / len(v) for e, v in errs.items()}
+
+
+def held_ids(cases, specs):
+    """Ids of the cases a --hold-out FIELD=VALUE (substring of that top-level field) names."""
+    ids = set()
+    for line in open(cases):
+        c = json.loads(line)
+        for spec in specs or []:
+            field, value = spec.split("=", 1)
+            if value.lower() in str(c.get(field, "")).lower():
+                ids.add(c["id"])
+    return frozenset(ids)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build"); ap.add_argument("cases")
     ap.add_argument("--engine", action="append"); ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--hold-out", action="append",
+                    help="FIELD=VALUE: leave these cases out of the fit and score them apart "
+                         "(e.g. hardware=gb200, id=inf_qwen25)")
+    ap.add_argument("--start", help="engine file to start from (default: data/inference_engines.json)")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
-    original = DATA.read_text()
-    doc = json.loads(original)
+    doc = json.loads(pathlib.Path(a.start).read_text() if a.start else DATA.read_text())
     engine_of = {}
     for line in open(a.cases):
         c = json.loads(line)
         e = c["engine"].lower()
         engine_of[c["id"]] = ("tensorrt-llm" if "tensorrt" in e else "vllm" if "vllm" in e
                               else "transformers")
+    held = held_ids(a.cases, a.hold_out)
     engines = {e["id"]: e for e in doc["engines"]}
-    best = evaluate(a.build, a.cases, doc, engine_of)
-    print("start", best)
+    best = evaluate(a.build, a.cases, doc, engine_of, held)
+    print("start", {e: round(100 * v, 2) for e, v in best.items()})
     for _ in range(a.rounds):
         for eid in a.engine or FREE:
+            if eid not in best:
+                continue
             for key in FREE[eid]:
-                for step in (1.3, 1 / 1.3):
-                    cur = engines[eid][key]
-                    lo, hi = BOUNDS[key]
-                    new = min(hi, max(lo, cur * step if cur > 0 else (lo + hi) / 20))
-                    engines[eid][key] = new
-                    got = evaluate(a.build, a.cases, doc, engine_of)
-                    if got[eid] < best[eid] - 1e-4:
-                        best = got
-                        print(eid, key, round(new, 4), round(100 * got[eid], 2), flush=True)
-                    else:
-                        engines[eid][key] = cur
+                for step in (1.3, 1 / 1.3, 1.1, 1 / 1.1):
+                    while True:  # keep stepping while it helps
+                        cur = engines[eid][key]
+                        lo, hi = BOUNDS[key]
+                        new = min(hi, max(lo, cur * step if cur > 0 else (lo + hi) / 20))
+                        engines[eid][key] = new
+                        got = evaluate(a.build, a.cases, doc, engine_of, held)
+                        if new != cur and got[eid] < best[eid] - 1e-4:
+                            best = got
+                            print(eid, key, round(new, 4), round(100 * got[eid], 2), flush=True)
+                        else:
+                            engines[eid][key] = cur
+                            break
     for eid in engines:
         for key in FREE.get(eid, []):
             engines[eid][key] = round(engines[eid][key], 4)
     print("final", {e: round(100 * v, 2) for e, v in best.items()})
     if a.write:
         DATA.write_text(json.dumps(doc, indent=2) + "\n")
-    else:
-        DATA.write_text(original)
-        subprocess.run(["cmake", "--build", a.build, "-j", "2", "--target", "trainsim"],
-                       stdout=subprocess.DEVNULL)
     print(json.dumps({e: {k: engines[e][k] for k in FREE.get(e, [])} for e in engines}, indent=1))
 
 

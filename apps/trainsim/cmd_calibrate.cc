@@ -32,9 +32,10 @@ void AddCalibrate(CLI::App& app, CalibrateArgs& a) {
                 "(data/uncertainty.json)");
   c->add_flag("--ablate", a.ablate,
               "leave-one-source-out MAPE with each fitted parameter in turn kept nominal");
-  c->add_option("--freeze", a.freeze,
-                "keep these parameters at their nominal values (default: grouped_gemm attn_bwd; 'none': "
-                "fit every parameter the cases are sensitive to)")
+  c->add_option(
+       "--freeze", a.freeze,
+       "keep these parameters at their nominal values (default: grouped_gemm attn_bwd; 'none': "
+       "fit every parameter the cases are sensitive to)")
       ->delimiter(',');
   c->add_flag("--json", a.json, "print the held-out results as JSON");
 }

@@ -38,6 +38,24 @@ void AddInfer(CLI::App& app, InferArgs& a) {
   c->add_option("--max-num-seqs", a.max_num_seqs, "scheduler batch limit")
       ->check(CLI::Range(1, 1000000));
   c->add_flag("--json", a.json, "print the report as JSON");
+  c->add_option("--draft-model", a.draft_model, "speculative decoding: draft model (preset/path)");
+  c->add_option("--spec-tokens", a.spec_tokens, "speculative decoding: tokens drafted per step");
+  c->add_option("--acceptance-rate", a.acceptance_rate,
+                "speculative decoding: probability each drafted token is accepted");
+  c->add_flag("--search", a.search,
+              "find the best layout (tp, pp, replicas, batch, dtypes) over --gpus under the SLO");
+  c->add_option("--slo-ttft-ms", a.slo_ttft_ms, "--search: time-to-first-token bound (ms)");
+  c->add_option("--slo-tpot-ms", a.slo_tpot_ms, "--search: time-per-output-token bound (ms)");
+  c->add_option("--objective", a.objective, "--search: throughput | cost")->capture_default_str();
+  c->add_option("--price", a.price, "--search: USD per GPU-hour (default: the hardware's)");
+  c->add_option("--search-weight-dtypes", a.search_weight_dtypes,
+                "--search: comma list of weight dtypes to try (default: --weight-dtype)");
+  c->add_option("--search-kv-dtypes", a.search_kv_dtypes,
+                "--search: comma list of KV dtypes to try (default: the engine's)");
+  c->add_option("--top", a.top, "--search: layouts to print")->capture_default_str();
+  c->add_option("--export", a.export_format,
+                "print only the engine's launch line for the layout (vllm | sglang | "
+                "tensorrt-llm: the engine named by --engine)");
 }
 
 namespace {
@@ -74,6 +92,8 @@ Result<InferenceSpec> BuildSpec(const InferArgs& a) {
   s.engine = a.engine;
   s.gpu_memory_utilization = a.gpu_mem_util;
   s.max_num_seqs = a.max_num_seqs;
+  s.spec_tokens = a.spec_tokens;
+  s.acceptance_rate = a.acceptance_rate;
   return s;
 }
 
@@ -106,6 +126,11 @@ void PrintText(const InferenceReport& r) {
         1e3 * r.serving.ttft_p99_s, 1e3 * r.serving.tpot_p50_s, 1e3 * r.serving.tpot_p99_s,
         r.serving.e2e_p50_s,
         r.serving.saturated ? " - SATURATED: the layout cannot sustain this rate" : "");
+  if (r.spec_tokens > 0)
+    std::printf(
+        "Speculative: draft %s, %d tokens per step at acceptance %g: %.2f tokens per "
+        "target step\n",
+        r.draft_model.c_str(), r.spec_tokens, r.acceptance_rate, r.spec_tokens_per_step);
   std::printf("Launch: %s\n", r.launch_command.c_str());
   if (!r.assumed.empty()) std::printf("Assumed:\n");
   for (const Assumption& x : r.assumed)
@@ -119,10 +144,24 @@ int RunInfer(const InferArgs& a) {
   if (!model.ok()) return Fail(model.status());
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
-  auto spec = BuildSpec(a);
-  if (!spec.ok()) return Fail(spec.status());
-  auto r = SimulateInference(model.value(), hw.value(), spec.value());
+  auto built = BuildSpec(a);
+  if (!built.ok()) return Fail(built.status());
+  InferenceSpec spec = built.value();
+  if (!a.draft_model.empty()) {
+    auto draft = LoadModel(a.draft_model);
+    if (!draft.ok()) return Fail(draft.status());
+    spec.draft = draft.value();
+  }
+  if (a.search) return RunInferSearch(a, model.value(), hw.value(), spec);
+  auto r = SimulateInference(model.value(), hw.value(), spec);
   if (!r.ok()) return Fail(r.status());
+  if (!a.export_format.empty()) {
+    if (a.export_format != r->profile.id)
+      return Fail(
+          Status::Invalid("export", "must name the engine of --engine (" + r->profile.id + ")"));
+    std::printf("%s\n", r->launch_command.c_str());
+    return 0;
+  }
   if (a.json) {
     // Which hardware, and whether its efficiencies were fitted on it (uncalibrated hardware is
     // marked in every report).

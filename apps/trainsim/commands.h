@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "trainsim/infer.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -124,9 +125,20 @@ struct InferArgs {
   int gpus = 0, tp = 1, pp = 1, ep = 0, max_num_seqs = 0;
   double prompt_len = 0, output_len = 0, batch = 1, gpu_mem_util = 0, rate = 0;
   bool json = false;
+  // --search (cmd_infer_search.cc): the best layout over --gpus under the SLO.
+  bool search = false;
+  double slo_ttft_ms = 0, slo_tpot_ms = 0, price = 0;
+  std::string objective = "throughput", search_weight_dtypes, search_kv_dtypes, export_format;
+  int top = 10;
+  // Speculative decoding: a draft model proposing --spec-tokens per step.
+  std::string draft_model;
+  int spec_tokens = 0;
+  double acceptance_rate = 0;
 };
 void AddInfer(CLI::App& app, InferArgs& a);
 int RunInfer(const InferArgs& a);
+int RunInferSearch(const InferArgs& a, const ModelSpec& m, const HardwareSpec& hw,
+                   const InferenceSpec& base);
 
 // `export --format F`: a strategy (simulate's inputs, or the best of --search) as a framework
 // config or launch command (cmd_export.cc, include/trainsim/export.h, docs/EXPORT.md).

@@ -2,6 +2,7 @@
 // throughput (docs/INFERENCE.md). One representative GPU per pipeline stage, as for training.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,9 +31,15 @@ Result<KvDType> ParseKvDType(std::string_view s);
 // An inference engine as people run it: launch mode and the scheduler/KV defaults that change
 // the answer, plus its calibrated per-step costs (data/inference_engines.json, with provenance).
 struct EngineProfile {
-  std::string id;               // tensorrt-llm | vllm | sglang | transformers
-  bool cuda_graphs = true;      // decode steps replayed from CUDA graphs (else eager launches)
-  double step_overhead_s = 0;   // host work per iteration (scheduler, sampling, detokenise)
+  std::string id;              // tensorrt-llm | vllm | sglang | transformers
+  bool cuda_graphs = true;     // decode steps replayed from CUDA graphs (else eager launches)
+  double step_overhead_s = 0;  // host work per iteration (scheduler, sampling, detokenise)
+  // Host work per sequence per iteration (request bookkeeping, sampling and stop checks in the
+  // engine's Python loop): bounds small models at large batch.
+  double seq_overhead_s = 0;
+  // The host prepares iteration i+1 while the GPU runs i (TensorRT-LLM's overlap scheduler,
+  // SGLang's overlap schedule): an iteration takes max(GPU, host) instead of their sum.
+  bool overlap_scheduler = false;
   double layer_overhead_s = 0;  // eager host issue per transformer layer (0 under graphs)
   // Extra time per weight-only-quantised GEMM kernel (dequantisation, host work of the quant
   // library), by scheme: GPTQ int4 and int8 use different kernels (AutoGPTQ: ExLlama v2 for
@@ -45,10 +52,16 @@ struct EngineProfile {
   // concatenation (transformers' repeat_kv + DynamicCache): a decode step moves the cache
   // 3 + 2 x heads/kv_heads times instead of once.
   bool repeat_kv = false;
-  double decode_hbm_fraction = 0.8;  // achieved HBM bandwidth / nominal in decode GEMV/attention
-  double gemm_factor = 1.0;  // the engine's GEMM efficiency relative to the preset's (training-fit)
-  int kv_block_tokens = 16;  // paged-KV block size
-  int max_num_seqs = 256;    // concurrent sequences (max_batch_size)
+  double decode_hbm_fraction = 0.8;  // achieved HBM bandwidth / nominal in decode GEMMs (weights)
+  // Achieved HBM bandwidth / nominal of the paged-attention decode kernel reading the KV cache
+  // (its own kernel: XQA / FlashInfer / PagedAttention); unset (<= 0): decode_hbm_fraction.
+  double attention_hbm_fraction = 0;
+  // Achieved fraction of the datasheet dense tensor peak of the GEMM's compute precision (BF16,
+  // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
+  // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.
+  double gemm_efficiency = 0.6;
+  int kv_block_tokens = 16;           // paged-KV block size
+  int max_num_seqs = 256;             // concurrent sequences (max_batch_size)
   int max_num_batched_tokens = 8192;  // tokens per iteration (chunked-prefill budget)
   // Memory for weights + KV + activations: a fraction of HBM (vLLM gpu_memory_utilization) or,
   // when kv_fraction_of_free, the KV pool = fraction x memory left after weights and
@@ -99,6 +112,13 @@ struct InferenceSpec {
   double request_rate = 0;
   double gpu_memory_utilization = 0;  // 0 = the engine's default
   int max_num_seqs = 0;               // 0 = the engine's default
+  // Speculative decoding (Leviathan et al. 2023): a draft model proposes spec_tokens tokens per
+  // sequence, the target verifies them in one forward and keeps each with acceptance_rate; a
+  // target step then yields (1 - a^(k+1)) / (1 - a) tokens. The draft runs on the same GPUs with
+  // the same tp / pp and precisions. Needs a fixed batch or a rate.
+  std::optional<ModelSpec> draft;
+  int spec_tokens = 0;
+  double acceptance_rate = 0;
 };
 
 // Where a phase's time goes: the largest of these names its bound.
@@ -142,6 +162,12 @@ struct InferenceReport {
   int replicas = 1;
   int tp = 1, pp = 1;  // the layout simulated (after defaults)
   KvDType kv_dtype = KvDType::kBf16;
+  WeightDType weight_dtype = WeightDType::kBf16;
+  // Speculative decoding: expected tokens per target step (0 = off), the draft and its settings.
+  double spec_tokens_per_step = 0;
+  int spec_tokens = 0;
+  double acceptance_rate = 0;
+  std::string draft_model;
   bool expert_parallel = false;  // MoE experts over the tp GPUs with data-parallel attention
   std::string launch_command;    // LaunchCommand for the engine (model name as given)
   EngineProfile profile;

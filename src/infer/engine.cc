@@ -1,7 +1,10 @@
 // Engine profiles: data/inference_engines.json (embedded), matched by the engine's name.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "spec/embedded.h"
 #include "trainsim/infer.h"
@@ -25,7 +28,10 @@ EngineProfile ReadEngine(const json& e) {
   p.kernel_latency_s = e.value("kernel_latency_us", 4.0) * kUs;
   p.repeat_kv = e.value("repeat_kv", false);
   p.decode_hbm_fraction = e.value("decode_hbm_fraction", 0.8);
-  p.gemm_factor = e.value("gemm_factor", 1.0);
+  p.gemm_efficiency = e.value("gemm_efficiency", 0.6);
+  p.attention_hbm_fraction = e.value("attention_hbm_fraction", 0.0);
+  p.seq_overhead_s = e.value("seq_overhead_us", 0.0) * kUs;
+  p.overlap_scheduler = e.value("overlap_scheduler", false);
   p.kv_block_tokens = e.value("kv_block_tokens", 16);
   p.max_num_seqs = e.value("max_num_seqs", 256);
   p.max_num_batched_tokens = e.value("max_num_batched_tokens", 8192);
@@ -38,10 +44,22 @@ EngineProfile ReadEngine(const json& e) {
   return p;
 }
 
+// The embedded profiles, or the file TRAINSIM_INFERENCE_ENGINES names (calibration:
+// tools/fit_inference.py evaluates candidate constants without a rebuild).
+json ReadEnginesDoc() {
+  if (const char* path = std::getenv("TRAINSIM_INFERENCE_ENGINES"); path && *path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return json::parse(text.str(), nullptr, false);
+  }
+  const std::string_view* text = detail::FindEmbeddedFile("inference_engines.json");
+  return text ? json::parse(*text, nullptr, false) : json();
+}
+
 const json& Engines() {
   static const json doc = [] {
-    const std::string_view* text = detail::FindEmbeddedFile("inference_engines.json");
-    json j = text ? json::parse(*text, nullptr, false) : json();
+    json j = ReadEnginesDoc();
     return j.is_object() && j.contains("engines") ? j["engines"] : json::array();
   }();
   return doc;

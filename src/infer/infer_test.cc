@@ -272,5 +272,28 @@ TEST(Infer, InferenceCasesStayUnderTheRatchet) {
     EXPECT_LE(f.mape, ratchet["inference_family_mape_max"].get<double>()) << f.family;
 }
 
+TEST(Infer, SpeculativeDecodingTokensPerStepAndCost) {
+  const ModelSpec target = Model("llama3-70b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  InferenceSpec s = Spec(8, 1024, 256);
+  s.gpus = s.tp = 4;
+  const double plain = SimulateInference(target, hw, s)->tpot_s;
+  s.draft = Model("llama3-8b");
+  s.spec_tokens = 4;
+  s.acceptance_rate = 0.8;
+  auto r = SimulateInference(target, hw, s);
+  ASSERT_TRUE(r.ok());
+  // Leviathan et al. 2023: (1 - a^(k+1)) / (1 - a) tokens per target step.
+  EXPECT_NEAR(r->spec_tokens_per_step, (1 - std::pow(0.8, 5)) / 0.2, 1e-12);
+  EXPECT_LT(r->tpot_s, plain);  // memory-bound batch 8: verifying 5 tokens costs about one step
+  s.acceptance_rate = 0;        // every draft rejected: one token per round, the draft wasted
+  EXPECT_GT(SimulateInference(target, hw, s)->tpot_s, plain);
+  s.batch = 0;  // offline maximum load is not modelled with speculation
+  EXPECT_FALSE(SimulateInference(target, hw, s).ok());
+  s.batch = 8;
+  s.acceptance_rate = 1.5;
+  EXPECT_FALSE(SimulateInference(target, hw, s).ok());
+}
+
 }  // namespace
 }  // namespace trainsim

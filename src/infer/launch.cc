@@ -29,8 +29,15 @@ std::string LaunchCommand(const std::string& model, const InferenceReport& r) {
       << " --pipeline-parallel-size " << r.pp << " --gpu-memory-utilization "
       << Num(r.profile.gpu_memory_utilization) << " --max-num-seqs " << seqs
       << " --max-num-batched-tokens " << r.profile.max_num_batched_tokens;
+    // Online FP8 quantisation of a BF16 checkpoint (vLLM "FP8 W8A8"); other formats load a
+    // pre-quantised checkpoint (AWQ / GPTQ / ModelOpt NVFP4) whose config names the scheme.
+    if (r.weight_dtype == WeightDType::kFp8) o << " --quantization fp8";
     if (FpKv(r)) o << " --kv-cache-dtype fp8";
     if (r.expert_parallel) o << " --enable-expert-parallel";
+    // vLLM --speculative-config (JSON: model, num_speculative_tokens).
+    if (r.spec_tokens > 0)
+      o << " --speculative-config '{\"model\": \"" << r.draft_model
+        << "\", \"num_speculative_tokens\": " << r.spec_tokens << "}'";
     if (r.replicas > 1) o << "  # x" << r.replicas << " replicas (or --data-parallel-size)";
   } else if (id == "sglang") {
     // SGLang server arguments (docs.sglang.ai, "Server Arguments").
@@ -38,8 +45,12 @@ std::string LaunchCommand(const std::string& model, const InferenceReport& r) {
       << " --pp-size " << r.pp << " --mem-fraction-static " << Num(r.profile.gpu_memory_utilization)
       << " --max-running-requests " << seqs << " --chunked-prefill-size "
       << r.profile.max_num_batched_tokens;
+    if (r.weight_dtype == WeightDType::kFp8) o << " --quantization fp8";
     if (FpKv(r)) o << " --kv-cache-dtype fp8_e4m3";
     if (r.expert_parallel) o << " --ep-size " << r.tp << " --enable-dp-attention";
+    if (r.spec_tokens > 0)
+      o << " --speculative-algorithm STANDALONE --speculative-draft-model-path " << r.draft_model
+        << " --speculative-num-draft-tokens " << r.spec_tokens + 1;
     if (r.replicas > 1) o << " --dp-size " << r.replicas;
   } else if (id == "tensorrt-llm") {
     // trtllm-serve options (TensorRT-LLM docs, "trtllm-serve").

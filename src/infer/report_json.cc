@@ -42,6 +42,11 @@ std::string InferenceReportJson(const InferenceReport& r, int indent) {
                     {"tpot_p50_s", v.tpot_p50_s},       {"tpot_p99_s", v.tpot_p99_s},
                     {"e2e_latency_p50_s", v.e2e_p50_s}, {"saturated", v.saturated}};
   }
+  if (r.spec_tokens > 0)
+    j["speculative"] = {{"draft_model", r.draft_model},
+                        {"spec_tokens", r.spec_tokens},
+                        {"acceptance_rate", r.acceptance_rate},
+                        {"tokens_per_target_step", r.spec_tokens_per_step}};
   j["engine"] = r.profile.id;
   j["launch_command"] = r.launch_command;
   j["assumed"] = json::array();

@@ -27,6 +27,20 @@ std::string Num(double v) {
   return buf;
 }
 
+Status CheckSpeculation(const InferenceSpec& s) {
+  if (s.spec_tokens < 0 || s.spec_tokens > 64)
+    return Status::Invalid("spec_tokens", "must be in [0, 64]");
+  if (s.spec_tokens == 0) return Status::Ok();
+  if (!s.draft) return Status::Invalid("draft_model", "is required with spec_tokens");
+  if (!(s.acceptance_rate >= 0 && s.acceptance_rate <= 1))
+    return Status::Invalid("acceptance_rate", "must be in [0, 1]");
+  if (s.draft->heads % s.tp != 0) return Status::Invalid("tp", "must divide the draft's heads");
+  if (s.pp > s.draft->layers) return Status::Invalid("pp", "must not exceed the draft's layers");
+  if (s.batch == 0 && s.request_rate == 0)
+    return Status::Invalid("spec_tokens", "needs a fixed batch or a rate (not offline load)");
+  return Status::Ok();
+}
+
 Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
   if (s.tp < 1) return Status::Invalid("tp", "must be >= 1");
   if (s.pp < 1) return Status::Invalid("pp", "must be >= 1");
@@ -52,7 +66,7 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
     return Status::Invalid("gpu_memory_utilization", "must be in (0, 1]");
   if (m.is_moe() && s.ep > 0 && m.moe.num_experts % s.ep != 0)
     return Status::Invalid("ep", "must divide the routed experts");
-  return Status::Ok();
+  return CheckSpeculation(s);
 }
 
 // Fills what the spec leaves open and records it.
@@ -160,22 +174,108 @@ double P2p(const Plan& p, double tokens) {
   return cost::CollectiveTime(*p.l.hw, graph::Coll::kP2P, pl, tokens * p.l.m->hidden * 2.0);
 }
 
-// Every sequence of the batch advances one token: with pipelining the batch is split into pp
+// The engine's host work for one iteration over `seqs` sequences on one rank (under attention
+// DP each rank schedules its own share), added to the GPU time or, with an overlap scheduler,
+// hidden behind it: the iteration takes the longer of the two.
+void AddHost(const Plan& p, double seqs, PhaseBreakdown& r) {
+  const EngineProfile& e = *p.l.engine;
+  const double host = e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s;
+  const double gpu = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+  r.launch_s += e.overlap_scheduler ? std::max(0.0, host - gpu) : host;
+  r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+}
+
+// One iteration of the whole pipeline over `w`: with pipelining the work is split into pp
 // micro-batches that keep all stages busy; otherwise stages run in turn.
-PhaseBreakdown DecodeRound(const Plan& p, double batch, double ctx) {
-  const int micro =
-      p.l.engine->pipelined_pp ? static_cast<int>(std::min<double>(p.l.pp, batch)) : 1;
-  Work w;
-  w.dec_seqs = batch / micro;
-  w.dec_ctx = ctx;
-  PhaseBreakdown b = infer::StageIteration(p.l, p.st, w);
+PhaseBreakdown Round(const Plan& p, const Work& w) {
+  const double seqs = w.dec_seqs + w.pre_seqs;
+  const int micro = p.l.engine->pipelined_pp
+                        ? static_cast<int>(std::max(1.0, std::min<double>(p.l.pp, seqs)))
+                        : 1;
+  Work part = w;
+  part.dec_seqs /= micro;
+  part.pre_seqs /= micro;
+  PhaseBreakdown b = infer::StageIteration(p.l, p.st, part);
   const double pp = p.l.pp;
   PhaseBreakdown r;
   r.compute_s = pp * b.compute_s;
   r.hbm_s = pp * b.hbm_s;
-  r.comm_s = pp * b.comm_s + pp * P2p(p, w.dec_seqs);
-  r.launch_s = pp * b.launch_s + p.l.engine->step_overhead_s;
-  r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
+  r.comm_s = pp * b.comm_s + pp * P2p(p, part.tokens());
+  r.launch_s = pp * b.launch_s;
+  AddHost(p, seqs, r);
+  return r;
+}
+
+// Every sequence of the batch advances one token.
+PhaseBreakdown DecodeRound(const Plan& p, double batch, double ctx) {
+  Work w;
+  w.dec_seqs = batch;
+  w.dec_ctx = ctx;
+  return Round(p, w);
+}
+
+// Speculative decoding: the draft's plan (same GPUs and layout), tokens proposed, acceptance.
+struct Speculation {
+  const Plan* draft = nullptr;
+  int k = 0;
+  double a = 0;
+  // Expected tokens a target step yields (Leviathan et al. 2023, eq. 1).
+  double TokensPerStep() const { return a >= 1 ? k + 1.0 : (1 - std::pow(a, k + 1)) / (1 - a); }
+};
+
+// Time per output token of every sequence of the batch: one decode step, or with speculation
+// k draft decode steps plus one target forward verifying k + 1 tokens per sequence (its weights
+// and KV cache read once, the GEMMs over batch x (k + 1) tokens, attention of the k drafted
+// tokens over the context), divided by the expected tokens per round.
+PhaseBreakdown DecodeToken(const Plan& p, const Speculation& sp, double batch, double ctx) {
+  if (sp.draft == nullptr) return DecodeRound(p, batch, ctx);
+  Work w;
+  w.dec_seqs = batch;
+  w.dec_ctx = ctx;
+  w.pre_seqs = batch;
+  w.pre_len = sp.k;
+  w.pre_cached = ctx;
+  const PhaseBreakdown verify = Round(p, w);
+  const PhaseBreakdown draft = DecodeRound(*sp.draft, batch, ctx);
+  const double per = 1.0 / sp.TokensPerStep();
+  PhaseBreakdown r;
+  r.compute_s = per * (verify.compute_s + sp.k * draft.compute_s);
+  r.hbm_s = per * (verify.hbm_s + sp.k * draft.hbm_s);
+  r.comm_s = per * (verify.comm_s + sp.k * draft.comm_s);
+  r.launch_s = per * (verify.launch_s + sp.k * draft.launch_s);
+  r.total_s = per * (verify.total_s + sp.k * draft.total_s);
+  return r;
+}
+
+// The draft's weights and KV share the target's GPUs: less room for the KV pool.
+void AddDraft(Plan& p, const Plan& d, double len, int block) {
+  p.weights += d.weights;
+  p.pool = std::max(0.0, p.pool - d.weights);
+  p.kv_tok_gpu += d.kv_tok_gpu;
+  p.kv_seq_gpu += d.kv_seq_gpu;
+  p.max_seqs = p.kv_tok_gpu > 0 ? std::floor(p.pool / (RoundUp(len, block) * p.kv_tok_gpu)) : 0;
+}
+
+// Offline maximum load (every request queued): in steady state the batch decodes while the
+// requests that replace finished ones prefill in the same iterations (in-flight batching fuses
+// prefill chunks and decode tokens; one weight read serves both). A period of `output` tokens
+// per sequence holds batch x (prompt + output) tokens in at least `output` iterations of at
+// most max_num_batched_tokens each. Returns the seconds of one period.
+PhaseBreakdown OfflinePeriod(const Plan& p, double batch, double prompt, double output) {
+  const double budget = p.l.engine->max_num_batched_tokens;
+  const double iters = std::max(output, batch * (prompt + output) / budget);
+  Work w;
+  w.dec_seqs = batch * output / iters;
+  w.dec_ctx = prompt + output / 2;
+  w.pre_len = std::min(prompt, budget);
+  w.pre_seqs = batch * prompt / iters / w.pre_len;
+  w.pre_cached = (prompt - w.pre_len) / 2;
+  PhaseBreakdown r = Round(p, w);
+  r.compute_s *= iters;
+  r.hbm_s *= iters;
+  r.comm_s *= iters;
+  r.launch_s *= iters;
+  r.total_s *= iters;
   return r;
 }
 
@@ -202,7 +302,14 @@ PhaseBreakdown Prefill(const Plan& p, double seqs, double len, bool exact) {
   r.compute_s = stage_times * b.compute_s;
   r.hbm_s = stage_times * b.hbm_s;
   r.comm_s = stage_times * (b.comm_s + P2p(p, w.tokens()));
-  r.launch_s = stage_times * b.launch_s + iters * p.l.engine->step_overhead_s;
+  r.launch_s = stage_times * b.launch_s;
+  // Host work per iteration (each iteration schedules w.pre_seqs prompts).
+  PhaseBreakdown host;
+  AddHost(p, w.pre_seqs, host);
+  if (p.l.engine->overlap_scheduler)
+    r.launch_s += iters * std::max(0.0, host.total_s - b.total_s * (stage_times / iters));
+  else
+    r.launch_s += iters * host.total_s;
   r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
   return r;
 }
@@ -215,16 +322,16 @@ void NameBound(PhaseBreakdown& b) {
 double CrossoverBatch(const Plan& p) {
   const ModelSpec& m = *p.l.m;
   const HardwareSpec& hw = *p.l.hw;
-  double rate = hw.peak_bf16_flops * cost::GemmEfficiency(hw, 1e9, m.hidden, m.hidden, 1);
-  if (p.l.wdtype == WeightDType::kFp8) rate *= hw.eff.fp8_gemm_speedup;
-  if (p.l.wdtype == WeightDType::kNvfp4) rate *= hw.eff.fp4_gemm_speedup;
+  const double shape = cost::GemmEfficiency(hw, 1e9, m.hidden, m.hidden, 1) / hw.eff.gemm_max;
+  const double rate = infer::ComputePeak(hw, p.l.wdtype) * p.l.engine->gemm_efficiency * shape;
   const double bw = hw.hbm_bw_bytes_per_s * p.l.engine->decode_hbm_fraction;
   return rate * WeightBytesPerParam(p.l.wdtype, p.l.quant, p.l.group) / (2.0 * bw);
 }
 
 // Online serving: concurrency, latencies and throughput at the spec's request rate; beyond
 // the layout's capacity the report is saturated and carries the offline (maximum) throughput.
-void ServeOnline(const Plan& p, const InferenceSpec& s, double max_batch, InferenceReport& r) {
+void ServeOnline(const Plan& p, const Speculation& sp, const InferenceSpec& s, double max_batch,
+                 InferenceReport& r) {
   infer::RateInputs in;
   in.rate = s.request_rate;
   in.replicas = r.replicas;
@@ -236,11 +343,11 @@ void ServeOnline(const Plan& p, const InferenceSpec& s, double max_batch, Infere
       std::max(1.0, std::ceil(s.prompt_len / p.l.engine->max_num_batched_tokens));
   in.prefill_iter_s = one.total_s / in.prefill_iters_one;
   const double ctx = s.prompt_len + s.output_len / 2;
-  in.decode_step = [&p, ctx](double n) { return DecodeRound(p, n, ctx).total_s; };
+  in.decode_step = [&p, &sp, ctx](double n) { return DecodeToken(p, sp, n, ctx).total_s; };
   r.online = true;
   r.serving = infer::ServeAtRate(in);
   r.batch = std::min(r.serving.concurrency, max_batch);
-  r.decode = DecodeRound(p, std::max(1.0, r.batch), ctx);
+  r.decode = DecodeToken(p, sp, std::max(1.0, r.batch), ctx);
   r.prefill = one;
   r.ttft_s = r.serving.ttft_p50_s;
   r.tpot_s = r.serving.tpot_p50_s;
@@ -248,8 +355,7 @@ void ServeOnline(const Plan& p, const InferenceSpec& s, double max_batch, Infere
     r.output_tokens_per_s = s.request_rate * s.output_len;
     return;
   }
-  const double period = Prefill(p, max_batch, s.prompt_len, true).total_s +
-                        s.output_len * DecodeRound(p, max_batch, ctx).total_s;
+  const double period = OfflinePeriod(p, max_batch, s.prompt_len, s.output_len).total_s;
   r.output_tokens_per_s = max_batch * s.output_len / period * r.replicas;
 }
 
@@ -260,12 +366,27 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   InferenceReport r;
   if (Status st = ResolveDefaults(m, s, r.assumed); !st.ok()) return st;
-  const Plan p = MakePlan(m, hw, s);
+  Plan p = MakePlan(m, hw, s);
+  // The draft: same layout, precisions and engine (its own plan over the same GPUs).
+  InferenceSpec ds = s;
+  if (ds.draft && !ds.draft->is_moe()) ds.attention_dp = 0;
+  Plan draft;
+  Speculation sp;
+  if (s.spec_tokens > 0) {
+    draft = MakePlan(*ds.draft, hw, ds);
+    AddDraft(p, draft, s.prompt_len + s.output_len, s.profile.kv_block_tokens);
+    sp = {&draft, s.spec_tokens, s.acceptance_rate};
+    r.spec_tokens_per_step = sp.TokensPerStep();
+    r.spec_tokens = s.spec_tokens;
+    r.acceptance_rate = s.acceptance_rate;
+    r.draft_model = ds.draft->name;
+  }
   r.profile = s.profile;
   r.replicas = s.gpus / (s.tp * s.pp);
   r.tp = s.tp;
   r.pp = s.pp;
   r.kv_dtype = s.kv_dtype;
+  r.weight_dtype = s.weight_dtype;
   r.expert_parallel = s.attention_dp == 1;
   r.weights_bytes = p.weights;
   r.activation_bytes = p.act;
@@ -296,10 +417,12 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
     if (B < 1) return r;
   }
   if (s.request_rate > 0) {
-    ServeOnline(p, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
+    ServeOnline(p, sp, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
     r.kv_cache_bytes *= r.batch / B;  // the concurrency the rate sustains
   } else if (s.batch > 0) {
-    r.decode = DecodeRound(p, B, s.prompt_len + s.output_len / 2);
+    // The scheduler cap that serves this batch (the launch line's --max-num-seqs).
+    r.profile.max_num_seqs = static_cast<int>(std::ceil(B));
+    r.decode = DecodeToken(p, sp, B, s.prompt_len + s.output_len / 2);
     r.tpot_s = r.decode.total_s;
     r.prefill = Prefill(p, B, s.prompt_len, false);
     r.ttft_s = r.prefill.total_s;
@@ -311,7 +434,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
     r.tpot_s = r.decode.total_s;
     r.prefill = Prefill(p, B, s.prompt_len, true);
     r.ttft_s = Prefill(p, 1, s.prompt_len, false).total_s;
-    const double period = r.prefill.total_s + s.output_len * r.tpot_s;
+    const double period = OfflinePeriod(p, B, s.prompt_len, s.output_len).total_s;
     r.output_tokens_per_s = B * s.output_len / period * r.replicas;
     r.tpot_s = period / s.output_len;
   }

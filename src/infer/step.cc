@@ -16,6 +16,7 @@ constexpr double kElementwisePasses = 12;
 constexpr int kElementwiseKernels = 6;
 // MoE routing kernels besides the expert GEMMs: router GEMM, top-k, permute, un-permute.
 constexpr int kMoeRoutingKernels = 4;
+constexpr double kMoePermutePasses = 4;
 // Vocabulary logits are FP32 for sampling: write + softmax/top-p read (vLLM Sampler).
 constexpr double kLogitBytes = 4.0 * 2;
 
@@ -39,22 +40,32 @@ struct Acc {
   void Comm(double s) { b.comm_s += s; }
 };
 
-// Achieved GEMM FLOP/s for weights of `d` (weight-only int formats compute in BF16): the preset's
-// GEMM efficiency for the n x k shape without the m factor (decode GEMMs are skinny but tile
-// padding, not the m dimension, bounds them: the roofline decides), times the low-precision
-// speed-up fitted on training runs.
-// Grouped (MoE expert) GEMMs keep the m factor: each expert sees only its share of the tokens.
+}  // namespace
+
+// Datasheet dense tensor peak of the precision the GEMMs compute in: FP8 / NVFP4 checkpoints
+// run FP8 / FP4 tensor cores where the GPU has them; weight-only int formats dequantise to BF16.
+double ComputePeak(const HardwareSpec& hw, WeightDType d) {
+  const double bf16 = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
+  if (d == WeightDType::kNvfp4 && hw.peak_fp4_flops > 0) return hw.peak_fp4_flops;
+  if (d == WeightDType::kFp8 && hw.peak_fp8_flops > 0) return hw.peak_fp8_flops;
+  return bf16;
+}
+
+namespace {
+
+// Achieved GEMM FLOP/s: the precision's datasheet peak x the engine's achieved fraction of it
+// (one constant per engine for every GPU: inference GEMMs are the engine's own kernels, not the
+// training stack whose losses the preset's gemm_max absorbs) x the preset's shape law relative
+// to its best (cost::GemmEfficiency / gemm_max: k depth, wave quantisation, grouped GEMMs).
+// Dense GEMMs drop the m factor (decode GEMMs are skinny but tile padding, not m, bounds them:
+// the roofline decides); grouped (MoE expert) GEMMs keep it, each expert sees its share.
 double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
   const HardwareSpec& hw = *l.hw;
-  const double peak = hw.peak_bf16_flops > 0 ? hw.peak_bf16_flops : hw.peak_fp16_flops;
-  // Grouped: one problem per local expert, run together (GemmEfficiency applies grouped_gemm).
   const double local_experts = grouped ? std::max(1.0, Div(l.m->moe.num_experts, l.tp)) : 1;
-  double rate = peak *
-                cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, local_experts) *
-                l.engine->gemm_factor;
-  if (l.wdtype == WeightDType::kFp8 && hw.peak_fp8_flops > 0) rate *= hw.eff.fp8_gemm_speedup;
-  if (l.wdtype == WeightDType::kNvfp4 && hw.peak_fp4_flops > 0) rate *= hw.eff.fp4_gemm_speedup;
-  return rate;
+  const double shape =
+      Div(cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, local_experts),
+          hw.eff.gemm_max);
+  return ComputePeak(hw, l.wdtype) * l.engine->gemm_efficiency * shape;
 }
 
 bool WeightOnly(WeightDType d) {
@@ -104,8 +115,9 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
     const double g = m.is_mla() ? 1.0 : Div(m.heads, m.kv_heads);
     const double copies = l.engine->repeat_kv ? 3.0 + 2.0 * g : 1.0;
     const double bytes = w.dec_seqs * w.dec_ctx * kv_layer * copies;
-    a.Add(Div(flops, peak), Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction),
-          1);
+    const double frac = l.engine->attention_hbm_fraction > 0 ? l.engine->attention_hbm_fraction
+                                                             : l.engine->decode_hbm_fraction;
+    a.Add(Div(flops, peak), Div(bytes, l.hw->hbm_bw_bytes_per_s * frac), 1);
   }
   if (w.pre_seqs > 0) {
     // Causal prefill over pre_cached earlier positions: mean keys per query cached + len/2.
@@ -160,8 +172,13 @@ PhaseBreakdown Layer(const Layout& l, const StageShape& st, const Work& w, bool 
     AddGemm(a, l,
             {experts, static_cast<double>(m.moe.expert_ffn), static_cast<double>(m.hidden), read,
              t * m.moe.top_k / e, true, 2},
-            t / l.tp);
-    a.Add(0, 0, kMoeRoutingKernels);
+            t * m.moe.top_k / l.tp);
+    // Permute and un-permute move each token's top_k copies of the hidden vector (written by
+    // the dispatch, read by the grouped GEMM's input; written by its output, read and weighted
+    // by the combine): four hidden-sized passes per routed copy.
+    const double routed = t * m.moe.top_k / l.tp * m.hidden * kAct * kMoePermutePasses;
+    a.Add(0, Div(routed, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction),
+          kMoeRoutingKernels);
   }
   const double elem = td * m.hidden * kAct * kElementwisePasses;
   a.Add(0, Div(elem, l.hw->hbm_bw_bytes_per_s * l.hw->eff.mem), kElementwiseKernels);
@@ -268,7 +285,7 @@ PhaseBreakdown StageIteration(const Layout& l, const StageShape& st, const Work&
     Acc a{l.engine->kernel_latency_s, {}};
     const double out_tokens = w.dec_seqs + std::ceil(w.pre_seqs);
     const double params = static_cast<double>(m.vocab) * m.hidden / l.tp;
-    const double peak = l.hw->peak_bf16_flops * l.hw->eff.gemm_max;
+    const double peak = ComputePeak(*l.hw, WeightDType::kBf16) * l.engine->gemm_efficiency;
     const double bytes = params * 2.0 + out_tokens * Div(m.vocab, l.tp) * kLogitBytes;
     a.Add(Div(2.0 * out_tokens * params, peak),
           Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction), 3);

@@ -58,6 +58,9 @@ StageWeights StageWeightBytes(const Layout& l, const StageShape& st);
 // replicated when fewer than tp; MLA latent replicated on every tp rank).
 double StageKvBytesPerToken(const Layout& l, const StageShape& st);
 
+// Datasheet dense tensor FLOP/s of the precision GEMMs over `d` weights compute in.
+double ComputePeak(const HardwareSpec& hw, WeightDType d);
+
 // Parameters of one layer's GEMMs (whole layer, before tp).
 double AttentionParams(const ModelSpec& m);
 double ExpertParams(const ModelSpec& m);                    // one routed expert

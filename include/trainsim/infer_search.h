@@ -1,0 +1,56 @@
+// `trainsim infer --search`: the best serving layout for a model, hardware and GPU count under a
+// latency SLO, by output throughput or by cost per million output tokens (docs/INFERENCE.md,
+// "Layout search").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trainsim/hardware.h"
+#include "trainsim/infer.h"
+#include "trainsim/model.h"
+
+namespace trainsim {
+
+struct InferSearchSpec {
+  // Prompt / output lengths, engine, quantisation, memory settings; its tp, pp, batch, weight and
+  // KV dtypes are what the search varies (the given ones are the only candidates unless the
+  // lists below widen them).
+  InferenceSpec base;
+  int gpus = 1;           // every layout uses all of them: replicas = gpus / (tp x pp)
+  double slo_ttft_s = 0;  // 0 = no bound
+  double slo_tpot_s = 0;  // 0 = no bound
+  std::vector<WeightDType> weight_dtypes;  // empty: base.weight_dtype only
+  std::vector<KvDType> kv_dtypes;          // empty: the engine's default for each weight dtype
+  std::vector<double> batches;             // empty: powers of two up to the engine's max_num_seqs
+  std::string objective = "throughput";    // throughput | cost
+  double price_usd_per_gpu_hour = 0;       // 0: the hardware's recorded price (may be none)
+  int top = 10;
+};
+
+struct InferCandidate {
+  int tp = 1, pp = 1, replicas = 1;
+  double batch = 0;  // per replica
+  WeightDType weight_dtype = WeightDType::kBf16;
+  KvDType kv_dtype = KvDType::kBf16;
+  bool fits = false, meets_slo = false;
+  double ttft_s = 0, tpot_s = 0, output_tokens_per_s = 0, output_tokens_per_s_per_gpu = 0;
+  double usd_per_million_output_tokens = 0;  // 0 = no price
+  std::string launch_command;
+};
+
+struct InferSearchResult {
+  std::vector<InferCandidate> ranked;  // feasible (fit, meet the SLO), best first, at most top
+  int evaluated = 0, feasible = 0;
+  double price_usd_per_gpu_hour = 0;
+  std::string objective;
+};
+
+// Enumerates tp (dividing the heads) x pp (at most the layers) x batch x dtypes over `gpus`;
+// a candidate is feasible when it fits and its fixed-batch TTFT (the batch's prefill) and TPOT
+// meet the SLO. Ranked by output tokens/s (throughput) or $ per million output tokens (cost).
+Result<InferSearchResult> SearchInference(const ModelSpec& m, const HardwareSpec& hw,
+                                          const InferSearchSpec& s);
+std::string InferSearchJson(const InferSearchResult& r, int indent = 2);
+
+}  // namespace trainsim
