@@ -445,31 +445,11 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   return r;
 }
 
-Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
-                              const DecodeLayout& layout, double batch, double context_len) {
-  InferenceSpec s;
-  s.tp = layout.tp;
-  s.pp = layout.pp;
-  s.ep = layout.ep;
-  s.gpus = s.tp * s.pp;
-  s.weight_dtype = layout.weight_dtype;
-  s.kv_dtype = layout.kv_dtype;
-  s.kv_dtype_given = true;
-  s.engine = layout.engine;
-  s.prompt_len = std::max(1.0, context_len);
-  s.output_len = 1;
-  s.batch = batch;
-  if (!(batch >= 1)) return Status::Invalid("batch", "must be >= 1");
-  if (Status st = CheckSpec(m, s); !st.ok()) return st;
-  std::vector<Assumption> ignored;
-  if (Status st = ResolveDefaults(m, s, ignored); !st.ok()) return st;
-  const Plan p = MakePlan(m, hw, s);
-  return DecodeRound(p, batch, context_len).total_s;
-}
-
 namespace {
+// The plan of one replica of `layout` (the RL rollout engines): a request of `prompt_len` tokens,
+// `batch` sequences.
 Result<Plan> LayoutPlan(const ModelSpec& m, const HardwareSpec& hw, const DecodeLayout& layout,
-                        InferenceSpec& s, double prompt_len) {
+                        InferenceSpec& s, double prompt_len, double batch = 1) {
   s.tp = layout.tp;
   s.pp = layout.pp;
   s.ep = layout.ep;
@@ -480,13 +460,22 @@ Result<Plan> LayoutPlan(const ModelSpec& m, const HardwareSpec& hw, const Decode
   s.engine = layout.engine;
   s.prompt_len = std::max(1.0, prompt_len);
   s.output_len = 1;
-  s.batch = 1;
+  s.batch = batch;
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   std::vector<Assumption> ignored;
   if (Status st = ResolveDefaults(m, s, ignored); !st.ok()) return st;
   return MakePlan(m, hw, s);
 }
 }  // namespace
+
+Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
+                              const DecodeLayout& layout, double batch, double context_len) {
+  if (!(batch >= 1)) return Status::Invalid("batch", "must be >= 1");
+  InferenceSpec s;
+  auto p = LayoutPlan(m, hw, layout, s, context_len, batch);
+  if (!p.ok()) return p.status();
+  return DecodeRound(p.value(), batch, context_len).total_s;
+}
 
 Result<double> PrefillTime(const ModelSpec& m, const HardwareSpec& hw, const DecodeLayout& layout,
                            double seqs, double prompt_len) {
