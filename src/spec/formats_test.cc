@@ -131,8 +131,14 @@ TEST(TorchtitanConfig, NewerKeys) {
   EXPECT_EQ(s.world_size, 8);  // data_parallel_shard_degree 8
   EXPECT_TRUE(s.fsdp);
   EXPECT_EQ(s.mbs, 6);  // local_batch_size
+  // training.dtype bfloat16: pure-bf16 parameters, gradients and Adam moments (8 B/param).
+  EXPECT_EQ(s.optimizer_state_bytes, 4);
+  EXPECT_FALSE(s.main_grad_fp32);
   const auto ignored = Fields(c->ignored);
-  EXPECT_EQ(ignored.at("training.dtype"), "bfloat16");
+  EXPECT_EQ(ignored.count("training.dtype"), 0u);
+  size_t compile_rows = 0;  // listed once, with its reason
+  for (const auto& i : c->ignored) compile_rows += i.field == "compile.enable";
+  EXPECT_EQ(compile_rows, 1u);
   EXPECT_EQ(ignored.at("training.mixed_precision_reduce"), "bfloat16");
   EXPECT_EQ(ignored.count("compile.enable"), 1u);
   EXPECT_EQ(ignored.count("validation.enable"), 0u);  // harmless section

@@ -66,7 +66,6 @@ constexpr HfClass kClasses[] = {
     {"deepseek", true, false, false, false, false, false, false, 0},
     {"deepseek_v2", true, false, false, false, false, false, false, 0},
     {"deepseek_v3", true, false, false, false, false, false, false, 0},
-    {"deepseek_v32", true, false, false, false, false, false, false, 0},
     {"kimi_k2", true, false, false, false, false, false, false, 0},
     {"glm4_moe", true, false, false, false, false, false, false, 0},
     {"glm4_moe_lite", true, false, false, false, false, false, false, 0},
@@ -257,6 +256,16 @@ Status Refusals(const json& j, const std::string& type, const std::string& origi
                                                "and MLP layers (state-space, linear-attention or "
                                                "encoder-decoder); not representable")
           .WithContext(origin);
+  // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): a lightning indexer picks index_topk keys
+  // per query (DeepSeek-V3.2-Exp report); costing it as dense MLA would describe another job.
+  const bool dsa_type = type == "deepseek_v32" || type == "glm_moe_dsa";
+  if (dsa_type || (j.contains("index_topk") && !j["index_topk"].is_null()))
+    return Status::Invalid(dsa_type ? "model_type" : "index_topk",
+                           "DeepSeek Sparse Attention ('" + type +
+                               "': lightning indexer + top-k key selection) is not "
+                               "representable; set model_type to deepseek_v3 to cost it as "
+                               "dense MLA")
+        .WithContext(origin);
   for (const RefusedKey& k : kRefusedKeys)
     if (j.contains(k.key) && !j[k.key].is_null())
       return Status::Invalid(k.key, k.why).WithContext(origin);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
@@ -48,9 +50,16 @@ int LauncherGpus(const std::vector<std::string>& w) {
     if (const size_t colon = value.find(':'); colon != std::string::npos)
       value = value.substr(colon + 1);  // elastic "min:max" nodes
     long long v = 0;
+    const bool counts = flag == "--nproc-per-node" || flag == "--num-gpus" ||
+                        flag == "--ntasks-per-node" || flag == "--nnodes" ||
+                        flag == "--num-nodes" || flag == "--nodes";
     if (value.empty() || value.size() > 6 ||
-        value.find_first_not_of("0123456789") != std::string::npos)
+        value.find_first_not_of("0123456789") != std::string::npos) {
+      // A count the script leaves to its environment (`--nnodes $NNODES` with NNODES unset
+      // expands to nothing): the GPU count is unknown, not one node.
+      if (counts) return 0;
       continue;
+    }
     v = std::stoll(value);
     // torchrun / deepspeed; srun's --ntasks-per-node and --nodes.
     if (flag == "--nproc-per-node" || flag == "--num-gpus" || flag == "--ntasks-per-node")
@@ -65,6 +74,19 @@ bool IsPretrainProgram(const std::string& w) {
   const std::string base = slash == std::string::npos ? w : w.substr(slash + 1);
   return base.rfind("pretrain", 0) == 0 && base.size() > 3 &&
          base.compare(base.size() - 3, 3, ".py") == 0;
+}
+
+// Utilities that take a file name as data, never run it (POSIX / coreutils).
+bool RunsNoProgram(const std::vector<std::string>& fields) {
+  if (fields.empty()) return false;
+  const size_t slash = fields[0].find_last_of('/');
+  const std::string base = slash == std::string::npos ? fields[0] : fields[0].substr(slash + 1);
+  static const std::set<std::string> kData = {
+      "chmod",    "chown", "cp",  "mv",    "ls",   "cat",       "echo",    "printf",
+      "mkdir",    "rm",    "ln",  "touch", "test", "[",         "[[",      "stat",
+      "head",     "tail",  "wc",  "sed",   "grep", "realpath",  "dirname", "basename",
+      "readlink", "tee",   "git", "wget",  "curl", "sha256sum", "md5sum",  "export"};
+  return kData.count(base) > 0;
 }
 
 class Interpreter {
@@ -142,7 +164,11 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     for (size_t k = 1; k < fields.size(); ++k) text += (k > 1 ? " " : "") + fields[k];
     fields = {"sh", "-c", text};
   }
-  const auto prog = std::find_if(fields.begin(), fields.end(), IsPretrainProgram);
+  // A command that names pretrain_*.py without running it (chmod +x pretrain_gpt.py, cp, echo
+  // in published scripts such as Megatron-MoE-ModelZoo's run-train.sh) is not the pretrain command.
+  const auto prog = RunsNoProgram(fields)
+                        ? fields.end()
+                        : std::find_if(fields.begin(), fields.end(), IsPretrainProgram);
   for (size_t k = 0; prog == fields.end() && k + 2 < fields.size(); ++k) {
     if ((fields[k] != "sh" && fields[k] != "bash") || fields[k + 1] != "-c") continue;
     auto toks = shell::Lex(fields[k + 2]);

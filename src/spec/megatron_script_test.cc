@@ -435,5 +435,54 @@ TEST(MegatronScripts, Llama32_1bFp8WithArgumentLoop) {
   EXPECT_TRUE(m->layernorm);  // no --normalization: Megatron's LayerNorm
 }
 
+// Megatron-MoE-ModelZoo's DeepSeek-V3 run-train.sh (a GCP A4 fork): `chmod +x pretrain_gpt.py`
+// before the torchrun line is not a second pretrain command; NNODES and FP8_RECIPE come from
+// the job's environment, so as published the GPU count is unknown (not one node) and
+// `--fp8-recipe $FP8_RECIPE` lacks its value, as Megatron's argparse would say.
+TEST(MegatronScripts, ModelZooDeepSeekV3UnsetVariablesAndLayout) {
+  const std::string text = ReadScript("modelzoo_deepseek_v3_run_train.sh");
+  auto cmd = ParseMegatronScript(text);
+  ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+  EXPECT_EQ(cmd->program, "pretrain_gpt.py");
+  EXPECT_EQ(cmd->launcher_gpus, 0);
+  Strategy s0;
+  MegatronReading r0;
+  Status bad = ReadMegatronArgs(cmd->args, s0, nullptr, r0);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("--fp8-recipe"), std::string::npos) << bad.message();
+
+  auto env = ParseMegatronScript("NNODES=32\nFP8_RECIPE=blockwise\n" + text);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  EXPECT_EQ(env->launcher_gpus, 256);
+  Strategy s;
+  MegatronReading r;
+  ASSERT_TRUE(ReadMegatronArgs(env->args, s, nullptr, r).ok());
+  EXPECT_EQ(s.tp, 1);
+  EXPECT_EQ(s.pp, 8);
+  EXPECT_EQ(s.ep, 4);
+  EXPECT_EQ(s.mbs, 1);
+  EXPECT_EQ(s.gbs, 256);
+  EXPECT_EQ(s.seq, 4096);
+  EXPECT_EQ(s.zero, 1);
+  EXPECT_EQ(s.dtype, DType::kFp8);
+  EXPECT_EQ(s.recompute, Recompute::kSelective);
+  EXPECT_EQ(s.recompute_modules,
+            kRecomputeMlaUpProj | kRecomputeMoe | kRecomputeMlp | kRecomputeLayerNorm);
+  EXPECT_EQ(r.pipeline_layout, "Et*2|(tt|)*22t|(tt|)*7mL");
+  EXPECT_EQ(IgnoredNames(r),
+            (std::vector<std::string>{"--cross-entropy-fusion-impl", "--logging-level",
+                                      "--enable-experimental", "--moe-router-padding-for-fp8"}));
+  Strategy no_model = s;
+  auto shape_only = ResolveMegatronModel(r, nullptr, no_model);
+  ASSERT_FALSE(shape_only.ok());  // the vocabulary comes from the HF tokenizer
+  EXPECT_NE(shape_only.status().message().find("--vocab-size"), std::string::npos);
+  // Chunk 23 holds one layer and chunk 31 only the MTP module: not a split trainsim represents.
+  auto v3 = LoadModel("deepseek-v3");
+  ASSERT_TRUE(v3.ok());
+  auto m = ResolveMegatronModel(r, &v3.value(), s);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("--pipeline-model-parallel-layout"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainsim

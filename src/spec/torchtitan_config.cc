@@ -61,6 +61,7 @@ const std::set<std::string> kRead = {
     "training.global_batch_size",
     "training.seq_len",
     "training.mixed_precision_param",
+    "training.dtype",
     "training.max_norm",
     "training.steps",
     "training.warmup_steps",
@@ -256,6 +257,17 @@ void ReadTraining(Ctx& c) {
   } else {
     c.Fail("training.mixed_precision_param", "must be bfloat16 or float32, got '" + param + "'");
   }
+  // training.dtype "bfloat16": torchtitan keeps parameters, gradients and optimizer states in
+  // bf16 with no fp32 copy (torchtitan/config/job_config.py, Training.dtype: "all parameters,
+  // gradients, and optimizer states in bfloat16, without an extra copy of fp32 weights"): 2 B
+  // of weights, 2 B of gradients and 2 x 2 B of Adam moments per parameter.
+  const std::string pure = c.Str("training", "dtype").value_or("float32");
+  if (pure == "bfloat16") {
+    c.out.settings["optimizer_state_bytes"] = "4";
+    c.out.settings["use_fp32_accum_grad"] = "false";
+  } else if (pure != "float32") {
+    c.Fail("training.dtype", "must be float32 or bfloat16, got '" + pure + "'");
+  }
   if (c.Bool("training", "enable_cpu_offload").value_or(false))
     c.Fail("training.enable_cpu_offload",
            "FSDP CPU offload of parameters is not represented (trainsim offloads optimizer "
@@ -347,9 +359,9 @@ void ListIgnored(Ctx& c) {
     }
     for (const auto& [key, value] : *tbl) {
       const std::string full = s + "." + std::string(key.str());
-      // A switch left off, or training.dtype float32 (the default), changes nothing.
+      // A switch left off changes nothing; compile.enable is listed with its reason below.
       if (kRead.count(full) || value.value<bool>() == std::optional<bool>(false) ||
-          (full == "training.dtype" && value.value<std::string>() == "float32"))
+          full == "compile.enable")
         continue;
       std::string text;
       if (auto v = value.value<std::string>())
