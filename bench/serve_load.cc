@@ -3,7 +3,7 @@
 // Prints throughput, p50/p99/max latency and the error count per concurrency.
 //
 //   build/trainsim serve --port 8181 &
-//   build/serve_load --port 8181 --requests 100000 --concurrency 1,8,64
+//   build/serve_load --port 8181 --requests 100000 --concurrency 1,8,64 [--distinct 1]
 #include <httplib.h>
 
 #include <algorithm>
@@ -27,7 +27,18 @@ struct Options {
   int port = 8080;
   long requests = 100000;
   std::vector<int> concurrency = {1, 8, 64};
+  // --distinct 1: every request a different body (global_batch_size 2, 4, 6, ... cycling over
+  // 100,000 values), so that no answer comes from the server's simulate cache.
+  bool distinct = false;
 };
+
+// The body of request `i` (of all clients: `seq` counts them).
+std::string Body(const Options& o, long i) {
+  if (!o.distinct) return kBody;
+  return R"({"model": "llama3-8b", "hardware": "h100_sxm_80gb", "strategy": {"world_size": 8, )"
+         R"("tp_size": 2, "pp_size": 2, "global_batch_size": )" +
+         std::to_string(2 * (1 + i % 100000)) + "}}";
+}
 
 struct Run {
   std::vector<double> latency_s;  // of the successful requests
@@ -36,15 +47,17 @@ struct Run {
 };
 
 // One client: `n` requests on one connection, latencies appended to `out`.
-void Client(const Options& o, long n, std::vector<double>& out, std::atomic<long>& errors) {
+void Client(const Options& o, long n, std::vector<double>& out, std::atomic<long>& errors,
+            std::atomic<long>& seq) {
   httplib::Client c(o.host, o.port);
   c.set_keep_alive(true);
   c.set_tcp_nodelay(true);  // else each request waits for a delayed ACK (~40 ms)
   c.set_read_timeout(30, 0);
   out.reserve(n);
   for (long i = 0; i < n; ++i) {
+    const std::string body = Body(o, seq.fetch_add(1));
     const auto t0 = std::chrono::steady_clock::now();
-    auto res = c.Post("/v1/simulate", kBody, "application/json");
+    auto res = c.Post("/v1/simulate", body, "application/json");
     const auto t1 = std::chrono::steady_clock::now();
     if (!res || res->status != 200 || res->body.empty()) {
       errors.fetch_add(1);
@@ -56,12 +69,12 @@ void Client(const Options& o, long n, std::vector<double>& out, std::atomic<long
 
 Run Measure(const Options& o, int conc) {
   std::vector<std::vector<double>> lat(conc);
-  std::atomic<long> errors{0};
+  std::atomic<long> errors{0}, seq{0};
   std::vector<std::thread> threads;
   const auto start = std::chrono::steady_clock::now();
   for (int t = 0; t < conc; ++t) {
     const long n = o.requests / conc + (t < o.requests % conc ? 1 : 0);
-    threads.emplace_back([&, t, n] { Client(o, n, lat[t], errors); });
+    threads.emplace_back([&, t, n] { Client(o, n, lat[t], errors, seq); });
   }
   for (std::thread& t : threads) t.join();
   Run r;
@@ -86,6 +99,8 @@ Options Parse(int argc, char** argv) {
       o.host = v;
     else if (k == "--port")
       o.port = std::atoi(v.c_str());
+    else if (k == "--distinct")
+      o.distinct = v == "1";
     else if (k == "--requests")
       o.requests = std::atol(v.c_str());
     else if (k == "--concurrency") {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "py_args.h"
+#include "py_plan.h"
 #include "py_search.h"
 #include "trainsim/front_end.h"
 #include "trainsim/presets.h"
@@ -119,6 +120,19 @@ PYBIND11_MODULE(trainsim, m) {
         "takes the list); full=True returns the whole document (counts, rejections, Pareto "
         "front). The GIL is released while it runs; Ctrl-C cancels it; past timeout_s it "
         "returns what it has with a RuntimeWarning.");
+  m.def("plan", &PlanPy, py::arg("model") = "llama3-8b", py::arg("hardware") = "h100_sxm_80gb",
+        "plan(model='llama3-8b', hardware='h100_sxm_80gb', *, tokens=None, epochs=None, "
+        "dataset_tokens=None, price_per_gpu_hour=None, ..., search=False, compute_optimal=False, "
+        "detail=False, strategy=None, hw_override=None, **settings) -> dict\n\n"
+        "The whole run of a step (steps, wall time, GPU-hours, cost, energy, CO2, goodput), as "
+        "`trainsim plan --json`: the plan options are the CLI's flags ('-' written '_'), the "
+        "rest are simulate()'s strategy keywords. The GIL is released while it runs.");
+  m.def("recommend", &RecommendPy, py::arg("model") = "llama3-8b",
+        "recommend(model='llama3-8b', *, tokens, deadline_days=None, budget_usd=None, "
+        "price_per_gpu_hour=None, objective='cost', dtype='bf16', gbs=None, seq=4096, gpus=None, "
+        "top=10, threads=0, include_uncalibrated=False) -> dict\n\n"
+        "Hardware x GPU count x strategy ranked for a run, as `trainsim recommend --json`. The "
+        "GIL is released while it runs.");
   m.def("validate", &ValidatePy, py::arg("files") = py::none(), py::kw_only(),
         py::arg("cases") = py::none(),
         "validate(files=None, *, cases=None) -> dict\n\n"

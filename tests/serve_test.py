@@ -3,7 +3,7 @@
 requests over real sockets, checks the status codes and that the server keeps serving.
 
 usage: serve_test.py TRAINSIM CASE [--validator DIR] [--cases FILE]
-  CASE: cli_equal endpoints openapi body_100mb deep_nesting huge_number invalid_utf8
+  CASE: cli_equal plan_recommend endpoints openapi body_100mb deep_nesting huge_number invalid_utf8
         slow_client path_traversal search_1e9 connections
 Exit 0 = pass, 1 = fail, 77 = skipped (ctest SKIP_RETURN_CODE)."""
 import argparse
@@ -163,6 +163,63 @@ def case_cli_equal(exe, _):
         check(want.stderr.strip() == "trainsim: " + msg.replace("strategy", strat, 1) or
               want.stderr.strip() == "trainsim: " + msg,
               "message differs:\n  %s\n  %s" % (msg, want.stderr.strip()))
+
+
+def case_plan_recommend(exe, _):
+    """POST /v1/plan and /v1/recommend answer byte for byte what `plan --json` and `recommend
+    --json` print for the same input; bad input is a 400 naming the field; a recommend past the
+    server's search time limit is a 503 and the server keeps serving."""
+    with tempfile.TemporaryDirectory() as d, Server(exe) as srv:
+        plans = [
+            ({"tokens": 1e12}, ["--tokens", "1e12"]),
+            (dict(SIM_BODY, tokens=2e12, price_per_gpu_hour=2.5, mtbf_gpu_hours=20000,
+                  storage_gbps=5, gpus_per_node=4),
+             ["--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--tokens", "2e12",
+              "--price-per-gpu-hour", "2.5", "--mtbf-gpu-hours", "20000", "--storage-gbps", "5",
+              "--gpus-per-node", "4"]),
+            ({"strategy": {"world_size": 8, "global_batch_size": 32}, "search": True,
+              "tokens": 1e11}, ["--search", "--tokens", "1e11"]),
+            ({"compute_optimal": True, "budget_usd": 1e5}, ["--compute-optimal",
+                                                             "--budget-usd", "1e5"]),
+        ]
+        for i, (body, args) in enumerate(plans):
+            if "strategy" in body:
+                strat = os.path.join(d, "p%d.json" % i)
+                with open(strat, "w") as f:
+                    json.dump(body["strategy"], f)
+                args = args + ["--strategy", strat]
+            status, _, got = request(srv.port, "POST", "/v1/plan", body, timeout=60)
+            want = cli(exe, "plan", "--json", *args)
+            check(want.returncode == 0, "plan CLI failed: %s" % want.stderr)
+            check(status == 200, "plan row %d: %d %r" % (i, status, got[:300]))
+            check(got.decode() == want.stdout, "plan row %d: differs from plan --json" % i)
+        rec = {"model": "llama3-8b", "tokens": 1e12, "gpus": [8, 16], "gbs": 64,
+               "deadline_days": 60, "top": 3}
+        status, _, got = request(srv.port, "POST", "/v1/recommend", rec, timeout=120)
+        want = cli(exe, "recommend", "--json", "--model", "llama3-8b", "--tokens", "1e12",
+                   "--gpus", "8,16", "--gbs", "64", "--deadline-days", "60", "--top", "3")
+        check(want.returncode == 0, "recommend CLI failed: %s" % want.stderr)
+        check(status == 200, "recommend: %d %r" % (status, got[:300]))
+        got_j, want_j = json.loads(got), json.loads(want.stdout)
+        # "seconds" is the run's own wall time; everything else byte for byte.
+        got_j.pop("seconds", None), want_j.pop("seconds", None)
+        check(got_j == want_j, "recommend differs from recommend --json")
+        for path, body, field in [("/v1/plan", {"tokens": "many"}, "tokens"),
+                                  ("/v1/plan", {"tokens": 1e12, "pue": 0.5}, "pue"),
+                                  ("/v1/plan", {"tokens": 1e12, "colour": 1}, "colour"),
+                                  ("/v1/plan", {"flops": 1e20}, "flops"),
+                                  ("/v1/recommend", {"gpus": [8]}, "tokens"),
+                                  ("/v1/recommend", {"tokens": 1e12, "objective": "fun"},
+                                   "objective"),
+                                  ("/v1/recommend", {"tokens": 1e12, "gpus": [0]}, "gpus")]:
+            status, _, got = request(srv.port, "POST", path, body)
+            check(status == 400 and error_of(got).get("field") == field,
+                  "%s %r: %d %r" % (path, body, status, got[:300]))
+    with Server(exe, "--search-seconds", "0.05") as srv:
+        status, _, got = request(srv.port, "POST", "/v1/recommend", {"tokens": 1e13}, timeout=60)
+        check(status == 503 and error_of(got)["field"] == "time_limit",
+              "recommend over the limit: %d %r" % (status, got[:300]))
+        still_serving(srv.port)  # checks health and a simulation itself
 
 
 def case_endpoints(exe, args):

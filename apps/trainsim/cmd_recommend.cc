@@ -5,6 +5,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "strategy_flags.h"
+#include "trainsim/front_end.h"
 #include "trainsim/plan.h"
 
 namespace trainsim::cli {
@@ -38,31 +39,26 @@ void AddRecommend(CLI::App& app, RecommendArgs& a) {
 int RunRecommend(const RecommendArgs& a) {
   auto model = LoadModel(a.model);
   if (!model.ok()) return Fail(model.status());
-  auto obj = ParsePlanObjective(a.objective);
-  if (!obj.ok()) return Fail(obj.status());
-  auto dt = ParseDType(a.dtype);
-  if (!dt.ok()) return Fail(dt.status());
+  RecommendRequest req;  // the request every front-end builds (front_end.h)
+  req.tokens = a.tokens;
+  req.objective = a.objective;
+  req.dtype = a.dtype;
+  req.gbs = a.gbs;
+  req.seq = a.seq;
+  req.gpus = a.gpus;
+  req.top = a.top;
+  req.threads = a.threads;
+  req.include_uncalibrated = a.include_uncalibrated;
+  if (a.given.at("--deadline-days")->count()) req.deadline_days = a.deadline_days;
+  if (a.given.at("--budget-usd")->count()) req.budget_usd = a.budget_usd;
+  if (a.given.at("--price-per-gpu-hour")->count()) req.price_per_gpu_hour = a.price;
+  auto o = MakeRecommendOptions(req);
+  if (!o.ok()) return Fail(o.status());
   auto catalogue = LoadCatalogue();
   if (!catalogue.ok()) return Fail(catalogue.status());
-  RecommendOptions o;
-  o.tokens = a.tokens;
-  o.seq = a.seq;
-  o.gbs = a.gbs;
-  o.dtype = dt.value();
-  o.objective = obj.value();
-  o.gpu_counts = a.gpus;
-  o.include_uncalibrated = a.include_uncalibrated;
-  o.top = a.top;
-  o.threads = a.threads;
-  if (a.given.at("--deadline-days")->count()) o.deadline_s = a.deadline_days * 86400;
-  if (a.given.at("--budget-usd")->count()) o.budget_usd = a.budget_usd;
-  if (a.given.at("--price-per-gpu-hour")->count()) {
-    if (!(a.price > 0)) return Fail(Status::Invalid("price_per_gpu_hour", "must be > 0"));
-    o.plan.price_usd_per_gpu_hour = a.price;
-  }
-  auto r = Recommend(model.value(), catalogue.value(), o);
+  auto r = Recommend(model.value(), catalogue.value(), o.value());
   if (!r.ok()) return Fail(r.status());
-  std::cout << (a.json ? RecommendJson(r.value()) + "\n" : RecommendText(r.value(), o));
+  std::cout << (a.json ? RecommendJson(r.value()) + "\n" : RecommendText(r.value(), o.value()));
   return 0;
 }
 

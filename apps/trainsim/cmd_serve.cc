@@ -28,6 +28,10 @@ void AddServe(CLI::App& app, ServeArgs& a) {
       ->capture_default_str();
   c->add_option("--search-threads", a.search_threads, "threads per search (0 = all cores)")
       ->check(CLI::Range(0, 1024));
+  c->add_option("--simulate-cache", a.simulate_cache,
+                "answers of POST /v1/simulate kept by body (0 = none)")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   c->add_option("--search-seconds", a.search_seconds,
                 "time limit of one search; a search stopped by it is answered 503")
       ->check(CLI::Range(0.001, 3600.0))
@@ -64,6 +68,7 @@ int RunServe(const ServeArgs& a) {
   o.read_timeout_s = a.read_timeout;
   o.service.max_searches = a.max_searches;
   o.service.search_threads = a.search_threads;
+  o.service.simulate_cache_entries = a.simulate_cache;
   o.service.search_seconds = a.search_seconds;
   o.service.request_seconds = a.request_seconds;
   for (const std::string& f : a.cases) {  // read once, here: no request names a file

@@ -12,6 +12,7 @@ struct ServeArgs {
   int port = 8080;
   int max_connections = 500, threads = 128, max_searches = 2, search_threads = 0;
   int read_timeout = 5;
+  int simulate_cache = 1024;  // answers of /v1/simulate kept by body
   double search_seconds = 10, request_seconds = 10;
   std::vector<std::string> cases;  // validation case files scored by POST /v1/validate
 };

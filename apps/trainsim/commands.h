@@ -50,12 +50,11 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail);
 // `plan`: the whole run of a step (cmd_plan.cc, include/trainsim/plan.h).
 struct PlanArgs {
   SimulateArgs sim;
-  double tokens = 0, epochs = 0, dataset_tokens = 0, price = 0, pue = 0, grid = 0, host_w = 0;
-  double idle_fraction = 0, mtbf_hours = 0, storage_gbps = 0, restart_s = 0, interval_s = 0;
-  double flops = 0, budget_usd = 0;
-  int gpus_per_node = 0;
+  // The numeric options by name (PlanOptionNames: the flag without "--", '_' for '-') and
+  // their flags, to tell given from not.
+  std::map<std::string, double> values;
+  std::map<std::string, CLI::Option*> given;
   bool search = false, compute_optimal = false;
-  std::map<std::string, CLI::Option*> given;  // option name -> its flag, to tell given from not
 };
 void AddPlan(CLI::App& app, PlanArgs& a);
 int RunPlan(const PlanArgs& a);

@@ -4,10 +4,15 @@
 // report's list of assumptions.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "trainsim/plan.h"
 #include "trainsim/schema.h"
 #include "trainsim/status.h"
 #include "trainsim/strategy.h"
@@ -31,5 +36,62 @@ Result<Strategy> FinishStrategy(Strategy s, const std::map<std::string, std::str
 Result<StepReport> SimulateWithAssumptions(const ModelSpec& model, const HardwareSpec& hw,
                                            const Strategy& strategy, const StrategyKeys& given,
                                            const SimOptions& options = {});
+
+// ---- plan (`trainsim plan`) -------------------------------------------------------------------
+
+// What `trainsim plan` takes beyond the step. Every front-end fills it by the option names
+// (SetPlanOption), so that the CLI, the REST service and the Python module read them alike.
+struct PlanRequest {
+  PlanOptions options;
+  std::optional<double> flops, budget_usd;  // with compute_optimal only
+  bool search = false;                      // plan the fastest strategy of the cluster instead
+  bool compute_optimal = false;             // Chinchilla-optimal size and tokens
+  bool detail = false;                      // keep the per-layer table in the step report
+  // Bounds of the search that `search` runs (SearchOptions::cancel, deadline); a search they
+  // stop is InvalidArgument with field "time_limit".
+  const std::atomic<bool>* cancel = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+// The numeric options of `trainsim plan`, named as its flags without "--" and with '_' for '-':
+// tokens, epochs, dataset_tokens, price_per_gpu_hour, pue, grid_kg_co2_per_kwh,
+// host_w_per_node, gpus_per_node, idle_power_fraction, mtbf_gpu_hours, storage_gbps (GB/s),
+// restart_s, checkpoint_interval_s, flops, budget_usd.
+const std::vector<std::string_view>& PlanOptionNames();
+// Sets one of them (InvalidArgument naming an unknown name; gpus_per_node must be a whole
+// number >= 1). The values' other rules are PlanRun's.
+Status SetPlanOption(PlanRequest& r, std::string_view name, double value);
+
+// A planned run: the step planned (after the search, when asked) and its whole-run plan.
+struct PlannedRun {
+  Strategy strategy;
+  StepReport step;
+  RunPlan plan;
+  std::optional<ComputeOptimal> optimal;
+};
+// The plan of `step` (the report of one step of `s` on `hw`, simulated with SimOptions::detail
+// as SimulateWithAssumptions gives it), as `trainsim plan` computes it.
+Result<PlannedRun> PlanStep(const ModelSpec& model, const HardwareSpec& hw, Strategy s,
+                            StepReport step, const PlanRequest& r);
+// `trainsim plan --json`'s document (without the trailing newline).
+std::string PlannedRunJson(const PlannedRun& p, const ModelSpec& model, const HardwareSpec& hw);
+
+// ---- recommend (`trainsim recommend`) ---------------------------------------------------------
+
+// `trainsim recommend`'s options as its flags name them.
+struct RecommendRequest {
+  double tokens = 0;  // required (> 0)
+  std::optional<double> deadline_days, budget_usd, price_per_gpu_hour;
+  std::string objective = "cost";  // cost | time | energy
+  std::string dtype = "bf16";
+  int gbs = 0;  // 0 = tried at 2, 4, 8, 16 M tokens per step
+  int seq = 4096;
+  std::vector<int> gpus;  // empty = 8, 16, ..., 16384
+  int top = 10;
+  int threads = 0;
+  bool include_uncalibrated = false;
+};
+// The library's options for `r`, with the CLI's rules (errors name the option).
+Result<RecommendOptions> MakeRecommendOptions(const RecommendRequest& r);
 
 }  // namespace trainsim

@@ -3,6 +3,8 @@
 // over the hardware catalogue.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -163,6 +165,10 @@ struct RecommendOptions {
   int top = 10;
   int threads = 0;
   PlanOptions plan;  // energy and goodput settings (the length is `tokens`)
+  // Stopping early (as SearchOptions::cancel and deadline): no cluster starts after either, the
+  // running cluster's search stops, and RecommendResult::complete is false. Defaults never stop.
+  const std::atomic<bool>* cancel = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 struct RecommendedPlan {
@@ -183,6 +189,7 @@ struct RecommendResult {
   uint64_t clusters = 0, pruned = 0, no_fit = 0, evaluated = 0, collapsed = 0;
   std::vector<Assumption> assumed;
   double seconds = 0;
+  bool complete = true;  // false when RecommendOptions::cancel or deadline stopped it
 };
 
 // The search Recommend runs on one cluster: `trainsim search`'s space without optimizer offload

@@ -27,6 +27,8 @@ SearchOptions RecommendSearchOptions(int gpus, int gbs, const RecommendOptions& 
   so.dtype = o.dtype;
   so.top_k = 1;
   so.threads = o.threads;
+  so.cancel = o.cancel;
+  so.deadline = o.deadline;
   // A coarser space than `trainsim search`, to rank a catalogue in seconds (SearchOptions::
   // coarse): no optimizer offload, the default rank order, at most 2 virtual stages.
   so.offload = false;
@@ -122,7 +124,8 @@ std::vector<Assumption> GeneralAssumptions(std::vector<Assumption> a) {
 // The cluster's fastest strategy and its plan; false when nothing fits or the run cannot finish.
 bool PlanCluster(Work& w, const CatalogueEntry& e, int gpus, int gbs, RecommendedPlan& out) {
   auto res = Search(w.m, e.hw, RecommendSearchOptions(gpus, gbs, w.o));
-  if (!res.ok() || res->top.empty()) return false;
+  if (res.ok() && !res->complete) w.r.complete = false;
+  if (!res.ok() || res->top.empty() || !res->complete) return false;
   w.r.evaluated += res->evaluated;
   const Candidate& best = res->top.front();
   SimOptions detail;
@@ -147,6 +150,10 @@ bool PlanCluster(Work& w, const CatalogueEntry& e, int gpus, int gbs, Recommende
   out.meets_deadline = !w.o.deadline_s || plan->wall_time_s <= *w.o.deadline_s;
   out.meets_budget = !w.o.budget_usd || (plan->cost_usd && *plan->cost_usd <= *w.o.budget_usd);
   return true;
+}
+
+bool Stopped(const RecommendOptions& o) {
+  return (o.cancel && o.cancel->load()) || std::chrono::steady_clock::now() >= o.deadline;
 }
 
 std::vector<int> GbsChoices(const RecommendOptions& o) {
@@ -218,6 +225,8 @@ Result<RecommendResult> Recommend(const ModelSpec& m, const std::vector<Catalogu
     for (int g : counts) {
       std::optional<RecommendedPlan> best;  // of this cluster over the batch choices
       for (int b : gbs) {
+        if (Stopped(o)) r.complete = false;
+        if (!r.complete) break;
         ++r.clusters;
         if (Pruned(w, e.hw, g)) {
           ++r.pruned;

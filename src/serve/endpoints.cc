@@ -74,22 +74,10 @@ Result<Timeline> RunTimeline(const SimInputs& in, const StepReport& r) {
   return SimulateTimeline(r, in.strategy, o);
 }
 
-// Simulate plus the report's notes, in the CLI's order (cmd_simulate.cc, AddInputNotes).
-Result<StepReport> SimulateWithNotes(const SimInputs& in) {
-  auto rep = Simulate(in.model, in.hardware, in.strategy, SimOptions{});
-  if (!rep.ok()) return rep.status();
-  StepReport& r = rep.value();
-  std::vector<Assumption> assumed = AssumedStrategyDefaults(in.strategy, in.given);
-  r.assumed.insert(r.assumed.begin(), assumed.begin(), assumed.end());
-  r.ignored.insert(r.ignored.end(), in.ignored.begin(), in.ignored.end());
-  r.assumed.insert(r.assumed.begin(), in.hw_notes.begin(), in.hw_notes.end());
-  return rep;
-}
-
 }  // namespace
 
 Result<std::string> SimulateJson(const SimInputs& in) {
-  auto rep = SimulateWithNotes(in);
+  auto rep = SimulateInputs(in, /*detail=*/false);
   if (!rep.ok()) return rep.status();
   const PipelineSchedule sched = in.strategy.schedule;
   if (sched == PipelineSchedule::kZeroBubbleH1 || sched == PipelineSchedule::kDualPipe)
@@ -98,7 +86,7 @@ Result<std::string> SimulateJson(const SimInputs& in) {
 }
 
 Result<std::string> TimelineJson(const SimInputs& in) {
-  auto rep = SimulateWithNotes(in);
+  auto rep = SimulateInputs(in, /*detail=*/false);
   if (!rep.ok()) return rep.status();
   auto t = RunTimeline(in, rep.value());
   if (!t.ok()) return t.status();
@@ -143,6 +131,11 @@ Result<SearchRequest> ReadSearchRequest(const json& body) {
 }
 
 Response Service::Simulate(std::string_view body) const {
+  if (auto hit = simulate_cache_->Find(body)) {
+    Response r;
+    r.body = std::move(*hit);
+    return r;
+  }
   auto parsed = ParseBody(body);
   if (!parsed.ok()) return StatusResponse(parsed.status());
   auto in = ReadSimInputs(parsed.value());
@@ -151,6 +144,7 @@ Response Service::Simulate(std::string_view body) const {
   if (!out.ok()) return StatusResponse(out.status());
   Response r;
   r.body = std::move(out).value();
+  simulate_cache_->Insert(body, r.body);  // errors are not kept: they are cheap
   return r;
 }
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "spec/json_fields.h"
-#include "trainsim/batch_default.h"
 #include "trainsim/formats.h"
+#include "trainsim/front_end.h"
 #include "trainsim/presets.h"
 
 namespace trainsim::serve {
@@ -22,7 +22,7 @@ Result<json> ParseBody(std::string_view body) {
   return parsed;
 }
 
-Status CheckKeys(const json& body, std::initializer_list<std::string_view> allowed) {
+Status CheckKeys(const json& body, const std::vector<std::string_view>& allowed) {
   for (const auto& [key, value] : body.items()) {
     bool known = false;
     for (std::string_view a : allowed) known = known || key == a;
@@ -97,9 +97,10 @@ Result<HardwareSpec> ReadHardware(const json& body, std::vector<Assumption>* not
   return out;
 }
 
-Result<SimInputs> ReadSimInputs(const json& body) {
-  if (Status st = CheckKeys(body, {"model", "hardware", "hw_override", "strategy"}); !st.ok())
-    return st;
+Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_view>& more) {
+  std::vector<std::string_view> keys = {"model", "hardware", "hw_override", "strategy"};
+  keys.insert(keys.end(), more.begin(), more.end());
+  if (Status st = CheckKeys(body, keys); !st.ok()) return st;
   SimInputs in;
   // The CLI's order: hardware, strategy, model (the first error is the one it would print).
   auto hw = ReadHardware(body, &in.hw_notes);
@@ -113,12 +114,25 @@ Result<SimInputs> ReadSimInputs(const json& body) {
     if (Status st = ApplyStrategyJson(text, "strategy", s, &in.given); !st.ok()) return st;
     in.ignored = IgnoredStrategyJsonKeys(text);
   }
-  ApplyDefaultBatch(s);  // 8 micro-batches per DP rank when neither gbs nor the count is set
-  in.strategy = NormaliseStrategy(s);
+  auto finished = FinishStrategy(s, {}, in.given);  // as the CLI and the Python module do
+  if (!finished.ok()) return finished.status();
+  in.strategy = std::move(finished).value();
   auto m = ReadModel(body);
   if (!m.ok()) return m.status();
   in.model = std::move(m).value();
   return in;
+}
+
+Result<StepReport> SimulateInputs(const SimInputs& in, bool detail) {
+  SimOptions opt;
+  opt.detail = detail;
+  auto rep = SimulateWithAssumptions(in.model, in.hardware, in.strategy, in.given, opt);
+  if (!rep.ok()) return rep.status();
+  StepReport& r = rep.value();
+  // The CLI's order (cmd_simulate.cc, AddInputNotes): the file's notes before the defaults.
+  r.ignored.insert(r.ignored.end(), in.ignored.begin(), in.ignored.end());
+  r.assumed.insert(r.assumed.begin(), in.hw_notes.begin(), in.hw_notes.end());
+  return rep;
 }
 
 }  // namespace trainsim::serve

@@ -4,7 +4,6 @@
 // file. Every error is a Status naming the field, as the CLI words it.
 #pragma once
 
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
@@ -21,7 +20,7 @@ namespace trainsim::serve {
 // keys, numbers beyond double such as 1e400, invalid UTF-8 are all errors). An empty body is {}.
 Result<nlohmann::json> ParseBody(std::string_view body);
 // Fails naming the first key of `body` that is not in `allowed`.
-Status CheckKeys(const nlohmann::json& body, std::initializer_list<std::string_view> allowed);
+Status CheckKeys(const nlohmann::json& body, const std::vector<std::string_view>& allowed);
 
 // "model": a preset id or a config.json object; absent = `trainsim simulate`'s default
 // (llama3-8b).
@@ -33,8 +32,9 @@ Result<HardwareSpec> ReadHardware(const nlohmann::json& body, std::vector<Assump
 
 // What POST /v1/simulate and /v1/timeline read: model, hardware, and "strategy" (an object with
 // what a strategy file holds, workload fields included), layered as `trainsim simulate
-// --strategy FILE` layers it: the struct defaults, the object's keys, the default batch, then
-// NormaliseStrategy.
+// --strategy FILE` layers it: the struct defaults, the object's keys, then FinishStrategy (the
+// default batch, NormaliseStrategy). `more` names the body keys an endpoint adds (/v1/plan's
+// options).
 struct SimInputs {
   ModelSpec model;
   HardwareSpec hardware;
@@ -43,6 +43,10 @@ struct SimInputs {
   std::vector<Assumption> hw_notes;   // ReadHardware's notes
   std::vector<IgnoredInput> ignored;  // strategy keys accepted and not simulated
 };
-Result<SimInputs> ReadSimInputs(const nlohmann::json& body);
+Result<SimInputs> ReadSimInputs(const nlohmann::json& body,
+                                const std::vector<std::string_view>& more = {});
+// The step of `in` as `trainsim simulate` reports it (SimulateWithAssumptions, then the strategy
+// object's ignored keys and the hardware notes); `detail` fills the per-layer table.
+Result<StepReport> SimulateInputs(const SimInputs& in, bool detail);
 
 }  // namespace trainsim::serve

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trainsim/front_end.h"
 #include "trainsim/presets.h"
 #include "trainsim/schema.h"
 #include "trainsim/version.h"
@@ -74,6 +75,41 @@ json PresetOrObject(const std::vector<std::string>& ids, const char* what, json 
                                  object})}};
 }
 
+// /v1/plan's body: the simulate request's keys and `trainsim plan`'s options (PlanOptionNames);
+// /v1/recommend's: `trainsim recommend`'s options.
+void AddPlanSchemas(json& s) {
+  json plan = s["SimulateRequest"];
+  for (std::string_view name : PlanOptionNames())
+    plan["properties"][std::string(name)] = {
+        {"type", "number"}, {"description", "trainsim plan --" + std::string(name)}};
+  for (const char* b : {"search", "compute_optimal", "detail"})
+    plan["properties"][b] = {{"type", "boolean"},
+                             {"description", std::string("trainsim plan --") + b}};
+  s["PlanRequest"] = plan;
+  auto number = [](const char* d) { return json{{"type", "number"}, {"description", d}}; };
+  s["RecommendRequest"] = {
+      {"type", "object"},
+      {"required", {"tokens"}},
+      {"properties",
+       {{"model", {{"$ref", "#/components/schemas/Model"}}},
+        {"tokens", number("training tokens of the run")},
+        {"deadline_days", number("the run must finish within (days)")},
+        {"budget_usd", number("the run may cost at most (USD)")},
+        {"price_per_gpu_hour", number("one price for every profile (USD)")},
+        {"objective", {{"type", "string"}, {"enum", {"cost", "time", "energy"}}}},
+        {"dtype", {{"type", "string"}, {"description", "bf16 (default), fp16, fp8, ..."}}},
+        {"gbs", {{"type", "integer"}, {"minimum", 1}}},
+        {"seq", {{"type", "integer"}, {"minimum", 1}}},
+        {"gpus",
+         {{"type", "array"},
+          {"items", {{"type", "integer"}, {"minimum", 1}}},
+          {"minItems", 1},
+          {"maxItems", 64}}},
+        {"top", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+        {"include_uncalibrated", {{"type", "boolean"}}}}},
+      {"additionalProperties", false}};
+}
+
 json Components() {
   json s;
   s["Strategy"] = StrategySchema();
@@ -132,6 +168,7 @@ json Components() {
        {{"error", {{"type", "string"}, {"description", "the CLI's one-line message"}}},
         {"field", {{"type", "string"}, {"description", "the offending field"}}},
         {"partial", {{"type", "object"}, {"description", "a stopped search's result"}}}}}};
+  AddPlanSchemas(s);
   s["Document"] = {{"type", "object"},
                    {"description", "a JSON document of the library (see docs/SERVE.md)"}};
   return s;
@@ -198,6 +235,11 @@ json Paths() {
                                     "score predictions against measured runs (= trainsim validate "
                                     "--json)",
                                     "ValidateRequest", Answer("the validation result"));
+  p["/v1/plan"] = PostOperation("plan", "the whole run of a step (= trainsim plan --json)",
+                                "PlanRequest", Answer("the run plan"));
+  p["/v1/recommend"] =
+      PostOperation("recommend", "hardware x GPUs x strategy ranked (= trainsim recommend --json)",
+                    "RecommendRequest", Answer("the recommendation"));
   return p;
 }
 

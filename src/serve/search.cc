@@ -7,6 +7,7 @@
 #include <string>
 
 #include "serve/endpoints.h"
+#include "serve/search_slot.h"
 #include "serve/service.h"
 #include "trainsim/results_json.h"
 
@@ -14,32 +15,7 @@ namespace trainsim::serve {
 
 using nlohmann::json;
 
-// One of the server's search slots, held for the life of the object.
-class SearchSlot {
- public:
-  explicit SearchSlot(const Service& s) : s_(s) {
-    ok_ = s_.searches_.fetch_add(1) < s_.opt_.max_searches;
-  }
-  ~SearchSlot() { s_.searches_.fetch_sub(1); }
-  SearchSlot(const SearchSlot&) = delete;
-  SearchSlot& operator=(const SearchSlot&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  const Service& s_;
-  bool ok_ = false;
-};
-
 namespace {
-
-Response TooManySearches(int max) {
-  Response r = ErrorResponse(503,
-                             "search: " + std::to_string(max) +
-                                 " searches are already running (the server's bound); retry",
-                             "search");
-  r.headers.emplace_back("Retry-After", "1");
-  return r;
-}
 
 std::string Seconds(double s) {
   char buf[32];

@@ -1,5 +1,6 @@
 #include "serve/service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -71,7 +72,9 @@ enum class Route {
   kTimeline,
   kSearch,
   kSearchStream,
-  kValidate
+  kValidate,
+  kPlan,
+  kRecommend
 };
 
 struct RouteRow {
@@ -92,6 +95,8 @@ constexpr RouteRow kRoutes[] = {
     {"/v1/search", "POST", Route::kSearch},
     {"/v1/search/stream", "POST", Route::kSearchStream},
     {"/v1/validate", "POST", Route::kValidate},
+    {"/v1/plan", "POST", Route::kPlan},
+    {"/v1/recommend", "POST", Route::kRecommend},
 };
 
 // The route of (method, path); `allowed` gets the method a known path takes (405 otherwise).
@@ -107,7 +112,10 @@ Route FindRoute(std::string_view method, std::string_view path, std::string_view
 
 }  // namespace
 
-Service::Service(ServiceOptions o) : opt_(std::move(o)) {}
+Service::Service(ServiceOptions o)
+    : opt_(std::move(o)),
+      simulate_cache_(std::make_shared<ResponseCache>(
+          static_cast<size_t>(std::max(0, opt_.simulate_cache_entries)))) {}
 
 Response Service::Handle(std::string_view method, std::string_view path,
                          std::string_view body) const {
@@ -145,6 +153,11 @@ Response Service::Handle(std::string_view method, std::string_view path,
       return Search(body);
     case Route::kSearchStream:  // the HTTP layer streams it (SearchStream); here, the result only
       return Search(body);
+    case Route::kRecommend:  // bounded by the search time limit, as /v1/search
+      return Recommend(body);
+    case Route::kPlan:
+      r = Plan(body);
+      break;
     case Route::kSimulate:
       r = Simulate(body);
       break;

@@ -11,11 +11,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "serve/response_cache.h"
 #include "trainsim/limits.h"
 #include "trainsim/status.h"
 
@@ -34,6 +36,9 @@ struct ServiceOptions {
   // every core, so a second one only shares them.
   int max_searches = 2;
   int search_threads = 0;  // worker threads per search (0 = all cores)
+  // Answers of POST /v1/simulate kept by body (a pure function of it; serve/response_cache.h):
+  // a repeated body is answered without simulating and formatting again. 0 disables it.
+  int simulate_cache_entries = 1024;
   // Validation cases (JSONL text) that POST /v1/validate scores when the body gives none: the
   // files given to `trainsim serve --cases`, read once at start-up.
   std::string shipped_cases;
@@ -82,9 +87,12 @@ class Service {
   Response Timeline(std::string_view body) const;
   Response Search(std::string_view body) const;
   Response Validate(std::string_view body) const;
+  Response Plan(std::string_view body) const;
+  Response Recommend(std::string_view body) const;
 
   ServiceOptions opt_;
   mutable std::atomic<int> searches_{0};
+  std::shared_ptr<const ResponseCache> simulate_cache_;
   friend class SearchSlot;
 };
 

@@ -214,6 +214,38 @@ async function testValidate(page, base) {
   await page.screenshot({ path: join(OUT, "validate.png"), fullPage: true });
 }
 
+// The plan screen: its numbers equal `plan --json` for the same input; the link reproduces it;
+// the recommend table lists the clusters `recommend --json` ranks.
+async function testPlan(page, base) {
+  const link = `${base}/#view=plan&model=llama3-8b&hardware=h100_sxm_80gb&gpus=8&tp=2&pp=2&gbs=32` +
+    `&tokens=2e11&price=2.5&deadline=30&rec=1&recgpus=8,16`;
+  await page.goto(link);
+  await page.locator("#p-wall").waitFor({ timeout: 20000 });
+  const j = cliJson(["plan", "--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--gpus", "8", "--tp", "2",
+    "--pp", "2", "--gbs", "32", "--tokens", "2e11", "--price-per-gpu-hour", "2.5"]);
+  for (const [id, key] of [["p-wall", "wall_time_s"], ["p-cost", "cost_usd"], ["p-energy", "energy_kwh"],
+    ["p-goodput", "goodput"], ["p-gpuh", "gpu_hours"], ["p-step", "step_time_s"]]) {
+    const v = await shown(page, id);
+    check(`plan: ${key} equals plan --json (${v.text})`, v.value === j[key], `${v.value} vs ${j[key]}`);
+  }
+  const wall = await shown(page, "p-wall");
+  check("plan: wall time shown in days", wall.text === `${(j.wall_time_s / 86400).toFixed(2)} days`, wall.text);
+  const meets = await page.locator("#p-deadline").getAttribute("data-value");
+  check("plan: the deadline verdict follows the wall time", meets === String(j.wall_time_s <= 30 * 86400), meets);
+  await page.locator("#table-recommend").waitFor({ timeout: 120000 });
+  const rec = cliJson(["recommend", "--model", "llama3-8b", "--tokens", "2e11", "--gbs", "32", "--gpus", "8,16",
+    "--deadline-days", "30", "--price-per-gpu-hour", "2.5", "--top", "10"]);
+  const rows = page.locator("#table-recommend tbody tr");
+  check(`plan: recommend table has the CLI's ${rec.plans.length} rows`, (await rows.count()) === rec.plans.length);
+  if (rec.plans.length) {
+    const first = await rows.nth(0).locator("td").allTextContents();
+    check("plan: recommend's first row equals recommend --json",
+      first[0] === rec.plans[0].hardware && first[1] === String(rec.plans[0].gpus), first.join(" | "));
+  }
+  await page.screenshot({ path: join(OUT, "plan.png"), fullPage: true });
+  check("plan: the URL carries the inputs", page.url().includes("tokens=2e11") && page.url().includes("rec=1"), page.url());
+}
+
 const { proc, base } = await startServer().catch((e) => fatal(e.message));
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -227,7 +259,7 @@ try {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  for (const t of [testDefault, testForm, testSearch, testValidate]) {
+  for (const t of [testDefault, testForm, testSearch, testValidate, testPlan]) {
     try {
       await t(page, base);
     } catch (e) {
