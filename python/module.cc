@@ -26,13 +26,8 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
                       const py::object& strategy, const py::object& hw_override, bool detail,
                       const py::kwargs& kw) {
   const HardwareSpec hw = HardwareArg(hardware, hw_override);
-  Strategy s;
   StrategyKeys given;
-  if (!strategy.is_none()) {
-    const std::string text = DictToJson(strategy, "strategy");
-    if (Status st = ApplyStrategyJson(text, "strategy", s, &given); !st.ok()) RaiseStatus(st);
-  }
-  const Strategy finished = Take(FinishStrategy(s, StrategySettings(kw, "simulate"), given));
+  const Strategy finished = StrategyArg(strategy, kw, "simulate", given);
   const ModelSpec m = ModelArg(model);
   SimOptions opt;
   opt.detail = detail;

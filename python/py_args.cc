@@ -116,4 +116,14 @@ std::map<std::string, std::string> StrategySettings(const py::dict& kwargs, std:
   return settings;
 }
 
+Strategy StrategyArg(const py::object& strategy, const py::dict& kwargs, std::string_view fn,
+                     StrategyKeys& given) {
+  Strategy s;
+  if (!strategy.is_none()) {
+    const std::string text = DictToJson(strategy, "strategy");
+    if (Status st = ApplyStrategyJson(text, "strategy", s, &given); !st.ok()) RaiseStatus(st);
+  }
+  return Take(FinishStrategy(s, StrategySettings(kwargs, fn), given));
+}
+
 }  // namespace trainsim::python

@@ -51,4 +51,10 @@ HardwareSpec HardwareArg(const py::handle& hardware, const py::handle& hw_overri
 // list of str, joined with ',') for text. `fn` names the function in TypeErrors.
 std::map<std::string, std::string> StrategySettings(const py::dict& kwargs, std::string_view fn);
 
+// The strategy as `simulate` builds it: the `strategy` dict (None or a strategy file's object),
+// then the keywords as the CLI's flags, then the default batch (FinishStrategy); `given` gains
+// the keys that a source gave.
+Strategy StrategyArg(const py::object& strategy, const py::dict& kwargs, std::string_view fn,
+                     StrategyKeys& given);
+
 }  // namespace trainsim::python

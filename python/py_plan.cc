@@ -65,13 +65,8 @@ py::object PlanPy(const py::object& model, const py::object& hardware, const py:
   const py::object strategy = Pop(kw, "strategy"), hw_override = Pop(kw, "hw_override");
   // As simulate(): the hardware, the strategy, then the model (the CLI's order).
   const HardwareSpec hw = HardwareArg(hardware, hw_override);
-  Strategy s;
   StrategyKeys given;
-  if (!strategy.is_none()) {
-    const std::string text = DictToJson(strategy, "strategy");
-    if (Status st = ApplyStrategyJson(text, "strategy", s, &given); !st.ok()) RaiseStatus(st);
-  }
-  const Strategy finished = Take(FinishStrategy(s, StrategySettings(kw, "plan"), given));
+  const Strategy finished = StrategyArg(strategy, kw, "plan", given);
   const ModelSpec m = ModelArg(model);
   Result<std::string> text = std::string();
   {
