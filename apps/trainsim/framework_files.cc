@@ -23,8 +23,9 @@ Result<FrameworkConfig> ReadFrameworkFiles(const SimulateArgs& a, ModelSpec& mod
   if (path.empty()) return FrameworkConfig{};
   auto text = ReadTextFile(path);
   if (!text.ok()) return text.status();
-  auto fw = a.deepspeed_config.empty() ? ParseTorchtitanToml(text.value(), path, model.layers)
-                                       : ParseDeepSpeedConfig(text.value(), path);
+  auto fw = a.deepspeed_config.empty()
+                ? ParseTorchtitanToml(text.value(), path, model.layers, a.model_given)
+                : ParseDeepSpeedConfig(text.value(), path);
   if (!fw.ok() || fw->model.empty()) return fw;
   if (a.model_given && a.model != fw->model)
     return Status::Invalid("model: --model " + a.model + " contradicts " + path +

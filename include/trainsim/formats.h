@@ -37,9 +37,10 @@ Result<FrameworkConfig> ParseDeepSpeedConfig(std::string_view text, std::string_
 // torchtitan training TOML: [parallelism], [training], [activation_checkpoint], [float8] /
 // [quantize], [model] name + flavor (mapped to a preset; unknown flavors refused), [compile].
 // `model_layers`: the layer count of the model simulated when the TOML names none (selective
-// checkpointing every N-th block needs it); 0 = unknown.
+// checkpointing every N-th block needs it); 0 = unknown. `model_given`: the user named the model
+// (--model), so a flavor without a preset is listed as ignored instead of refused.
 Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_view origin,
-                                            int model_layers = 0);
+                                            int model_layers = 0, bool model_given = false);
 
 // The stated global batch against the final strategy: DeepSpeed's rule train_batch_size =
 // micro-batch x accumulation steps x dp. Ok when the file states none.

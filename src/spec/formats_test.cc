@@ -144,6 +144,26 @@ TEST(TorchtitanConfig, NewerKeys) {
   EXPECT_EQ(ignored.count("validation.enable"), 0u);  // harmless section
 }
 
+// torchtitan's deepseek_v3 16B flavor (MLA + 64 experts) has no preset: refused by name, and
+// read with the user's --model (before, the refusal said "give --model" and --model did not help).
+TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {
+  const std::string toml = Data("torchtitan/deepseek_16b-8xb200-8k.toml");
+  auto bad = ParseTorchtitanToml(toml, "ds16.toml", 0);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "model.flavor");
+  auto c = ParseTorchtitanToml(toml, "ds16.toml", 27, /*model_given=*/true);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->model.empty());
+  EXPECT_EQ(Fields(c->ignored).at("model.flavor"), "deepseek_v3 16B");
+  const Strategy s = Apply(c.value());
+  EXPECT_EQ(s.world_size, 8);
+  EXPECT_TRUE(s.fsdp);
+  EXPECT_EQ(s.mbs, 12);
+  EXPECT_EQ(s.seq, 8192);
+  EXPECT_EQ(s.optimizer_state_bytes, 4);  // training.dtype bfloat16
+  EXPECT_EQ(s.recompute, Recompute::kSelective);
+}
+
 TEST(TorchtitanConfig, ParallelismAndSchedules) {
   auto c = ParseTorchtitanToml(R"(
 [model]

@@ -331,7 +331,7 @@ void ReadCheckpointing(Ctx& c, int layers_per_stage) {
   }
 }
 
-void ReadModel(Ctx& c) {
+void ReadModel(Ctx& c, bool model_given) {
   auto name = c.Str("model", "name");
   auto flavor = c.Str("model", "flavor");
   if (!name) return;
@@ -340,6 +340,12 @@ void ReadModel(Ctx& c) {
       c.out.model = f.preset;
       return;
     }
+  if (model_given) {  // the user's --model is simulated; the TOML's model is not checked
+    c.out.ignored.push_back(
+        {"model.flavor", *name + " " + flavor.value_or(""),
+         "no trainsim preset for this torchtitan flavor; --model is simulated"});
+    return;
+  }
   std::string known;
   for (const Flavor& f : kFlavors)
     known += (known.empty() ? "" : ", ") + std::string(f.name) + " " + f.flavor;
@@ -383,7 +389,7 @@ void ListIgnored(Ctx& c) {
 }  // namespace
 
 Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_view origin_sv,
-                                            int model_layers) {
+                                            int model_layers, bool model_given) {
   const std::string origin(origin_sv);
   toml::table t;
   try {
@@ -396,7 +402,7 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   }
   FrameworkConfig out;
   Ctx c{t, origin, out};
-  ReadModel(c);
+  ReadModel(c, model_given);
   ReadParallelism(c);
   ReadTraining(c);
   ReadLowPrecision(c);
