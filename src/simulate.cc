@@ -1,6 +1,8 @@
 // Simulate(): spec -> graph -> cost + memory -> schedule -> report, for one representative rank
 // per pipeline stage, as a sequence of named steps (src/sim/step.h). The cost of a 16,384-GPU
 // job equals that of an 8-GPU job.
+#include <optional>
+
 #include "finetune/method.h"
 #include "rl/rl.h"
 #include "sim/step.h"
@@ -42,17 +44,30 @@ void CopyMemory(const StageReport& from, StageReport& to) {
 Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                                 const SimOptions& opt);
 
+// A stack that compiles or hand-fuses its element-wise work (Execution::fused_elementwise)
+// runs its memory-bound kernels at the hardware's measured rate for such kernels
+// (Efficiency::mem_fused) rather than the `mem` fitted on stacks with more, unfused kernels
+// than the graph holds (docs/MODEL.md, "Memory-bound kernels"). Null when nothing changes.
+std::optional<HardwareSpec> FusedElementwiseHardware(const HardwareSpec& hw, const Strategy& s) {
+  if (!s.exec.fused_elementwise || hw.eff.mem_fused <= 0) return std::nullopt;
+  HardwareSpec fused = hw;
+  fused.eff.mem = hw.eff.mem_fused;
+  return fused;
+}
+
 }  // namespace
 
 Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                             const SimOptions& opt) {
   if (IsRlStage(given.stage)) return rl::SimulateRlStep(m, hw, given, opt);
-  Result<StepReport> r = SimulateStep(m, hw, given, opt);
+  const std::optional<HardwareSpec> fused = FusedElementwiseHardware(hw, given);
+  const HardwareSpec& h = fused ? *fused : hw;
+  Result<StepReport> r = SimulateStep(m, h, given, opt);
   if (!r.ok() || given.max_seq <= given.seq) return r;
   // Dynamically padded batches: the time at seq, the memory peak at the longest sample.
   Strategy longest = given;
   longest.seq = given.max_seq;
-  Result<StepReport> mem = SimulateStep(m, hw, longest, opt);
+  Result<StepReport> mem = SimulateStep(m, h, longest, opt);
   if (!mem.ok()) return mem.status();
   StepReport out = std::move(r).value();
   for (size_t k = 0; k < out.stages.size(); ++k) CopyMemory(mem->stages[k], out.stages[k]);

@@ -33,6 +33,10 @@ struct Execution {
   OptimizerImpl optimizer_impl = OptimizerImpl::kFused;
   int muon_ns_steps = 5;         // Newton-Schulz iterations per Muon step
   bool muon_distributed = true;  // each DP rank orthogonalises its share, then all-gather
+  // The element-wise work (norms, residual adds, activations, loss, optimizer update) runs as
+  // compiler-generated (torch.compile / Inductor) or hand-fused kernels: memory-bound ops take
+  // the hardware's measured Efficiency::mem_fused instead of the fitted `mem`.
+  bool fused_elementwise = false;
 };
 
 }  // namespace trainsim

@@ -44,7 +44,11 @@ struct Efficiency {
   // (AttentionKind::kBlockSparse); <= 0 means same as attn_fwd/attn_bwd.
   double attn_flex_fwd = -1;
   double attn_flex_bwd = -1;
-  double mem = 0.80;               // memory-bound kernels, fraction of HBM bandwidth
+  double mem = 0.80;  // memory-bound kernels, fraction of HBM bandwidth
+  // Memory-bound kernels of stacks that compile or hand-fuse their element-wise work
+  // (Execution::fused_elementwise: torch.compile, llm.c), whose graph then holds all of it;
+  // measured per GPU (docs/MODEL.md, "Memory-bound kernels"). <= 0 means `mem`.
+  double mem_fused = -1;
   double scaleup_bus = 0.80;       // NCCL bus bandwidth / nominal, scale-up domain
   double nic_bus = 0.85;           // NCCL bus bandwidth / nominal, across NICs
   double a2a_scaleup = 0.60;       // all-to-all bandwidth / nominal, scale-up domain

@@ -52,6 +52,8 @@ constexpr EfficiencyField kFields[] = {
      "FlexAttention block-sparse forward (measured); unset: attn_fwd"},
     {"attn_flex_bwd", &Efficiency::attn_flex_bwd, R::kFractionOrUnset, 0, kNotFitted,
      "FlexAttention block-sparse backward (measured); unset: attn_bwd"},
+    {"mem_fused", &Efficiency::mem_fused, R::kFractionOrUnset, 0, kNotFitted,
+     "memory-bound kernels of compiled / hand-fused stacks (measured); unset: mem"},
     {"kernel_floor_us", &Efficiency::kernel_floor_us, R::kNonNegative, 0, kNotFitted,
      "shortest time one kernel occupies the GPU back to back (measured), µs"},
     {"scaleup_bus", &Efficiency::scaleup_bus, R::kFraction, 0, kNotFitted,

@@ -27,7 +27,8 @@ TEST(CalibrationEfficiencyJson, IsThePresetBlockInThePresetsOrder) {
   EXPECT_EQ(j.back(), "2026-11-23");
   EXPECT_EQ(j["fitted_on"], "2 public cases (mbridge-001...); free: gemm_max,mem");
   EXPECT_EQ(j.size(),
-            24u);  // 22 efficiencies (with attn_flex_*, kernel_floor_us, gemm_k_half) + 2 notes
+            25u);  // 23 efficiencies (with attn_flex_*, mem_fused, kernel_floor_us, gemm_k_half) +
+                   // 2 notes
 }
 
 TEST(CalibrationEfficiencyJson, IsAcceptedBackAsAPresetsEfficiency) {

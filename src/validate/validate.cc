@@ -129,7 +129,9 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   const detail::ProfilePick pick = detail::PickFramework(framework, source, c.hw);
   c.framework = pick.fw->id;
   if (Status st = detail::FillCaseStrategy(j, where, pick, notes, c); !st.ok()) return st;
-  c.strategy.exec = pick.fw->exec;  // host issue rate, optimizer implementation
+  c.strategy.exec = pick.fw->exec;        // host issue rate, optimizer implementation
+  if (c.strategy.exec.fused_elementwise)  // memory-bound kernels at efficiency.mem_fused
+    c.assumed.push_back({"fused_elementwise", "true", pick.why});
   ReadOptimizer(j, c.strategy.exec);
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())
     return Status::Invalid(where + ": target_iter_time_s: must be a number");
