@@ -104,7 +104,15 @@ const char* KindName(OpKind k) {
 
 cost::AttnKernel AttentionKernel(const graph::Op& op, const Strategy& s) {
   if (op.block_sparse) return cost::AttnKernel::kFlex;
-  return s.fa2_attention ? cost::AttnKernel::kFa2 : cost::AttnKernel::kFused;
+  switch (s.attention_kernel) {
+    case AttentionImpl::kFa2:
+      return cost::AttnKernel::kFa2;
+    case AttentionImpl::kFa1:
+      return cost::AttnKernel::kFa1;
+    case AttentionImpl::kFused:
+      break;
+  }
+  return cost::AttnKernel::kFused;
 }
 
 struct OpTime {

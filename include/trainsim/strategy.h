@@ -46,6 +46,15 @@ Result<PipelineSchedule> ParseSchedule(std::string_view s);
 
 // How ranks are laid over the GPUs, innermost first (Megatron-Core `order`); the innermost groups
 // get the scale-up domain (NVLink / NVL72).
+// The flash-attention implementation (strategy `attention_kernel`; docs/MODEL.md, "Attention").
+enum class AttentionImpl : uint8_t {
+  kFused,  // TE / cuDNN fused attention (FlashAttention-3 class kernels on Hopper and Blackwell)
+  kFa2,    // the flash-attn 2 package
+  kFa1,    // FlashAttention 1 or the Triton flash kernels of 2022-23 stacks
+};
+std::string_view AttentionImplName(AttentionImpl a);  // "fused", "fa2", "fa1"
+Result<AttentionImpl> ParseAttentionImpl(std::string_view s);
+
 enum class RankOrder { kTpCpDpPp, kTpDpCpPp, kTpCpPpDp, kTpPpCpDp };
 std::string_view RankOrderName(RankOrder o);  // "tp-cp-dp-pp", ...
 Result<RankOrder> ParseRankOrder(std::string_view s);
@@ -134,7 +143,7 @@ struct Layout {
   // fabric (DeepEP, Megatron's "flex" dispatcher) instead of once per selected expert.
   bool moe_dedup_dispatch = false;
   bool flash_attention = true;
-  bool fa2_attention = false;  // FlashAttention-2 kernels instead of TE/cuDNN fused attention
+  AttentionImpl attention_kernel = AttentionImpl::kFused;
   bool cp_a2a = false;         // context parallel via all-to-all (Ulysses) instead of ring p2p
   bool fused_cross_entropy = false;  // TE fused cross-entropy: no fp32 logits copy
   PipelineSchedule schedule = PipelineSchedule::k1F1B;

@@ -122,9 +122,10 @@ double AttentionTime(const HardwareSpec& hw, double flops, double sq, double sk,
   const double util = blocks / (std::ceil(blocks / sms) * sms);
   const Efficiency& e = hw.eff;
   double base = backward ? e.attn_bwd : e.attn_fwd;
-  if (kernel == AttnKernel::kFa2) {
+  if (kernel == AttnKernel::kFa2 || kernel == AttnKernel::kFa1) {
     const double f = backward ? e.attn_fa2_bwd : e.attn_fa2_fwd;
     base = f > 0 ? f : base * Fa2RelativeSpeed(hw);
+    if (kernel == AttnKernel::kFa1) base *= kFa1RelativeToFa2;
   } else if (kernel == AttnKernel::kFlex) {
     const double f = backward ? e.attn_flex_bwd : e.attn_flex_fwd;
     if (f > 0) base = f;

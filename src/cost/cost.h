@@ -25,7 +25,13 @@ enum class AttnKernel : uint8_t {
   kFused,  // TE / cuDNN / FlashAttention-3 fused attention (attn_fwd, attn_bwd)
   kFa2,    // FlashAttention-2 (attn_fa2_fwd, attn_fa2_bwd)
   kFlex,   // FlexAttention block-sparse Triton kernels (attn_flex_fwd, attn_flex_bwd)
+  kFa1,    // FlashAttention 1 / Triton flash kernels: FA2's efficiency x kFa1RelativeToFa2
 };
+// FlashAttention-1's speed relative to FlashAttention-2 on the same GPU: Dao, "FlashAttention-2"
+// (arXiv 2307.08691), abstract and Sec. 4.1 (A100, forward + backward, head dim 64/128, causal
+// and not, 512-16k): FA2 is about 2x FlashAttention 1 (FA1 reaches 25-40 % of the A100's peak,
+// FA2 50-73 %) and 1.3-2.5x the Triton implementation. No Hopper-specific path in either.
+constexpr double kFa1RelativeToFa2 = 0.5;
 // FlashAttention-2's speed relative to the fused (cuDNN / TE) attention kernel on `hw`'s silicon:
 // FA2 has no Hopper (wgmma, TMA) or datacenter-Blackwell (tcgen05) code path. 0.62 on H100,
 // measured; the same assumed on B200/B300/GB200/GB300; 1 elsewhere (FA2 is the native kernel).

@@ -32,6 +32,21 @@ TEST(Attention, Fa2WithoutAFitRunsAtItsMeasuredShareOfTheFusedKernel) {
   }
 }
 
+// FlashAttention 1 (and the Triton flash kernels) run at half FlashAttention-2's speed
+// (FA2 paper, arXiv 2307.08691), whether FA2's efficiency is fitted or derived.
+TEST(Attention, Fa1RunsAtHalfFa2Speed) {
+  for (const double fitted : {-1.0, 0.3}) {
+    HardwareSpec hw = LoadHardware("a100_sxm_80gb").value();
+    hw.eff.attn_fa2_fwd = hw.eff.attn_fa2_bwd = fitted;
+    hw.eff.attn_fwd = hw.eff.attn_bwd = 0.5;
+    for (const bool bwd : {false, true}) {
+      const double fa2 = AttentionTime(hw, 1e12, 4096, 4096, 64, bwd, AttnKernel::kFa2);
+      const double fa1 = AttentionTime(hw, 1e12, 4096, 4096, 64, bwd, AttnKernel::kFa1);
+      EXPECT_NEAR(fa1 / fa2, 2.0, 1e-9) << fitted << " " << bwd;
+    }
+  }
+}
+
 TEST(Placement, StridesOverTheDomain) {
   EXPECT_EQ(Place(8, 1, 8).local, 8);   // TP 8 inside a node
   EXPECT_EQ(Place(16, 8, 8).local, 1);  // DP over nodes when tp = 8

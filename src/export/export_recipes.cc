@@ -128,7 +128,7 @@ void BridgeKernels(const Strategy& s, std::string& out, std::vector<std::string>
   }
   KV(out, "model.attention_backend",
      !s.flash_attention ? "unfused"
-     : s.fa2_attention  ? "flash"
+     : s.attention_kernel != AttentionImpl::kFused ? "flash"
                         : "fused");
   KV(out, "model.cross_entropy_loss_fusion", Bool(s.fused_cross_entropy));
 }

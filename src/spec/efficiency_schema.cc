@@ -24,9 +24,10 @@ constexpr EfficiencyField kFields[] = {
     {"attn_bwd", &Efficiency::attn_bwd, R::kFraction, 0.15, 0.90,
      "fused flash-attention backward, fraction of the BF16 peak"},
     {"attn_fa2_fwd", &Efficiency::attn_fa2_fwd, R::kFractionOrUnset, 0.10, 0.90,
-     "FlashAttention-2 forward (attention_kernel fa2); unset: attn_fwd"},
+     "FlashAttention-2 forward (attention_kernel fa2; fa1 at half); unset: attn_fwd x FA2's "
+     "relative speed"},
     {"attn_fa2_bwd", &Efficiency::attn_fa2_bwd, R::kFractionOrUnset, 0.10, 0.90,
-     "FlashAttention-2 backward; unset: attn_bwd"},
+     "FlashAttention-2 backward; unset: attn_bwd x FA2's relative speed"},
     {"mem", &Efficiency::mem, R::kFraction, 0.30, 0.95,
      "memory-bound kernels, fraction of HBM bandwidth"},
     {"nic_bus", &Efficiency::nic_bus, R::kFraction, 0.30, 1.00,

@@ -418,7 +418,7 @@ TEST(MegatronScripts, Llama3_70bRocmThroughEval) {
   EXPECT_EQ(l.s.gbs, 8);
   EXPECT_EQ(l.s.seq, 2048);
   EXPECT_TRUE(l.s.sp);
-  EXPECT_TRUE(l.s.fa2_attention);  // --use-flash-attn
+  EXPECT_EQ(l.s.attention_kernel, AttentionImpl::kFa2);  // --use-flash-attn
   EXPECT_EQ(IgnoredNames(l.r), (std::vector<std::string>{"--no-masked-softmax-fusion",
                                                          "--no-gradient-accumulation-fusion"}));
   EXPECT_EQ(l.r.shape.at("--num-layers"), "80");  // MODEL_SIZE 70 by elif
@@ -437,7 +437,7 @@ TEST(MegatronScripts, DeepSpeedGpt125mFlagsListedAsIgnored) {
   EXPECT_EQ(l.s.gbs, 256);
   EXPECT_EQ(l.s.dtype, DType::kFp16);
   EXPECT_EQ(l.s.recompute, Recompute::kFull);  // --checkpoint-activations
-  EXPECT_TRUE(l.s.fa2_attention);
+  EXPECT_EQ(l.s.attention_kernel, AttentionImpl::kFa2);
   EXPECT_EQ(IgnoredNames(l.r),
             (std::vector<std::string>{"--no-gradient-accumulation-fusion", "--train-tokens",
                                       "--deepspeed", "--deepspeed_config", "--zero-stage",

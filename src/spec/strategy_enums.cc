@@ -47,6 +47,12 @@ constexpr std::array<std::pair<RankOrder, std::string_view>, 4> kOrder{{
     {RankOrder::kTpPpCpDp, "tp-pp-cp-dp"},
 }};
 
+constexpr std::array<std::pair<AttentionImpl, std::string_view>, 3> kAttention{{
+    {AttentionImpl::kFused, "fused"},
+    {AttentionImpl::kFa2, "fa2"},
+    {AttentionImpl::kFa1, "fa1"},
+}};
+
 constexpr std::array<std::pair<int, std::string_view>, 7> kModules{{
     {kRecomputeCoreAttn, "core_attn"},
     {kRecomputeLayerNorm, "layernorm"},
@@ -79,6 +85,17 @@ Result<PipelineSchedule> ParseSchedule(std::string_view s) {
     if (s == name) return v;
   return Status::Invalid("schedule: must be " + Choices(kSchedule) + ", got '" + std::string(s) +
                          "'");
+}
+
+std::string_view AttentionImplName(AttentionImpl a) {
+  return NameOf(kAttention, a);
+}
+
+Result<AttentionImpl> ParseAttentionImpl(std::string_view s) {
+  for (const auto& [v, name] : kAttention)
+    if (s == name) return v;
+  return Status::Invalid("attention_kernel: must be " + Choices(kAttention) + ", got '" +
+                         std::string(s) + "'");
 }
 
 std::string_view RankOrderName(RankOrder o) {

@@ -180,10 +180,11 @@ void DispatcherOut(const Strategy& s, std::string& out) {
 // unfused/local = math attention.
 Status AttentionIn(Strategy& s, std::string_view, std::string_view value) {
   if (value == "flash") {
-    s.flash_attention = s.fa2_attention = true;
+    s.flash_attention = true;
+    s.attention_kernel = AttentionImpl::kFa2;
   } else if (value == "fused" || value == "auto") {
     s.flash_attention = true;
-    s.fa2_attention = false;
+    s.attention_kernel = AttentionImpl::kFused;
   } else if (value == "unfused" || value == "local") {
     s.flash_attention = false;
   } else {
@@ -196,7 +197,7 @@ Status AttentionIn(Strategy& s, std::string_view, std::string_view value) {
 void AttentionOut(const Strategy& s, std::string& out) {
   if (!s.flash_attention)
     out += " --attention-backend unfused";
-  else if (s.fa2_attention)
+  else if (s.attention_kernel != AttentionImpl::kFused)
     out += " --attention-backend flash";
 }
 

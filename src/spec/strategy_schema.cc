@@ -98,9 +98,9 @@ Status SetEpOverlap(Strategy& s, std::string_view t) {
 }
 
 Status SetAttentionKernel(Strategy& s, std::string_view t) {
-  if (t != "fused" && t != "fa2")
-    return Status::Invalid("must be fused or fa2, got '" + std::string(t) + "'");
-  s.fa2_attention = t == "fa2";
+  Result<AttentionImpl> a = ParseAttentionImpl(t);
+  if (!a.ok()) return Status::Invalid("must be fused, fa2 or fa1, got '" + std::string(t) + "'");
+  s.attention_kernel = *a;
   return Status::Ok();
 }
 
@@ -478,11 +478,12 @@ constexpr StrategyField kFields[] = {
      .kind = FieldKind::kText,
      .flag = "--attention-kernel",
      .megatron = "--attention-backend= --use-flash-attn:fa2",
-     .rule = "fused, fa2",
+     .rule = "fused, fa2, fa1",
      .example = "fa2",
-     .doc = "fused: TE/cuDNN; fa2: FlashAttention-2 (the attn_fa2_* efficiencies)",
+     .doc = "fused: TE/cuDNN; fa2: FlashAttention-2 (the attn_fa2_* efficiencies); fa1: "
+            "FlashAttention 1 / Triton flash kernels (half FA2's speed)",
      .set = SetAttentionKernel,
-     .get = [](const Strategy& s) { return std::string(s.fa2_attention ? "fa2" : "fused"); },
+     .get = [](const Strategy& s) { return std::string(AttentionImplName(s.attention_kernel)); },
      .from_megatron = megatron_hooks::AttentionIn,
      .to_megatron = megatron_hooks::AttentionOut,
      .assumed = "fused: TE/cuDNN attention, Megatron-LM's default backend"},

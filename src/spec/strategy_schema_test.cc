@@ -326,13 +326,19 @@ TEST(StrategyJson, NewKeysHaveFlagsAndOldOnesStillRead) {
   EXPECT_EQ(s->order, RankOrder::kTpDpCpPp);
   EXPECT_TRUE(s->cp_a2a);
   EXPECT_TRUE(s->offload_optimizer);
-  EXPECT_TRUE(s->fa2_attention);
+  EXPECT_EQ(s->attention_kernel, AttentionImpl::kFa2);
   EXPECT_FALSE(s->flash_attention);
   EXPECT_EQ(s->dtype, DType::kMxfp8);
   EXPECT_TRUE(s->moe_dedup_dispatch);
   EXPECT_TRUE(s->fused_cross_entropy);
   EXPECT_TRUE(s->uneven_pipeline);
   EXPECT_EQ(s->ep_comm_overlap, 0.5);
+  auto fa1 = ParseStrategyJson(R"({"attention_kernel": "fa1"})", "s.json");
+  ASSERT_TRUE(fa1.ok()) << fa1.status().message();
+  EXPECT_EQ(fa1->attention_kernel, AttentionImpl::kFa1);
+  auto bad_kernel = ParseStrategyJson(R"({"attention_kernel": "fa3"})", "s.json");
+  ASSERT_FALSE(bad_kernel.ok());
+  EXPECT_TRUE(HasSubstr(bad_kernel.status().message(), "attention_kernel"));
   auto bad = ParseStrategyJson(R"({"ep_comm_overlap": 1.5})", "s.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(HasSubstr(bad.status().message(), "ep_comm_overlap"));
@@ -346,7 +352,7 @@ TEST(MegatronArgs, NewArguments) {
       Strategy{});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->order, RankOrder::kTpCpPpDp);
-  EXPECT_TRUE(s->fa2_attention);
+  EXPECT_EQ(s->attention_kernel, AttentionImpl::kFa2);
   EXPECT_TRUE(s->main_grad_fp32);  // whatever the order of --fp16
   EXPECT_EQ(s->dtype, DType::kFp16);
   EXPECT_TRUE(s->fsdp);

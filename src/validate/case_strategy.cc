@@ -134,7 +134,7 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   s.uneven_pipeline = fw.uneven;  // the split itself is reported by Simulate (pipeline_split)
   s.ep_comm_overlap = fw.ep_overlap;
   s.moe_dedup_dispatch = fw.dedup;
-  s.fa2_attention = fw.fa2;
+  s.attention_kernel = fw.attention;
   if (dp) rec.Profile("overlap_grad_reduce", B(s.overlap_grad_reduce));
   if (dp && s.zero >= 1) rec.Profile("overlap_param_gather", B(s.overlap_param_gather));
   if (s.tp > 1)
@@ -145,7 +145,7 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   if (s.cp > 1) rec.Profile("cp_comm_type", s.cp_a2a ? "a2a" : "p2p");
   if (s.ep > 1) rec.Profile("ep_comm_overlap", NumberText(s.ep_comm_overlap));
   if (s.ep > 1) rec.Profile("moe_dedup_dispatch", B(s.moe_dedup_dispatch));
-  rec.Profile("attention_kernel", s.fa2_attention ? "fa2" : "fused");
+  rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)));
   rec.Profile("fused_cross_entropy", B(s.fused_cross_entropy));
   // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
   // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only

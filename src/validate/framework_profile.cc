@@ -45,7 +45,9 @@ Framework ReadProfile(const json& f) {
   w.uneven = f.value("uneven_pipeline", false);
   w.ep_overlap = f.value("ep_comm_overlap", 0.0);
   w.dedup = f.value("moe_dedup_dispatch", false);
-  w.fa2 = f.value("attention", "") == "fa2";
+  // An unknown name in the embedded file is caught by FrameworkProfiles.AttentionNamesParse.
+  const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
+  w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
   w.pure_bf16 = f.value("pure_bf16", false);
   w.recompute = f.value("recompute", "auto");
   w.rollout_tp = f.value("rollout_tp", 0);

@@ -7,6 +7,7 @@
 
 #include "trainsim/execution.h"
 #include "trainsim/hardware.h"
+#include "trainsim/strategy.h"
 
 namespace trainsim::detail {
 
@@ -16,7 +17,8 @@ struct Framework {
   std::vector<std::string> names;  // case `framework` values this profile stands for
   std::string fallback;            // "fp8" / "pre-fp8": the GPU class it serves when none matches
   bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
-  bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false, fa2 = false;
+  bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false;
+  AttentionImpl attention = AttentionImpl::kFused;  // profile "attention": fused, fa2 or fa1
   double ep_overlap = 0;
   bool dedup = false;
   bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)

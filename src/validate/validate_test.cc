@@ -8,7 +8,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "spec/embedded.h"
 #include "trainsim/calibrate.h"
+#include "validate/framework_profile.h"
 #include "validate/validate_test_cases.h"
 
 namespace trainsim {
@@ -184,6 +186,25 @@ TEST(ValidateAssumed, KnownSourceKeepsItsProfileAndGivenFieldsAreNotListed) {
   EXPECT_FALSE(a.count("parallel.zero"));
   EXPECT_EQ(a.at("recompute").value, "full");  // the profile's --checkpoint-activations
   EXPECT_EQ(a.at("mbs").value, "1");
+}
+
+// Every profile's "attention" names a kernel (an unknown name would silently mean "fused").
+TEST(FrameworkProfiles, AttentionNamesParse) {
+  const std::string_view* text = detail::FindEmbeddedFile("frameworks.json");
+  ASSERT_NE(text, nullptr);
+  const nlohmann::json j = nlohmann::json::parse(text->begin(), text->end());
+  int with_attention = 0;
+  for (const nlohmann::json& f : j["frameworks"]) {
+    if (!f.contains("attention")) continue;
+    ++with_attention;
+    EXPECT_TRUE(ParseAttentionImpl(f["attention"].get<std::string>()).ok()) << f["id"];
+  }
+  EXPECT_GT(with_attention, 0);
+  for (const detail::Framework& f : detail::Frameworks()) {
+    if (f.id == "llm-foundry") {
+      EXPECT_EQ(f.attention, AttentionImpl::kFa1);
+    }
+  }
 }
 
 }  // namespace
