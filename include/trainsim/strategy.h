@@ -144,7 +144,7 @@ struct Layout {
   bool moe_dedup_dispatch = false;
   bool flash_attention = true;
   AttentionImpl attention_kernel = AttentionImpl::kFused;
-  bool cp_a2a = false;         // context parallel via all-to-all (Ulysses) instead of ring p2p
+  bool cp_a2a = false;  // context parallel via all-to-all (Ulysses) instead of ring p2p
   bool fused_cross_entropy = false;  // TE fused cross-entropy: no fp32 logits copy
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   RankOrder order = RankOrder::kTpCpDpPp;  // Megatron-LM's default tp-cp-ep-dp-pp

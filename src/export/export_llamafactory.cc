@@ -156,9 +156,10 @@ std::string Train(const Strategy& s, std::vector<std::string>& notes) {
     KV(out, "fp16", fp16 ? "true" : "false");
   }
   KV(out, "optim", Optim(s.exec.optimizer, notes));
-  KV(out, "flash_attn", !s.flash_attention                              ? "disabled"
-                      : s.attention_kernel != AttentionImpl::kFused ? "fa2"
-                                                                     : "sdpa");
+  KV(out, "flash_attn",
+     !s.flash_attention                            ? "disabled"
+     : s.attention_kernel != AttentionImpl::kFused ? "fa2"
+                                                   : "sdpa");
   KV(out, "disable_gradient_checkpointing", s.recompute == Recompute::kNone ? "true" : "false");
   if (s.dp() > 1 && (s.zero >= 1 || s.fsdp))
     KV(out, "deepspeed",

@@ -127,9 +127,9 @@ void BridgeKernels(const Strategy& s, std::string& out, std::vector<std::string>
                       " (a share of the all-to-all hidden; only the switch is written)");
   }
   KV(out, "model.attention_backend",
-     !s.flash_attention ? "unfused"
+     !s.flash_attention                            ? "unfused"
      : s.attention_kernel != AttentionImpl::kFused ? "flash"
-                        : "fused");
+                                                   : "fused");
   KV(out, "model.cross_entropy_loss_fusion", Bool(s.fused_cross_entropy));
 }
 
