@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>  // list_models(): std::vector<std::string> -> list[str]
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,17 +26,24 @@ namespace {
 // dict as a strategy file, then the keywords as the CLI's flags), then the model.
 py::object SimulatePy(const py::object& model, const py::object& hardware,
                       const py::object& strategy, const py::object& hw_override, bool detail,
-                      const py::kwargs& kw) {
+                      const py::object& framework_config, const py::kwargs& kw) {
   const HardwareSpec hw = HardwareArg(hardware, hw_override);
-  StrategyKeys given;
-  Strategy finished = StrategyArg(strategy, kw, "simulate", given);
   const ModelSpec m = ModelArg(model);
+  std::optional<FrameworkConfig> fw;
+  if (!framework_config.is_none()) fw = FrameworkArg(framework_config, m.layers);
+  StrategyKeys given;
+  Strategy finished = StrategyArg(strategy, kw, "simulate", given, fw ? &*fw : nullptr);
   SimOptions opt;
   opt.detail = detail;
   Result<std::string> text = std::string();
   {
     py::gil_scoped_release release;
     auto rep = SimulateWithAssumptions(m, hw, finished, given, opt);
+    if (rep.ok() && fw) {  // the file's notes first, as the CLI lists them
+      StepReport& r = rep.value();
+      r.assumed.insert(r.assumed.begin(), fw->assumed.begin(), fw->assumed.end());
+      r.ignored.insert(r.ignored.end(), fw->ignored.begin(), fw->ignored.end());
+    }
     text = rep.ok() ? Result<std::string>(FormatReportJson(rep.value(), m, hw, finished))
                     : Result<std::string>(rep.status());
   }
@@ -101,13 +109,17 @@ PYBIND11_MODULE(trainsim, m) {
   m.def("simulate", &SimulatePy, py::arg("model") = "llama3-8b",
         py::arg("hardware") = "h100_sxm_80gb", py::kw_only(), py::arg("strategy") = py::none(),
         py::arg("hw_override") = py::none(), py::arg("detail") = false,
+        py::arg("framework_config") = py::none(),
         "simulate(model='llama3-8b', hardware='h100_sxm_80gb', *, strategy=None, "
-        "hw_override=None, detail=False, **settings) -> dict\n\n"
+        "hw_override=None, detail=False, framework_config=None, **settings) -> dict\n\n"
         "One training step, as `trainsim simulate --json`. model / hardware: a preset id or a "
         "dict (never a file path: see load_model). strategy: a strategy file's dict. settings: "
         "strategy keys or the CLI's short names (tp=2, pp=2, gbs=32, seq=4096, "
-        "recompute='selective'; strategy_fields() lists them); None leaves a default. Bad input "
-        "raises ValueError with the CLI's message.");
+        "recompute='selective'; strategy_fields() lists them); None leaves a default. "
+        "framework_config: {'format': 'deepspeed' | 'torchtitan' | 'llamafactory' | 'trl', "
+        "'text': the file's contents, 'deepspeed_text': the DeepSpeed config it names}, read as "
+        "the CLI reads the file, under strategy and settings. Bad input raises ValueError with "
+        "the CLI's message.");
   m.def("search", &SearchPy, py::arg("model") = "llama3-8b", py::arg("hardware") = "h100_sxm_80gb",
         "search(model='llama3-8b', hardware='h100_sxm_80gb', *, gbs, gpus=8, seq=4096, "
         "dtype='bf16', top=10, objective='time', memory_margin=0.05, threads=0, timeout_s=None, "

@@ -117,13 +117,42 @@ std::map<std::string, std::string> StrategySettings(const py::dict& kwargs, std:
 }
 
 Strategy StrategyArg(const py::object& strategy, const py::dict& kwargs, std::string_view fn,
-                     StrategyKeys& given) {
+                     StrategyKeys& given, const FrameworkConfig* fw) {
   Strategy s;
+  if (fw) {
+    if (Status st = ApplyStrategySettings(s, fw->settings, false); !st.ok()) RaiseStatus(st);
+    for (const auto& [key, value] : fw->settings) given.insert(key);
+  }
   if (!strategy.is_none()) {
     const std::string text = DictToJson(strategy, "strategy");
     if (Status st = ApplyStrategyJson(text, "strategy", s, &given); !st.ok()) RaiseStatus(st);
   }
-  return Take(FinishStrategy(s, StrategySettings(kwargs, fn), given));
+  const std::map<std::string, std::string> settings = StrategySettings(kwargs, fn);
+  Strategy out = Take(FinishStrategy(s, settings, given));
+  if (fw) {
+    const bool gbs_given = settings.count("global_batch_size") > 0;
+    if (Status st = ResolveFrameworkBatch(*fw, out, gbs_given); !st.ok()) RaiseStatus(st);
+    if (Status st = CheckFrameworkBatch(*fw, out); !st.ok()) RaiseStatus(st);
+  }
+  return out;
+}
+
+FrameworkConfig FrameworkArg(const py::handle& config, int model_layers) {
+  if (!py::isinstance<py::dict>(config))
+    RaiseType("framework_config must be a dict {'format': ..., 'text': ...} (never a path)");
+  FrameworkText ft;
+  for (const auto& [k, v] : config.cast<py::dict>()) {
+    const std::string key = py::str(k);
+    std::string* field = key == "format"           ? &ft.format
+                         : key == "text"           ? &ft.text
+                         : key == "deepspeed_text" ? &ft.deepspeed_text
+                                                   : nullptr;
+    if (!field)
+      RaiseType("framework_config: unknown key '" + key + "' (format, text, deepspeed_text)");
+    if (!py::isinstance<py::str>(v)) RaiseType("framework_config['" + key + "'] must be a str");
+    *field = v.cast<std::string>();
+  }
+  return Take(ReadFrameworkText(ft, "framework_config", model_layers, true));
 }
 
 }  // namespace trainsim::python

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "trainsim/formats.h"
 #include "trainsim/hardware.h"
 #include "trainsim/model.h"
 #include "trainsim/status.h"
@@ -54,7 +55,13 @@ std::map<std::string, std::string> StrategySettings(const py::dict& kwargs, std:
 // The strategy as `simulate` builds it: the `strategy` dict (None or a strategy file's object),
 // then the keywords as the CLI's flags, then the default batch (FinishStrategy); `given` gains
 // the keys that a source gave.
+// `fw`: a framework file's settings applied first (under the dict and the keywords), its
+// batch rules checked after.
 Strategy StrategyArg(const py::object& strategy, const py::dict& kwargs, std::string_view fn,
-                     StrategyKeys& given);
+                     StrategyKeys& given, const FrameworkConfig* fw = nullptr);
+
+// `framework_config`: {'format': 'deepspeed' | 'torchtitan' | 'llamafactory' | 'trl', 'text':
+// the file's contents, 'deepspeed_text': the DeepSpeed config it names} (ReadFrameworkText).
+FrameworkConfig FrameworkArg(const py::handle& config, int model_layers);
 
 }  // namespace trainsim::python

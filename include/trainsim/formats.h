@@ -77,6 +77,18 @@ void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c);
 // which wins. Error naming per_device_train_batch_size when the group does not divide it.
 Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_given);
 
+// A framework file sent as text (REST "framework_config", Python `framework_config=`): its
+// format (deepspeed, torchtitan, llamafactory, trl), contents, and the contents of the DeepSpeed
+// config a LLaMA-Factory / TRL file names (its `deepspeed` key); never paths.
+struct FrameworkText {
+  std::string format, text, deepspeed_text;
+};
+// Reads `in` as the CLI reads the file (`origin` prefixes the fields in errors, e.g.
+// "framework_config"); `model_layers` and `model_given` as for the parsers above. A named
+// DeepSpeed file whose contents were not sent is listed in `assumed` (ZeRO from the strategy).
+Result<FrameworkConfig> ReadFrameworkText(const FrameworkText& in, std::string_view origin,
+                                          int model_layers = 0, bool model_given = true);
+
 // The stated global batch against the final strategy: DeepSpeed's rule train_batch_size =
 // micro-batch x accumulation steps x dp. Ok when the file states none.
 Status CheckFrameworkBatch(const FrameworkConfig& c, const Strategy& s);

@@ -8,6 +8,7 @@
 #include "trainsim/formats.h"
 #include "trainsim/front_end.h"
 #include "trainsim/presets.h"
+#include "trainsim/schema.h"
 
 namespace trainsim::serve {
 
@@ -97,8 +98,76 @@ Result<HardwareSpec> ReadHardware(const json& body, std::vector<Assumption>* not
   return out;
 }
 
+namespace {
+
+Result<std::string> TextField(const json& fc, const char* key, bool required) {
+  if (!fc.contains(key) || fc[key].is_null()) {
+    if (required)
+      return Status::Invalid(std::string("framework_config.") + key, "is required (a string)");
+    return std::string();
+  }
+  if (!fc[key].is_string())
+    return Status::Invalid(std::string("framework_config.") + key,
+                           "must be a string (the file's contents; a request never names a path)");
+  return fc[key].get<std::string>();
+}
+
+// The model a request simulates with a framework file: the body's "model"; else the model the
+// file names (torchtitan [model] flavour, LLaMA-Factory model_name_or_path as a preset id);
+// else simulate's default. A torchtitan flavour that contradicts the body's model is refused.
+Result<ModelSpec> FrameworkModel(const json& body, const FrameworkConfig& first) {
+  const bool given = body.contains("model") && !body["model"].is_null();
+  if (!first.model.empty()) {
+    if (given && !(body["model"].is_string() && body["model"].get<std::string>() == first.model))
+      return Status::Invalid("model",
+                             "contradicts framework_config ([model] name and flavor: "
+                             "preset " +
+                                 first.model + ")");
+    return ModelPreset(first.model);
+  }
+  if (given || first.model_path.empty()) return ReadModel(body);
+  auto m = ModelPreset(first.model_path);
+  if (!m.ok())
+    return Status::Invalid("framework_config.text",
+                           "model_name_or_path '" + first.model_path +
+                               "' is not a trainsim preset (hub ids and folders are not read): "
+                               "give \"model\"");
+  return m;
+}
+
+// "framework_config": {"format", "text", "deepspeed_text"}: the framework file's settings (and
+// the DeepSpeed file a LLaMA-Factory / TRL file names, sent as text), its model, its notes.
+Status ReadFrameworkConfig(const json& body, SimInputs& in, FrameworkConfig& fw) {
+  const json& fc = body["framework_config"];
+  if (!fc.is_object())
+    return Status::Invalid("framework_config",
+                           "must be an object {\"format\": ..., \"text\": ...}");
+  if (Status st = CheckKeys(fc, {"format", "text", "deepspeed_text"}); !st.ok())
+    return st.WithContext("framework_config");
+  auto format = TextField(fc, "format", true);
+  if (!format.ok()) return format.status();
+  auto text = TextField(fc, "text", true);
+  if (!text.ok()) return text.status();
+  auto ds_text = TextField(fc, "deepspeed_text", false);
+  if (!ds_text.ok()) return ds_text.status();
+  const FrameworkText ft{*format, *text, *ds_text};
+  const bool model_given = body.contains("model") && !body["model"].is_null();
+  auto first = ReadFrameworkText(ft, "framework_config", 0, model_given);
+  if (!first.ok()) return first.status();
+  auto model = FrameworkModel(body, first.value());
+  if (!model.ok()) return model.status();
+  in.model = std::move(model).value();
+  auto parsed = ReadFrameworkText(ft, "framework_config", in.model.layers, model_given);
+  if (!parsed.ok()) return parsed.status();
+  fw = std::move(parsed).value();
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_view>& more) {
-  std::vector<std::string_view> keys = {"model", "hardware", "hw_override", "strategy"};
+  std::vector<std::string_view> keys = {"model", "hardware", "hw_override", "strategy",
+                                        "framework_config"};
   keys.insert(keys.end(), more.begin(), more.end());
   if (Status st = CheckKeys(body, keys); !st.ok()) return st;
   SimInputs in;
@@ -106,17 +175,33 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
   auto hw = ReadHardware(body, &in.hw_notes);
   if (!hw.ok()) return hw.status();
   in.hardware = std::move(hw).value();
+  FrameworkConfig fw;
+  const bool with_file = body.contains("framework_config") && !body["framework_config"].is_null();
+  if (with_file)
+    if (Status st = ReadFrameworkConfig(body, in, fw); !st.ok()) return st;
   Strategy s;
+  // The file first, then the strategy object over it (the CLI: the file, then the flags).
+  if (Status st = ApplyStrategySettings(s, fw.settings, false); !st.ok()) return st;
+  for (const auto& [key, value] : fw.settings) in.given.insert(key);
+  StrategyKeys from_object;
   if (body.contains("strategy") && !body["strategy"].is_null()) {
     if (!body["strategy"].is_object())
       return Status::Invalid("strategy", "must be a JSON object (what a strategy file holds)");
     const std::string text = body["strategy"].dump();
-    if (Status st = ApplyStrategyJson(text, "strategy", s, &in.given); !st.ok()) return st;
+    if (Status st = ApplyStrategyJson(text, "strategy", s, &from_object); !st.ok()) return st;
+    in.given.insert(from_object.begin(), from_object.end());
     in.ignored = IgnoredStrategyJsonKeys(text);
   }
   auto finished = FinishStrategy(s, {}, in.given);  // as the CLI and the Python module do
   if (!finished.ok()) return finished.status();
   in.strategy = std::move(finished).value();
+  if (Status st = ResolveFrameworkBatch(fw, in.strategy, from_object.count("global_batch_size"));
+      !st.ok())
+    return st;
+  if (Status st = CheckFrameworkBatch(fw, in.strategy); !st.ok()) return st;
+  in.ignored.insert(in.ignored.begin(), fw.ignored.begin(), fw.ignored.end());
+  in.hw_notes.insert(in.hw_notes.end(), fw.assumed.begin(), fw.assumed.end());
+  if (with_file) return in;
   auto m = ReadModel(body);
   if (!m.ok()) return m.status();
   in.model = std::move(m).value();

@@ -75,6 +75,24 @@ json PresetOrObject(const std::vector<std::string>& ids, const char* what, json 
                                  object})}};
 }
 
+// A training framework's file sent as text (the CLI's --deepspeed-config, --torchtitan-config,
+// --llamafactory, --trl-args), applied under the strategy object.
+json FrameworkConfigSchema() {
+  return {{"type", "object"},
+          {"description",
+           "a framework file's contents, read as the CLI reads the file (docs/INPUTS.md); the "
+           "strategy object's keys override its settings"},
+          {"required", {"format", "text"}},
+          {"properties",
+           {{"format",
+             {{"type", "string"}, {"enum", {"deepspeed", "torchtitan", "llamafactory", "trl"}}}},
+            {"text", {{"type", "string"}, {"description", "the file's contents (never a path)"}}},
+            {"deepspeed_text",
+             {{"type", "string"},
+              {"description", "the DeepSpeed config a LLaMA-Factory / TRL file names"}}}}},
+          {"additionalProperties", false}};
+}
+
 // /v1/plan's body: the simulate request's keys and `trainsim plan`'s options (PlanOptionNames);
 // /v1/recommend's: `trainsim recommend`'s options.
 void AddPlanSchemas(json& s) {
@@ -180,7 +198,8 @@ json Components() {
                            {{"model", model},
                             {"hardware", hw},
                             {"hw_override", over},
-                            {"strategy", {{"$ref", "#/components/schemas/Strategy"}}}}},
+                            {"strategy", {{"$ref", "#/components/schemas/Strategy"}}},
+                            {"framework_config", FrameworkConfigSchema()}}},
                           {"additionalProperties", false}};
   auto integer = [](const char* d) {
     return json{{"type", "integer"}, {"minimum", 1}, {"description", d}};

@@ -94,6 +94,48 @@ std::string Nested(int depth) {
   return std::string(depth, '[') + std::string(depth, ']');
 }
 
+// A framework file sent as text reads as the CLI reads the file: a LLaMA-Factory LoRA YAML gives
+// the stage, method and batch, the strategy object overrides it, and a model the YAML names by
+// hub id needs "model" (the service never fetches or opens anything).
+TEST(Serve, FrameworkConfigTextReadsAsTheFile) {
+  const std::string yaml =
+      "model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct\nstage: sft\nfinetuning_type: "
+      "lora\nlora_rank: 8\nlora_target: all\ncutoff_len: 2048\nper_device_train_batch_size: "
+      "2\ngradient_accumulation_steps: 4\nbf16: true\ndeepspeed: ds_z3_config.json\n";
+  const json fc = {{"format", "llamafactory"}, {"text", yaml}};
+  Service s;
+  json body = {{"model", "llama3-8b"},
+               {"hardware", "h100_sxm_80gb"},
+               {"strategy", {{"world_size", 8}}},
+               {"framework_config", fc}};
+  Response r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["strategy"]["seq_len"], 2048);
+  EXPECT_EQ(j["strategy"]["micro_batch_size"], 2);
+  EXPECT_EQ(j["strategy"]["global_batch_size"], 2 * 4 * 8);
+  bool ds_note = false;
+  for (const json& a : j["assumed"])
+    ds_note = ds_note || (a["field"] == "deepspeed" &&
+                          a["why"].get<std::string>().find("deepspeed_text") != std::string::npos);
+  EXPECT_TRUE(ds_note) << "the named DeepSpeed file was not read, and the report says so";
+  // The DeepSpeed file's contents, sent beside it, set ZeRO-3.
+  body["framework_config"]["deepspeed_text"] = R"({"zero_optimization": {"stage": 3}})";
+  r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["strategy"]["zero_state"], 3);
+  // The strategy object wins over the file.
+  body["strategy"]["seq_len"] = 1024;
+  r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["strategy"]["seq_len"], 1024);
+  // Without "model", the hub id is not a preset: refused by name.
+  body.erase("model");
+  r = s.Handle("POST", "/v1/simulate", body.dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("model_name_or_path"), std::string::npos) << r.body;
+}
+
 TEST(Serve, BadRequestsNameTheField) {
   const BadRequest rows[] = {
       {"not json", "POST", "/v1/simulate", "{", 400, "body"},
@@ -116,6 +158,18 @@ TEST(Serve, BadRequestsNameTheField) {
       {"duplicate key", "POST", "/v1/simulate", R"({"model": "a", "model": "b"})", 400, "model"},
       {"body over the limit", "POST", "/v1/simulate",
        std::string(limits::kMaxRequestBodyBytes + 1, ' '), 413, "body"},
+      {"framework_config type", "POST", "/v1/simulate", R"({"framework_config": "ds.json"})", 400,
+       "framework_config"},
+      {"framework_config format", "POST", "/v1/simulate",
+       R"({"framework_config": {"format": "fairseq", "text": ""}})", 400,
+       "framework_config.format"},
+      {"framework_config text missing", "POST", "/v1/simulate",
+       R"({"framework_config": {"format": "deepspeed"}})", 400, "framework_config.text"},
+      {"framework_config unknown key", "POST", "/v1/simulate",
+       R"({"framework_config": {"format": "deepspeed", "text": "{}", "path": "x"}})", 400, "path"},
+      {"framework_config bad file", "POST", "/v1/simulate",
+       R"({"framework_config": {"format": "deepspeed", "text": "{\"zero_optimization\": 3}"}})",
+       400, ""},
       {"search without gbs", "POST", "/v1/search", R"({"gpus": 8})", 400, "gbs"},
       {"search objective", "POST", "/v1/search", R"({"gbs": 8, "objective": "fun"})", 400, ""},
       {"search top", "POST", "/v1/search", R"({"gbs": 8, "top": 1000001})", 400, "top"},

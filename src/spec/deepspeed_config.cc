@@ -158,6 +158,9 @@ std::string OffloadDevice(Reader& r, const json& z, const char* key) {
 }
 
 void ReadZero(Reader& r, const json& j) {
+  if (j.contains("zero_optimization") && !j["zero_optimization"].is_object())
+    return r.Fail("zero_optimization", "must be an object (its \"stage\", offload, ...), got " +
+                                           j["zero_optimization"].dump());
   const json& z = j.contains("zero_optimization") && j["zero_optimization"].is_object()
                       ? j["zero_optimization"]
                       : json::object();

@@ -174,3 +174,35 @@ def test_strategy_fields_equal_cli_schema(ts):
 
 def test_version(ts):
     assert ts.__version__ == ts.simulate()["trainsim_version"]
+
+
+def test_framework_config_text_equals_the_cli_file(ts):
+    """framework_config: a LLaMA-Factory YAML's contents read as `--llamafactory FILE` reads it."""
+    path = os.path.join(SOURCE_DIR, "src/spec/testdata/llamafactory/llama3_lora_sft.yaml")
+    with open(path) as f:
+        text = f.read()
+    doc = ts.simulate("llama3-8b", "h100_sxm_80gb", gpus=8,
+                      framework_config={"format": "llamafactory", "text": text})
+    cli = cli_json("simulate", "--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--gpus",
+                   "8", "--llamafactory", path, "--json")
+    assert doc["step_time_s"] == cli["step_time_s"]
+    assert doc["strategy"] == cli["strategy"]
+    # The DeepSpeed file it names is never opened: the report says so.
+    yaml = text + "deepspeed: examples/deepspeed/ds_z3_config.json\n"
+    doc = ts.simulate("llama3-8b", "h100_sxm_80gb", gpus=8,
+                      framework_config={"format": "llamafactory", "text": yaml})
+    assert any(a["field"] == "deepspeed" and "deepspeed_text" in a["why"] for a in doc["assumed"])
+    doc = ts.simulate("llama3-8b", "h100_sxm_80gb", gpus=8,
+                      framework_config={"format": "llamafactory", "text": yaml,
+                                        "deepspeed_text": '{"zero_optimization": {"stage": 3}}'})
+    assert doc["strategy"]["zero_state"] == 3
+
+
+def test_framework_config_errors(ts):
+    with pytest.raises(ValueError) as e:
+        ts.simulate(framework_config={"format": "fairseq", "text": ""})
+    assert e.value.field == "framework_config.format"
+    with pytest.raises(TypeError):
+        ts.simulate(framework_config="ds_config.json")
+    with pytest.raises(TypeError):
+        ts.simulate(framework_config={"format": "deepspeed", "path": "x"})
