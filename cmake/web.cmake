@@ -10,7 +10,8 @@ find_program(TRAINSIM_NPM npm)
 # Explicit list of the page's sources (a change rebuilds the page).
 set(TRAINSIM_WEB_SOURCES
   index.html vite.config.ts tsconfig.json
-  src/api.ts src/charts.ts src/form.ts src/format.ts src/gantt.ts src/main.ts src/search.ts
+  src/api.ts src/charts.ts src/form.ts src/format.ts src/gantt.ts src/infer.ts src/main.ts
+  src/plan.ts src/search.ts
   src/simulate.ts src/state.ts src/style.css src/validate.ts
 )
 

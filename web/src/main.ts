@@ -1,8 +1,9 @@
-// The page `trainsim serve` serves at "/": four screens chosen by the URL fragment
-// (#view=simulate|search|validate|plan&...), so a link reproduces what it shows. Opening "/" runs the
+// The page `trainsim serve` serves at "/": five screens chosen by the URL fragment
+// (#view=simulate|search|validate|plan|infer&...), so a link reproduces what it shows. Opening "/" runs the
 // default simulation at once.
 import { getJson, type HardwareEntry, type ModelEntry } from "./api";
 import { el } from "./format";
+import { renderInfer } from "./infer";
 import { renderPlan } from "./plan";
 import { paretoPixel, renderSearch } from "./search";
 import { errorBox, renderSimulate, type Catalogue } from "./simulate";
@@ -36,6 +37,7 @@ async function route(): Promise<void> {
     const cat = await loadCatalogue();
     if (view === "search") renderSearch(root, state, cat);
     else if (view === "plan") renderPlan(root, state, cat);
+    else if (view === "infer") renderInfer(root, state, cat);
     else renderSimulate(root, state, cat);
   } catch (e) {
     root.replaceChildren(el("section", { class: "results full" }, errorBox(e)));

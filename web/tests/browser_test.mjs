@@ -246,6 +246,33 @@ async function testPlan(page, base) {
   check("plan: the URL carries the inputs", page.url().includes("tokens=2e11") && page.url().includes("rec=1"), page.url());
 }
 
+// The serve screen: its numbers equal `infer --json` for the same input; a disaggregated layout
+// reaches the request; the link reproduces it.
+async function testInfer(page, base) {
+  await page.goto(`${base}/#view=infer&model=llama3-8b&hardware=h100_sxm_80gb&prompt=1024&output=256&batch=32`);
+  await page.locator("#i-ttft").waitFor({ timeout: 20000 });
+  await page.locator("#chart-infer canvas").waitFor();
+  const j = cliJson(["infer", "--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--prompt-len", "1024",
+    "--output-len", "256", "--batch", "32"]);
+  for (const [id, key] of [["i-ttft", "ttft_s"], ["i-tpot", "tpot_s"], ["i-tps", "output_tokens_per_s"],
+    ["i-batch", "batch"]]) {
+    const v = await shown(page, id);
+    check(`infer: ${key} equals infer --json (${v.text})`, v.value === j[key], `${v.value} vs ${j[key]}`);
+  }
+  check("infer: TTFT shown in ms", (await shown(page, "i-ttft")).text === `${(1000 * j.ttft_s).toFixed(2)} ms`);
+  await page.screenshot({ path: join(OUT, "infer.png"), fullPage: true });
+  await page.fill("#f-igpus", "16");
+  await page.fill("#f-disagg", "8:8");
+  await page.click("#run-infer");
+  await page.waitForFunction(() => location.hash.includes("disagg=8%3A8"), null, { timeout: 10000 });
+  await page.locator("#i-tps").waitFor({ timeout: 20000 });
+  const d = cliJson(["infer", "--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--prompt-len", "1024",
+    "--output-len", "256", "--batch", "32", "--gpus", "16", "--disaggregate", "8:8"]);
+  await page.waitForFunction((want) => document.querySelector("#i-tps")?.getAttribute("data-value") === want,
+    String(d.output_tokens_per_s), { timeout: 20000 });
+  check("infer: the disaggregated layout equals infer --disaggregate 8:8", true);
+}
+
 const { proc, base } = await startServer().catch((e) => fatal(e.message));
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -259,7 +286,7 @@ try {
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  for (const t of [testDefault, testForm, testSearch, testValidate, testPlan]) {
+  for (const t of [testDefault, testForm, testSearch, testValidate, testPlan, testInfer]) {
     try {
       await t(page, base);
     } catch (e) {
