@@ -184,17 +184,42 @@ void AppendOpReport(const graph::Op& op, double f, double b, LayerReport& report
   report.ops.push_back(std::move(r));
 }
 
+// Selective recompute, op by op: what backward reruns and what stays saved. Megatron-LM's modules
+// go by the ops' rerun / drop masks; torchtitan's per-op policy (kRecomputeOpSac) by the shares
+// graph::MarkOpSac wrote.
+struct Selective {
+  double rerun_s = 0, rerun_flops = 0, rerun_kernels = 0, saved = 0;
+};
+
+void AddSelective(const graph::Op& op, double f, int mods, Selective& a) {
+  const double rerun_f = op.kind == OpKind::kComm && op.group == Group::kCp ? 0 : f;
+  if (mods & kRecomputeOpSac) {
+    a.saved += op.sac_saved;
+    if (op.sac_rerun <= 0) return;
+    a.rerun_s += rerun_f * op.sac_rerun;
+    a.rerun_flops += op.flops * op.sac_rerun;
+    a.rerun_kernels += op.fwd_kernels;
+    return;
+  }
+  if (!(op.drop & mods)) a.saved += op.saved_bytes;
+  if (!(mods & kRecomputeCoreAttn)) a.saved += op.saved_extra_bytes;
+  if (!(op.rerun & mods)) return;
+  a.rerun_s += rerun_f;
+  a.rerun_flops += op.flops;
+  a.rerun_kernels += op.fwd_kernels;
+}
+
 }  // namespace
 
 LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, const Strategy& s,
                   const Placements& pl, bool full_recompute, LayerReport* report) {
   LayerCost c;
-  double fwd_rerun_kernels = 0, sel_rerun_kernels = 0;
+  double fwd_rerun_kernels = 0;
   const double ovl = hw.eff.comm_overlap;
   const int mods = s.recompute == Recompute::kSelective ? s.recompute_modules : 0;
   double attn_fwd_s = 0, attn_bwd_s = 0, cp_fwd = 0, cp_bwd = 0, fwd_rerun_comm = 0,
          first_saved = -1;
-  double sel_rerun_s = 0, sel_rerun_flops = 0;
+  Selective sel;
   for (const graph::Op& op : ops) {
     double f = 0, b = 0;
     if (op.kind != OpKind::kComm) {
@@ -236,15 +261,9 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     c.bwd_kernels += op.bwd_kernels;
     CountParamTensors(op, c);
     if (op.kind != OpKind::kComm) fwd_rerun_kernels += op.fwd_kernels;
-    if (op.rerun & mods) sel_rerun_kernels += op.fwd_kernels;
     if (first_saved < 0 && op.kind != OpKind::kComm) first_saved = op.saved_bytes;
     c.saved_none += op.saved_bytes + op.saved_extra_bytes;
-    if (!(op.drop & mods)) c.saved_selective += op.saved_bytes;
-    if (!(mods & kRecomputeCoreAttn)) c.saved_selective += op.saved_extra_bytes;
-    if (op.rerun & mods) {
-      sel_rerun_s += op.kind == OpKind::kComm && op.group == Group::kCp ? 0 : f;
-      sel_rerun_flops += op.flops;
-    }
+    AddSelective(op, f, mods, sel);
     if (report) AppendOpReport(op, f, b, *report);
   }
   // Ring context parallelism hides the K/V exchange behind the attention blocks.
@@ -261,10 +280,11 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     c.recompute_flops = c.fwd_flops;
     c.bwd_kernels += fwd_rerun_kernels;
   } else if (s.recompute == Recompute::kSelective) {
-    c.recompute_s = sel_rerun_s;
-    c.recompute_flops = sel_rerun_flops;
-    c.bwd_kernels += sel_rerun_kernels;
+    c.recompute_s = sel.rerun_s;
+    c.recompute_flops = sel.rerun_flops;
+    c.bwd_kernels += sel.rerun_kernels;
   }
+  c.saved_selective = sel.saved;
   return c;
 }
 

@@ -23,13 +23,17 @@ Result<Recompute> ParseRecompute(std::string_view s);
 
 // Modules recomputed by Recompute::kSelective (Megatron-LM --recompute-modules names).
 enum RecomputeModule : int {
-  kRecomputeCoreAttn = 1,       // core_attn: attention scores/softmax (the default)
-  kRecomputeLayerNorm = 2,      // layernorm: norm outputs feeding QKV / FC1
-  kRecomputeMlaUpProj = 4,      // mla_up_proj: MLA q/kv up-projections (q, k, v not kept)
-  kRecomputeMlp = 8,            // mlp: dense MLP (activation and FC2 input)
-  kRecomputeMoeAct = 16,        // moe_act: expert activation function
-  kRecomputeMoe = 32,           // moe: the whole routed-expert block
-  kRecomputeSharedExperts = 64  // shared_experts
+  kRecomputeCoreAttn = 1,        // core_attn: attention scores/softmax (the default)
+  kRecomputeLayerNorm = 2,       // layernorm: norm outputs feeding QKV / FC1
+  kRecomputeMlaUpProj = 4,       // mla_up_proj: MLA q/kv up-projections (q, k, v not kept)
+  kRecomputeMlp = 8,             // mlp: dense MLP (activation and FC2 input)
+  kRecomputeMoeAct = 16,         // moe_act: expert activation function
+  kRecomputeMoe = 32,            // moe: the whole routed-expert block
+  kRecomputeSharedExperts = 64,  // shared_experts
+  // op_sac: torchtitan's per-op selective checkpointing (selective_ac_option "op"): the outputs
+  // of matmuls are saved except every second one, attention's output is saved, everything else
+  // is recomputed. Not a Megatron-LM module; exclusive of the others.
+  kRecomputeOpSac = 128
 };
 // Parses "core_attn,layernorm,..." into a RecomputeModule mask; the error names the module.
 Result<int> ParseRecomputeModules(std::string_view list);

@@ -81,7 +81,7 @@ void BridgeMemory(const Strategy& s, std::string& out, std::vector<std::string>&
   } else {
     KV(out, "model.recompute_granularity", std::string(RecomputeName(s.recompute)));
   }
-  if (s.recompute == Recompute::kSelective) {
+  if (s.recompute == Recompute::kSelective && s.recompute_modules != kRecomputeOpSac) {
     std::string list = "[";  // appended, not "[" + x: GCC 12 flags that with -Wrestrict
     list += RecomputeModulesName(s.recompute_modules);
     KV(out, "model.recompute_modules", list + "]");

@@ -5,6 +5,8 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string_view>
 
 #include "graph/attention_pattern.h"
 #include "util/units.h"
@@ -312,9 +314,74 @@ void ApplyPass(const Pass& pass, std::vector<Op>& out, size_t first) {
       if (!op.trainable) op.bwd_kernels = 1, op.param_tensors = 0;  // data gradient only
     }
     if (pass.shape.phase != Phase::kTrain) op.bwd_kernels = 0;
-    if (pass.shape.phase != Phase::kTrain) op.saved_bytes = op.saved_extra_bytes = 0;
+    if (pass.shape.phase != Phase::kTrain) op.saved_bytes = op.saved_extra_bytes = op.sac_saved = 0;
   }
 }
+
+namespace {
+
+// torchtitan's per-op selective activation checkpointing (torchtitan
+// distributed/activation_checkpoint.py, the "op" policy): aten.mm outputs are saved except every
+// second mm of the block, scaled-dot-product attention and reduce-scatter outputs are saved,
+// everything else (norms, rotary, activations, residual adds, grouped expert GEMMs) is recomputed
+// in backward from what was saved. Per op of the layer built from `first` on: the share of its
+// forward that is rerun (sac_rerun) and the bytes kept for its backward (sac_saved). The fused
+// GEMMs stand for several mms in the model's order: qkv_proj for wq, wk, wv (so wk is rerun),
+// a gated fc1 for w1, w3 (w3 rerun).
+void MarkOpSac(const ModelSpec& m, double t, std::vector<Op>& out, size_t first) {
+  int mm = 0;
+  const auto rerun_share = [&mm](std::initializer_list<double> weights) {
+    double all = 0, rerun = 0;
+    for (double w : weights) {
+      all += w;
+      if (++mm % 2 == 0) rerun += w;
+    }
+    return all > 0 ? rerun / all : 0.0;
+  };
+  const double heads = m.heads / t, kv = m.kv_heads / t;
+  double produced_rerun = 0;  // share of the previous op's output that backward recomputes
+  for (size_t i = first; i < out.size(); ++i) {
+    Op& op = out[i];
+    switch (op.kind) {
+      case OpKind::kMemory:
+        op.sac_rerun = 1;
+        op.sac_saved = (op.saved_bytes + op.saved_extra_bytes) * (1 - produced_rerun);
+        produced_rerun = 1;
+        break;
+      case OpKind::kGemm: {
+        const bool qkv = op.name == std::string_view("qkv_proj");
+        const bool gated_fc1 = op.name == std::string_view("fc1") && m.gated_mlp;
+        const double share = op.batch > 1 ? 1.0  // grouped expert GEMM: not an aten.mm
+                             : qkv        ? rerun_share({heads, kv, kv})
+                             : gated_fc1  ? rerun_share({1, 1})
+                                          : rerun_share({1});
+        op.sac_rerun = share;
+        op.sac_saved = op.saved_bytes * (1 - produced_rerun);
+        // Saved outputs no later op keeps as its input: q (rotary is recomputed from it) and the
+        // last MLP projection (the residual add needs no input for backward).
+        const double out_bytes = op.m * op.n * op.batch * kAct;
+        if (qkv) op.sac_saved += out_bytes * heads / (heads + 2 * kv);
+        if (op.name == std::string_view("fc2") && share == 0) op.sac_saved += out_bytes;
+        produced_rerun = share;
+        break;
+      }
+      case OpKind::kAttention: {
+        // q and k pass through rotary (recomputed); v is a saved mm output; the output and the
+        // log-sum-exp are saved.
+        const double qk = heads + kv, all = heads + 2 * kv;
+        op.sac_saved = op.saved_bytes * (1 - qk / all) + op.saved_extra_bytes;
+        produced_rerun = 0;
+        break;
+      }
+      case OpKind::kComm:
+        op.sac_rerun = op.fwd_coll == Coll::kReduceScatter ? 0 : 1;
+        if (op.fwd_coll == Coll::kReduceScatter) produced_rerun = 0;
+        break;
+    }
+  }
+}
+
+}  // namespace
 
 void BuildLayer(const ModelSpec& m, const Strategy& s, const Pass& pass, bool moe,
                 std::vector<Op>& out) {
@@ -329,6 +396,7 @@ void BuildLayer(const ModelSpec& m, const Strategy& s, const Pass& pass, bool mo
     DenseMlp(c, "fc1", "mlp_act", "fc2", static_cast<double>(ffn), kRecomputeMlp);
   }
   ResidualAdd(c, "mlp_residual");
+  MarkOpSac(m, c.t, out, first);
   ApplyPass(pass, out, first);
 }
 

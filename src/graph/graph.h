@@ -33,7 +33,10 @@ struct Op {
   // Activations saved for backward, per micro-batch.
   double saved_bytes = 0;
   double saved_extra_bytes =
-      0;                   // attention-core state (softmax stats / scores), core_attn drops it
+      0;  // attention-core state (softmax stats / scores), core_attn drops it
+  // Under torchtitan's per-op checkpointing (kRecomputeOpSac): the share of the forward rerun in
+  // backward and the bytes kept for backward (MarkOpSac in graph.cc).
+  double sac_rerun = 0, sac_saved = 0;
   int rerun = 0;           // RecomputeModule mask whose recomputation reruns this op's forward
   int drop = 0;            // RecomputeModule mask whose recomputation frees saved_bytes
   bool keep_bf16 = false;  // GEMM stays in BF16 under FP8 training (LM head)

@@ -53,7 +53,7 @@ constexpr std::array<std::pair<AttentionImpl, std::string_view>, 3> kAttention{{
     {AttentionImpl::kFa1, "fa1"},
 }};
 
-constexpr std::array<std::pair<int, std::string_view>, 7> kModules{{
+constexpr std::array<std::pair<int, std::string_view>, 8> kModules{{
     {kRecomputeCoreAttn, "core_attn"},
     {kRecomputeLayerNorm, "layernorm"},
     {kRecomputeMlaUpProj, "mla_up_proj"},
@@ -61,6 +61,7 @@ constexpr std::array<std::pair<int, std::string_view>, 7> kModules{{
     {kRecomputeMoeAct, "moe_act"},
     {kRecomputeMoe, "moe"},
     {kRecomputeSharedExperts, "shared_experts"},
+    {kRecomputeOpSac, "op_sac"},
 }};
 
 }  // namespace
@@ -128,6 +129,9 @@ Result<int> ParseRecomputeModules(std::string_view list) {
           "' (core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts)");
   }
   if (mask == 0) return Status::Invalid("recompute_modules: give at least one module");
+  if ((mask & kRecomputeOpSac) && mask != kRecomputeOpSac)
+    return Status::Invalid(
+        "recompute_modules: op_sac (torchtitan's per-op policy) excludes the Megatron-LM modules");
   return mask;
 }
 

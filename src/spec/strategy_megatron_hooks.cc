@@ -127,7 +127,8 @@ void MainGradOut(const Strategy& s, std::string& out) {
 }
 
 void RecomputeModulesOut(const Strategy& s, std::string& out) {
-  if (s.recompute != Recompute::kSelective) return;
+  // op_sac is torchtitan's policy: Megatron-LM's default selective recompute is the nearest.
+  if (s.recompute != Recompute::kSelective || s.recompute_modules == kRecomputeOpSac) return;
   std::string list = RecomputeModulesName(s.recompute_modules);
   std::replace(list.begin(), list.end(), ',', ' ');
   out += " --recompute-modules " + list;

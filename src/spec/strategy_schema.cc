@@ -306,7 +306,7 @@ constexpr StrategyField kFields[] = {
      .flag = "--recompute-modules",
      .megatron = "--recompute-modules=*",
      .rule = "comma-separated: core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, "
-             "shared_experts",
+             "shared_experts; or op_sac alone (torchtitan's per-op policy)",
      .example = "core_attn,mlp",
      .doc = "modules of selective recompute; implies selective unless recompute is given",
      .set = SetRecomputeModules,

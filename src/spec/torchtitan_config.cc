@@ -295,8 +295,8 @@ void ReadLowPrecision(Ctx& c) {
   }
 }
 
-// mode none / full / selective: selective_ac_option "op" (per-op SAC: matmul outputs saved,
-// the rest recomputed; approximated by Megatron-style selective recompute) or an integer N
+// mode none / full / selective: selective_ac_option "op" (per-op SAC: matmul outputs saved
+// except every second one, the rest recomputed: recompute_modules op_sac) or an integer N
 // (every N-th transformer block fully checkpointed).
 void ReadCheckpointing(Ctx& c, int layers_per_stage) {
   const std::string mode = c.Str("activation_checkpoint", "mode").value_or("selective");
@@ -308,8 +308,7 @@ void ReadCheckpointing(Ctx& c, int layers_per_stage) {
     c.out.settings["recompute"] = "full";
   } else if (mode == "selective" && opt == "op") {
     c.out.settings["recompute"] = "selective";
-    c.out.assumed.push_back({"recompute_modules", "core_attn",
-                             "torchtitan's per-op selective checkpointing, approximated"});
+    c.out.settings["recompute_modules"] = "op_sac";
   } else if (mode == "selective") {
     long long every = 0;
     try {
