@@ -169,6 +169,10 @@ void FuzzTorchtitan(std::string_view text) {
   CheckFrameworkConfig(ParseTorchtitanToml(text, "fuzz", 32));
 }
 
+void FuzzAccelerate(std::string_view text) {
+  CheckFrameworkConfig(ParseAccelerateConfig(text, "fuzz"));
+}
+
 // A Megatron-LM script or argument list with its model-shape arguments: the model it builds
 // must validate, and the job simulate or be refused.
 void FuzzMegatronModel(std::string_view text) {
@@ -256,6 +260,7 @@ constexpr Target kTargets[] = {
     {"enums", FuzzEnums},
     {"deepspeed", FuzzDeepSpeed},
     {"torchtitan", FuzzTorchtitan},
+    {"accelerate", FuzzAccelerate},
     {"megatron_model", FuzzMegatronModel},
     {"layout", FuzzLayout},
     {"rest", FuzzRest},

@@ -690,6 +690,59 @@ assert a.get("train_micro_batch_size_per_gpu") == "auto", a
     bad "DeepSpeed: stage 3 read, auto values listed as assumed" "$msg"
   fi
 fi
+# --- Accelerate config YAML, ZeRO++, Megatron-LM CUDA graphs (issue 10) -----------------------------
+if expect_ok "Accelerate FSDP1 HYBRID_SHARD" simulate --json --model llama3-8b --gbs 32 \
+  --accelerate-config "$FW/accelerate/fsdp1_hybrid.yaml"; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["strategy"]
+assert s["world_size"] == 16 and s["fsdp"] and s["dist_opt_instances"] == 2, s
+assert s["recompute"] == "full" and s["dtype"] == "bf16", s
+' <"$OUT" 2>&1); then
+    ok "Accelerate: HYBRID_SHARD over 2 machines read as HSDP (2 replicas), checkpointing, bf16"
+  else
+    bad "Accelerate: HYBRID_SHARD over 2 machines read as HSDP" "$msg"
+  fi
+fi
+if expect_ok "Accelerate DeepSpeed file" simulate --json --model llama3-8b --mbs 1 \
+  --accelerate-config "$FW/accelerate/deepspeed_file.yaml"; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["strategy"]["zero_state"] == 3, d["strategy"]
+' <"$OUT" 2>&1); then
+    ok "Accelerate: deepspeed_config_file read beside the YAML (ZeRO-3)"
+  else
+    bad "Accelerate: deepspeed_config_file read beside the YAML" "$msg"
+  fi
+fi
+printf 'distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  deepspeed_config_file: nowhere.json\n' >"$TMP/acc_ds.yaml"
+expect_field_error "Accelerate DeepSpeed file missing" "deepspeed_config.deepspeed_config_file" simulate \
+  --model llama3-8b --accelerate-config "$TMP/acc_ds.yaml"
+if expect_ok "Accelerate unknown keys warned" simulate --json --model llama3-8b \
+  --accelerate-config "$FW/accelerate/multi_gpu_compile.yaml"; then
+  if grep -q "some_future_key" "$ERR" && grep -q '"some_future_key"' "$OUT"; then
+    ok "Accelerate: unknown and unused keys listed as ignored and warned once"
+  else
+    bad "Accelerate: unknown keys listed as ignored" "$(cat "$ERR")"
+  fi
+fi
+if expect_ok "Megatron CUDA graphs" simulate --json --model llama3-8b --gpus 8 \
+  --from-megatron-args "--tensor-model-parallel-size 2 --cuda-graph-impl transformer_engine --cuda-graph-scope attn mlp"; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["strategy"]["host_issue_us_per_kernel"] == 0, d["strategy"]
+a = [x for x in d["assumed"] if x["field"] == "host_issue_us_per_kernel"]
+assert len(a) == 1 and "CUDA graphs" in a[0]["why"] and "memory" in a[0]["why"], a
+assert not any(i["field"].startswith("--cuda-graph") for i in d.get("ignored", [])), d.get("ignored")
+' <"$OUT" 2>&1); then
+    ok "Megatron-LM: CUDA graphs set host issue 0, said once in assumed, not listed as ignored"
+  else
+    bad "Megatron-LM: CUDA graphs set host issue 0" "$msg"
+  fi
+fi
 # --- LLaMA-Factory YAML and TRL arguments (issue 12) ----------------------------------------------
 if expect_ok "LLaMA-Factory full SFT + DeepSpeed file" simulate --json --gpus 8 --model llama3-8b \
   --llamafactory "$FW/llamafactory/llama3_full_sft.yaml"; then

@@ -223,7 +223,11 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   opt.detail = detail;
   auto rep = SimulateWithAssumptions(in.model, in.hw, in.strategy, in.given, opt);
   if (!rep.ok()) return rep.status();
-  if (in.mg) rep.value().ignored = in.mg->reading.ignored;
+  if (in.mg) {
+    rep.value().ignored = in.mg->reading.ignored;
+    const auto& a = in.mg->reading.assumed;
+    rep.value().assumed.insert(rep.value().assumed.begin(), a.begin(), a.end());
+  }
   AddInputNotes(a, in.fw, rep.value());
   return PreparedStep{std::move(in.model), std::move(in.hw), std::move(in.strategy),
                       std::move(rep).value(), std::move(in.given)};

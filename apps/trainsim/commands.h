@@ -32,9 +32,10 @@ struct SimulateArgs {
   bool json = false, detail = false;
   std::string deepspeed_config, torchtitan_config;  // framework files (framework_files.h)
   std::string llamafactory, trl_args;               // LLaMA-Factory YAML, TRL arguments JSON
+  std::string accelerate_config;                    // Hugging Face Accelerate config YAML
   bool AnyFrameworkFile() const {
     return !deepspeed_config.empty() || !torchtitan_config.empty() || !llamafactory.empty() ||
-           !trl_args.empty();
+           !trl_args.empty() || !accelerate_config.empty();
   }
 };
 void AddSimulate(CLI::App& app, SimulateArgs& a);

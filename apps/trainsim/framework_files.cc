@@ -18,6 +18,9 @@ void AddFrameworkFlags(CLI::App* c, SimulateArgs& a) {
                 "deepspeed; flags override)");
   c->add_option("--trl-args", a.trl_args,
                 "TRL / HF TrainingArguments JSON (SFT, DPO, GRPO configs; flags override)");
+  c->add_option("--accelerate-config", a.accelerate_config,
+                "Hugging Face Accelerate config YAML (FSDP, DeepSpeed, Megatron-LM, processes, "
+                "mixed precision; flags override)");
   if (CLI::Option* m = c->get_option_no_throw("--model"))
     m->each([&a](const std::string&) { a.model_given = true; });
 }
@@ -91,14 +94,38 @@ Result<FrameworkConfig> ReadTrainerFile(const SimulateArgs& a, const std::string
   return fw;
 }
 
+// --accelerate-config: the DeepSpeed file deepspeed_config.deepspeed_config_file names (relative
+// to the working directory or the YAML's folder) is read under the YAML; a file that cannot be
+// read is an error, since without it nothing says the ZeRO stage.
+Result<FrameworkConfig> ReadAccelerateFile(const std::string& path) {
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  auto fw = ParseAccelerateConfig(text.value(), path);
+  if (!fw.ok() || fw->deepspeed_file.empty()) return fw;
+  std::error_code ec;
+  const auto beside = std::filesystem::path(path).parent_path() / fw->deepspeed_file;
+  if (!std::filesystem::exists(fw->deepspeed_file, ec) && !std::filesystem::exists(beside, ec))
+    return Status::Invalid("deepspeed_config.deepspeed_config_file",
+                           "'" + fw->deepspeed_file +
+                               "' not found (relative to the working directory or the YAML's "
+                               "folder): the ZeRO stage is in that file")
+        .WithContext(path);
+  Status st;
+  ReadNamedDeepSpeed(path, fw.value(), st);
+  if (!st.ok()) return st;
+  return fw;
+}
+
 }  // namespace
 
 Result<FrameworkConfig> ReadFrameworkFiles(const SimulateArgs& a, ModelSpec& model) {
   const int files = !a.deepspeed_config.empty() + !a.torchtitan_config.empty() +
-                    !a.llamafactory.empty() + !a.trl_args.empty();
+                    !a.llamafactory.empty() + !a.trl_args.empty() + !a.accelerate_config.empty();
   if (files > 1)
     return Status::Invalid(
-        "give one of --deepspeed-config, --torchtitan-config, --llamafactory and --trl-args");
+        "give one of --deepspeed-config, --torchtitan-config, --llamafactory, --trl-args and "
+        "--accelerate-config");
+  if (!a.accelerate_config.empty()) return ReadAccelerateFile(a.accelerate_config);
   if (!a.llamafactory.empty() || !a.trl_args.empty()) {
     auto text = ReadTextFile(a.llamafactory.empty() ? a.trl_args : a.llamafactory);
     if (!text.ok()) return text.status();

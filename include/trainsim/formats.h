@@ -68,6 +68,14 @@ Result<FrameworkConfig> ParseLlamaFactoryYaml(std::string_view text, std::string
 // else sft) and listed in `assumed`; --stage overrides it. Same rules for keys as above.
 Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view origin);
 
+// Hugging Face Accelerate config YAML (`accelerate config` / `accelerate launch --config_file`):
+// distributed_type FSDP / DEEPSPEED / MULTI_GPU / MEGATRON_LM / NO, num_processes (all machines),
+// num_machines, mixed_precision, fsdp_config, deepspeed_config, megatron_lm_config,
+// parallelism_config, dynamo_config (docs/INPUTS.md, "Accelerate config"). A DeepSpeed file it
+// names (deepspeed_config.deepspeed_config_file) is left in deepspeed_file for the caller.
+// Keys not simulated are listed in `ignored`; what cannot be represented is refused by name.
+Result<FrameworkConfig> ParseAccelerateConfig(std::string_view text, std::string_view origin);
+
 // Adds what a DeepSpeed config says (ParseDeepSpeedConfig) to `c` under the settings `c`
 // already has (the training file's batch wins over DeepSpeed's "auto"), with its notes.
 void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c);

@@ -42,6 +42,9 @@ struct MegatronReading {
   // ones (possibly misspelled: `why` names the nearest known argument). Harmless ones (paths,
   // logging, data, tokenizer, checkpointing, seeds...) are not listed.
   std::vector<IgnoredInput> ignored;
+  // What the reader decided for arguments Megatron-LM acts on without a strategy row (CUDA
+  // graphs: no per-kernel host launch cost), for the report's `assumed` list.
+  std::vector<Assumption> assumed;
   int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
   bool gave_gbs = false;             // --global-batch-size appeared
 };

@@ -180,6 +180,13 @@ struct Layout {
   // Distributed-optimizer instances (--num-distributed-optimizer-instances): optimizer states
   // (and ZeRO-2 gradients) are sharded within each of the N replicas of dp/N ranks (HSDP-like).
   int dist_opt_instances = 1;
+  // DeepSpeed ZeRO++ (arXiv 2306.10209), with ZeRO stage 3. hpZ: a secondary copy of the 16-bit
+  // weights sharded over groups of this many consecutive DP ranks (one node), so the backward
+  // all-gather stays inside the group; 1 = off. qwZ: the forward all-gather in int8. qgZ: the
+  // gradient reduce-scatter as an int4 all-to-all.
+  int zero_hpz_size = 1;
+  bool zero_quant_weights = false;
+  bool zero_quant_grads = false;
 };
 
 // A workload under a layout. An aggregate: `Strategy{workload, layout}` combines the two, and

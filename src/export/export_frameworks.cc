@@ -119,6 +119,10 @@ Result<ExportFile> ExportDeepSpeed(const ModelSpec& m, const Strategy& s) {
   z["stage"] = s.fsdp ? 3 : s.zero;
   z["overlap_comm"] = s.overlap_grad_reduce;
   if (s.offload_optimizer) z["offload_optimizer"] = {{"device", "cpu"}};
+  // ZeRO++ (DeepSpeed docs/_tutorials/zeropp.md).
+  if (s.zero_hpz_size > 1) z["zero_hpz_partition_size"] = s.zero_hpz_size;
+  if (s.zero_quant_weights) z["zero_quantized_weights"] = true;
+  if (s.zero_quant_grads) z["zero_quantized_gradients"] = true;
   j["zero_optimization"] = z;
   ExportFile f;
   f.text = j.dump(2) + "\n";

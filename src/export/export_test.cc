@@ -154,6 +154,9 @@ TEST(Export, DeepSpeedConfigReadsBackToTheStrategy) {
       {"z2_fp32", "llama3-8b",
        R"({"world_size": 4, "zero_state": 2, "dtype": "fp32", "global_batch_size": 8,
            "overlap_grad_reduce": false, "overlap_param_gather": false})"},
+      {"z3_zeropp", "llama3-8b",
+       R"({"world_size": 16, "zero_state": 3, "zero_hpz_size": 8, "zero_quant_weights": true,
+           "zero_quant_grads": true, "global_batch_size": 32})"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -41,6 +41,9 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   const double w_scale = in.fp8_params_only ? 0.5 : 1.0;
   out.weight_bytes = (state(0, 3, false, inst) + in.fsdp_unsharded * w_b) * w_scale +
                      in.low_precision_weight_cache;
+  // ZeRO++ hpZ (arXiv 2306.10209, section 3.2): each rank also holds its share of a secondary
+  // copy of the 16-bit weights, sharded over zero_hpz_size ranks.
+  if (s.zero >= 3 && s.zero_hpz_size > 1) out.weight_bytes += params * w_b / s.zero_hpz_size;
   out.grad_bytes = state(grad_b, 2, true, inst);
   // Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12, or
   // the precision-aware optimizer's optimizer_state_bytes); the other optimizers in

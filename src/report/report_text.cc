@@ -61,12 +61,19 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
                    r.params_active / units::kGiga));
   const std::string experts =
       m.is_moe() ? fmt::format(" ep {} etp {} edp {}", s.ep, s.expert_tp(), s.expert_dp()) : "";
+  // The sharding layout: HSDP replicas, ZeRO++ hpZ group and quantized collectives.
+  std::string shard = s.fsdp ? " (fsdp)" : "";
+  if (s.zero >= 1 && s.dist_opt_instances > 1)
+    shard += fmt::format(" hsdp {} replicas", s.dist_opt_instances);
+  if (s.zero >= 3 && s.zero_hpz_size > 1) shard += fmt::format(" hpZ {}", s.zero_hpz_size);
+  if (s.zero >= 3 && s.zero_quant_weights) shard += " qwZ";
+  if (s.zero >= 3 && s.zero_quant_grads) shard += " qgZ";
   line(
       fmt::format("  strategy tp {} pp {} vpp {} cp {}{} dp {} | sp {} zero {}{} | "
                   "seq {} mbs {} gbs {} ({} micro-batches) | {} | recompute {}",
                   s.tp, s.pp, s.vpp, s.cp, experts, r.dp, s.sp && s.tp > 1 ? "on" : "off", s.zero,
-                  s.fsdp ? " (fsdp)" : "", s.seq, s.mbs, r.micro_batches * s.mbs * r.dp,
-                  r.micro_batches, DTypeName(s.dtype), RecomputeName(s.recompute)));
+                  shard, s.seq, s.mbs, r.micro_batches * s.mbs * r.dp, r.micro_batches,
+                  DTypeName(s.dtype), RecomputeName(s.recompute)));
   o += WorkloadLine(s);
   line("");
   if (r.rl.updates > 0)  // RL: the strategy line above is one optimizer update's packed rows

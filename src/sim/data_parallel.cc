@@ -48,26 +48,49 @@ double CrossInstanceAllReduce(const StepContext& c, double dense, double expert)
          cost::CollectiveTime(c.hw, graph::Coll::kAllReduce, e.inter, expert * b / e.intra.size);
 }
 
+// ZeRO++ hpZ: the backward all-gather over the secondary partition, groups of zero_hpz_size
+// consecutive ranks of each sharding group (DeepSpeed zero_hpz_partition_size; arXiv 2306.10209
+// section 3.2: inter-node backward all-gather removed when the group is a node).
+double HpzBackwardGather(const StepContext& c, double dense, double expert, double bytes) {
+  const int h = c.s.zero_hpz_size;
+  auto group = [h](const cost::Placement& g) {
+    const int size = std::min(h, g.size);
+    return cost::Placement{size, std::min(g.local, size)};
+  };
+  const ShardGroups d = SplitInstances(c.pl.dp_cp, c.s), e = SplitInstances(c.pl.edp, c.s);
+  return cost::CollectiveTime(c.hw, graph::Coll::kAllGather, group(d.intra), dense * bytes) +
+         cost::CollectiveTime(c.hw, graph::Coll::kAllGather, group(e.intra), expert * bytes);
+}
+
 // ZeRO-3 / FSDP: gather parameters in forward and again in backward, reduce-scatter gradients
 // every micro-batch; prefetching hides them behind the layers' compute, at best all but one
-// layer's share.
+// layer's share. ZeRO++ (arXiv 2306.10209, 3M -> 0.75M cross-node volume): qwZ gathers the
+// forward weights in int8 (1 B per parameter; the per-block scales are not counted), hpZ gathers
+// the backward weights in 16 bits within its secondary group, qgZ reduces the gradients as an
+// int4 all-to-all (0.5 B per parameter, costed as a reduce-scatter of that volume; the
+// (de)quantisation kernels are not costed).
 void FsdpComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
               StageDpComm& out) {
   const double ovl = c.hw.eff.comm_overlap;
-  const double ag = StageCollective(c, graph::Coll::kAllGather, plan.Params(false, false),
-                                    plan.Params(true, false), GatherBytesPerParam(c.s));
+  const double dense_w = plan.Params(false, false), expert_w = plan.Params(true, false);
+  const double fwd_b = c.s.zero_quant_weights ? 1.0 : GatherBytesPerParam(c.s);
+  const double ag_f = StageCollective(c, graph::Coll::kAllGather, dense_w, expert_w, fwd_b);
+  const double ag_b = c.s.zero_hpz_size > 1
+                          ? HpzBackwardGather(c, dense_w, expert_w, GatherBytesPerParam(c.s))
+                          : StageCollective(c, graph::Coll::kAllGather, dense_w, expert_w,
+                                            GatherBytesPerParam(c.s));
+  const double rs_b = c.s.zero_quant_grads ? 0.5 : c.grad_bytes_per_param;
   const double rs = StageCollective(c, graph::Coll::kReduceScatter, plan.Params(false, true),
-                                    plan.Params(true, true), c.grad_bytes_per_param);
+                                    plan.Params(true, true), rs_b);
   const LayerCost& s = cost.sum;
   const double f_hidden = s.fwd_compute_s * ovl, b_hidden = (s.bwd_compute_s + s.recompute_s) * ovl;
   const int n = std::max(1, plan.num_layers());
   const double per_mb =
-      std::max(ag - f_hidden, ag / n) + std::max(ag + rs - b_hidden, (ag + rs) / n);
-  out.fsdp_gather_s = ag;
+      std::max(ag_f - f_hidden, ag_f / n) + std::max(ag_b + rs - b_hidden, (ag_b + rs) / n);
+  out.fsdp_gather_s = (ag_f + ag_b) / 2;  // one gather per pass: the mean of the two
   out.fsdp_reduce_s = rs;
-  out.gather_bytes =
-      (plan.Params(false, false) + plan.Params(true, false)) * GatherBytesPerParam(c.s);
-  out.grad_bytes = (plan.Params(false, true) + plan.Params(true, true)) * c.grad_bytes_per_param;
+  out.gather_bytes = (dense_w + expert_w) * fwd_b;
+  out.grad_bytes = (plan.Params(false, true) + plan.Params(true, true)) * rs_b;
   // HSDP: the shards are all-reduced across replicas once per step, in the last backward.
   out.grad_s = CrossInstanceAllReduce(c, plan.Params(false, true), plan.Params(true, true));
   out.exposed_s =

@@ -61,7 +61,10 @@ const std::set<std::string> kZeroHarmless = {"stage",
                                              "stage3_gather_16bit_weights_on_model_save",
                                              "stage3_gather_fp16_weights_on_model_save",
                                              "sub_group_size",
-                                             "memory_efficient_linear"};
+                                             "memory_efficient_linear",
+                                             "zero_hpz_partition_size",
+                                             "zero_quantized_weights",
+                                             "zero_quantized_gradients"};
 
 struct Reader {
   const std::string& origin;
@@ -157,6 +160,41 @@ std::string OffloadDevice(Reader& r, const json& z, const char* key) {
   return d;
 }
 
+// ZeRO++ (deepspeed/runtime/zero/config.py: zero_hpz_partition_size default 1,
+// zero_quantized_weights / zero_quantized_gradients default false; arXiv 2306.10209): hpZ's
+// secondary weight partition and the int8 / int4 collectives, which act on stage 3 only.
+void ReadZeroPlusPlus(Reader& r, const json& z, int stage) {
+  const char* kHpz = "zero_optimization.zero_hpz_partition_size";
+  std::optional<int> hpz;
+  if (z.contains("zero_hpz_partition_size") && !z["zero_hpz_partition_size"].is_null()) {
+    const json& v = z["zero_hpz_partition_size"];
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1 << 20)
+      return r.Fail(kHpz, "must be an integer >= 1, got " + v.dump());
+    hpz = static_cast<int>(v.get<long long>());
+  }
+  auto qw = r.Bool(z, "zero_quantized_weights", "zero_optimization.zero_quantized_weights");
+  auto qg = r.Bool(z, "zero_quantized_gradients", "zero_optimization.zero_quantized_gradients");
+  const bool any = hpz.value_or(1) > 1 || qw.value_or(false) || qg.value_or(false);
+  if (any && stage < 3) {
+    for (const char* k :
+         {"zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_gradients"})
+      if (z.contains(k))
+        r.Ignored(std::string("zero_optimization.") + k, z[k],
+                  "ZeRO++ acts on stage 3 only (stage " + std::to_string(stage) + ")");
+    return;
+  }
+  if (hpz) r.out.settings["zero_hpz_size"] = std::to_string(*hpz);
+  if (qw) r.out.settings["zero_quant_weights"] = *qw ? "true" : "false";
+  if (qg) r.out.settings["zero_quant_grads"] = *qg ? "true" : "false";
+  if (qw.value_or(false) || qg.value_or(false))
+    r.out.assumed.push_back({"zero_optimization.zero_quantized_weights",
+                             std::string(qw.value_or(false) ? "qwZ" : "") +
+                                 (qw.value_or(false) && qg.value_or(false) ? "+" : "") +
+                                 (qg.value_or(false) ? "qgZ" : ""),
+                             "ZeRO++ volumes (int8 weights, int4 gradients); the quantisation "
+                             "kernels are not costed"});
+}
+
 void ReadZero(Reader& r, const json& j) {
   if (j.contains("zero_optimization") && !j["zero_optimization"].is_object())
     return r.Fail("zero_optimization", "must be an object (its \"stage\", offload, ...), got " +
@@ -192,6 +230,7 @@ void ReadZero(Reader& r, const json& j) {
                              "DeepSpeed's default: true for stage 3 only"});
   r.out.settings["overlap_grad_reduce"] = on ? "true" : "false";
   r.out.settings["overlap_param_gather"] = on ? "true" : "false";
+  ReadZeroPlusPlus(r, z, stage);
   for (const auto& [k, v] : z.items())
     if (!kZeroHarmless.count(k))
       r.Ignored("zero_optimization." + k, v,

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "spec/spec_test_util.h"
+#include "trainsim/presets.h"
 #include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 
@@ -50,6 +51,60 @@ TEST(DeepSpeedConfig, LlamaFactoryZero3) {
   auto off = ParseDeepSpeedConfig(Data("deepspeed/ds_z3_offload_config.json"), "z3o");
   ASSERT_FALSE(off.ok());
   EXPECT_EQ(off.status().field(), "zero_optimization.offload_param.device");
+}
+
+// ZeRO++ (DeepSpeed's tutorial snippet): hpZ, qwZ and qgZ read as a layout; below stage 3
+// DeepSpeed does not act on them, so they are listed as ignored.
+TEST(DeepSpeedConfig, ZeroPlusPlusTutorial) {
+  auto c = ParseDeepSpeedConfig(Data("deepspeed/ds_zeropp_config.json"), "zeropp");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const Strategy s = Apply(c.value(), {{"world_size", "64"}});
+  EXPECT_EQ(s.zero, 3);
+  EXPECT_EQ(s.zero_hpz_size, 16);
+  EXPECT_TRUE(s.zero_quant_weights);
+  EXPECT_TRUE(s.zero_quant_grads);
+  EXPECT_EQ(Fields(c->ignored).count("zero_optimization.zero_hpz_partition_size"), 0u);
+  auto z2 = ParseDeepSpeedConfig(
+      R"({"zero_optimization": {"stage": 2, "zero_hpz_partition_size": 8,
+          "zero_quantized_gradients": true}})",
+      "z2");
+  ASSERT_TRUE(z2.ok()) << z2.status().message();
+  EXPECT_EQ(z2->settings.count("zero_hpz_size"), 0u);
+  EXPECT_EQ(Fields(z2->ignored).count("zero_optimization.zero_hpz_partition_size"), 1u);
+  EXPECT_EQ(Fields(z2->ignored).count("zero_optimization.zero_quantized_gradients"), 1u);
+}
+
+// What each ZeRO++ part changes, on 8 nodes of 8 H100 (llama3-8b, ZeRO-3, one sample per rank):
+// hpZ adds the secondary partition's bytes (16-bit weights / 8) and moves the backward
+// all-gather into the node; qwZ halves the forward all-gather; qgZ quarters the gradient
+// reduce-scatter. Each lowers the exposed DP communication.
+TEST(DeepSpeedConfig, ZeroPlusPlusSimulates) {
+  const ModelSpec m = LoadModel("llama3-8b").value();
+  const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
+  Strategy base;
+  base.world_size = 64;
+  base.zero = 3;
+  base.gbs = 64;
+  base.mbs = 1;
+  base.seq = 4096;
+  auto run = [&](const Strategy& s) {
+    auto r = Simulate(m, hw, NormaliseStrategy(s));
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r.value() : StepReport{};
+  };
+  const StepReport b = run(base);
+  Strategy hpz = base;
+  hpz.zero_hpz_size = 8;
+  const StepReport h = run(hpz);
+  EXPECT_NEAR(h.stages[0].weight_bytes - b.stages[0].weight_bytes, b.stages[0].params * 2.0 / 8,
+              1e-6 * b.stages[0].weight_bytes);
+  EXPECT_LT(h.time.exposed_dp_comm_s, b.time.exposed_dp_comm_s);
+  Strategy qw = base, qg = base;
+  qw.zero_quant_weights = true;
+  qg.zero_quant_grads = true;
+  EXPECT_LT(run(qw).time.exposed_dp_comm_s, b.time.exposed_dp_comm_s);
+  EXPECT_LT(run(qg).time.exposed_dp_comm_s, b.time.exposed_dp_comm_s);
+  EXPECT_EQ(run(qw).stages[0].weight_bytes, b.stages[0].weight_bytes);
 }
 
 TEST(DeepSpeedConfig, DefaultsAndBatchRule) {

@@ -118,6 +118,37 @@ Status CheckLayoutConflicts(const std::map<std::string, std::string>& seen) {
   return Status::Ok();
 }
 
+// CUDA graphs (megatron/training/arguments.py): --cuda-graph-impl none|local|transformer_engine
+// (default none); the deprecated --enable-cuda-graph means local, --external-cuda-graph means
+// transformer_engine. --cuda-graph-scope (newer --cuda-graph-modules) picks what is captured:
+// absent, the whole transformer layer; full_iteration, the whole step (local only); attn, mlp,
+// moe, moe_router, moe_preprocess, mamba, parts of a layer. Kernels replayed from a graph cost
+// no host launch each, so the host issue floor (docs/MODEL.md, "Launch floor and host issue")
+// is 0. Partial scopes are costed as full capture, and the graphs' static buffers are not
+// counted in memory; both are said in `assumed`.
+void ResolveCudaGraphs(const std::map<std::string, std::string>& seen, Strategy& s,
+                       MegatronReading& out) {
+  std::string impl = Get(seen, "--cuda-graph-impl");
+  if (impl.empty() && Has(seen, "--enable-cuda-graph")) impl = "local";
+  if (impl.empty() && Has(seen, "--external-cuda-graph")) impl = "transformer_engine";
+  const char* scope_flag =
+      Has(seen, "--cuda-graph-modules") ? "--cuda-graph-modules" : "--cuda-graph-scope";
+  const std::string scope = Get(seen, scope_flag);
+  if (impl.empty() || impl == "none") {
+    if (!scope.empty())
+      out.ignored.push_back({scope_flag, scope, "no effect without --cuda-graph-impl"});
+    return;
+  }
+  s.exec.host_issue_us_per_kernel = 0;
+  const bool whole = scope.empty() || scope == "full" || scope == "full_iteration";
+  out.assumed.push_back(
+      {"host_issue_us_per_kernel", "0",
+       "CUDA graphs (--cuda-graph-impl " + impl + (scope.empty() ? "" : ", scope " + scope) +
+           "): no per-kernel host launch cost" +
+           (whole ? "" : "; the partial scope is costed as if every kernel were captured") +
+           "; the graphs' static buffers are not counted in memory"});
+}
+
 }  // namespace
 
 Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
@@ -128,6 +159,7 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
   ResolveDType(seen, before, s);
   ResolveSharding(seen, s, out);
   ResolvePrecisionAware(seen, before, s, out);
+  ResolveCudaGraphs(seen, s, out);
   // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
   if (Has(seen, "--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
   if (Has(seen, "--grad-reduce-in-bf16")) s.main_grad_fp32 = false;

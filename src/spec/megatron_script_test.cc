@@ -531,3 +531,50 @@ TEST(MegatronScripts, ModelZooDeepSeekV3UnsetVariablesAndLayout) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// Megatron-LM's CUDA-graph arguments (megatron/training/arguments.py): any capture
+// implementation removes the per-kernel host launch cost (host_issue_us_per_kernel 0, said in
+// `assumed`); a scope without an implementation has no effect and is listed as ignored.
+TEST(MegatronCudaGraphs, Rows) {
+  struct Row {
+    const char* args;
+    bool graphs;
+    const char* why_has;  // in the assumed entry ("" = none expected)
+    const char* ignored;  // flag listed as ignored ("" = none)
+  };
+  const Row rows[] = {
+      {"--cuda-graph-impl local", true, "local", ""},
+      {"--cuda-graph-impl transformer_engine --cuda-graph-scope attn mlp", true, "partial scope",
+       ""},
+      {"--cuda-graph-impl local --cuda-graph-scope full_iteration", true, "full_iteration", ""},
+      {"--enable-cuda-graph", true, "local", ""},
+      {"--external-cuda-graph", true, "transformer_engine", ""},
+      {"--cuda-graph-impl none", false, "", ""},
+      {"--cuda-graph-scope attn", false, "", "--cuda-graph-scope"},
+      {"--tensor-model-parallel-size 2", false, "", ""},
+  };
+  for (const Row& r : rows) {
+    Strategy s;
+    const double before = s.exec.host_issue_us_per_kernel;
+    StrategyKeys given;
+    MegatronReading out;
+    auto cmd = ParseMegatronScript(r.args);
+    ASSERT_TRUE(cmd.ok()) << r.args;
+    ASSERT_TRUE(ReadMegatronArgs(cmd->args, s, &given, out).ok()) << r.args;
+    EXPECT_EQ(s.exec.host_issue_us_per_kernel, r.graphs ? 0.0 : before) << r.args;
+    EXPECT_EQ(given.count("host_issue_us_per_kernel"), r.graphs ? 1u : 0u) << r.args;
+    ASSERT_EQ(out.assumed.size(), r.graphs ? 1u : 0u) << r.args;
+    if (r.graphs) {
+      EXPECT_NE(out.assumed[0].why.find(r.why_has), std::string::npos) << out.assumed[0].why;
+      EXPECT_NE(out.assumed[0].why.find("memory"), std::string::npos);  // graphs' memory: said
+    }
+    const bool listed = !out.ignored.empty() && out.ignored[0].field == r.ignored;
+    EXPECT_EQ(listed, std::string(r.ignored).size() > 0) << r.args;
+  }
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -82,6 +82,7 @@ Status RunRow(const Row& row) {
   if (kind == "torchtitan") return ParseTorchtitanToml(text, kOrigin).status();
   if (kind == "llamafactory") return ParseLlamaFactoryYaml(text, kOrigin, 32).status();
   if (kind == "trl") return ParseTrlArgsJson(text, kOrigin).status();
+  if (kind == "accelerate") return ParseAccelerateConfig(text, kOrigin).status();
   if (kind == "override") {
     const HardwareSpec base = LoadHardware("h100_sxm_80gb").value();
     HardwareSpec h = base;
@@ -130,7 +131,8 @@ TEST_P(ParseErrorRowTest, NamesTheField) {
   // Errors about a document say which document.
   const std::string kind = row.kind();
   if (kind == "model" || kind == "hardware" || kind == "strategy" || kind == "override" ||
-      kind == "deepspeed" || kind == "torchtitan" || kind == "llamafactory" || kind == "trl") {
+      kind == "deepspeed" || kind == "torchtitan" || kind == "llamafactory" || kind == "trl" ||
+      kind == "accelerate") {
     EXPECT_NE(st.message().find(kOrigin), std::string::npos) << st.message();
   }
 }

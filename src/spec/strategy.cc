@@ -1,6 +1,7 @@
 // Strategy validation: Megatron-LM's divisibility rules, each failure naming the field.
 #include "trainsim/strategy.h"
 
+#include <algorithm>
 #include <string>
 
 #include "spec/pipeline_split.h"
@@ -136,6 +137,17 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
   if (s.expert_dp() % s.dist_opt_instances != 0)
     return bad("dist_opt_instances", "must divide the expert-DP size (" + S(s.expert_dp()) +
                                          "), got " + S(s.dist_opt_instances));
+  // ZeRO++ (DeepSpeed runtime/zero/stage3.py): hpZ's secondary partition and the quantized
+  // collectives act on ZeRO stage 3; the secondary group lies within one sharding group.
+  const long long shard_group = 1LL * s.dp() * s.cp / std::max(1, s.dist_opt_instances);
+  if (s.zero_hpz_size < 1 || (s.zero_hpz_size > 1 && shard_group % s.zero_hpz_size != 0))
+    return bad("zero_hpz_size", "must divide the sharding group (dp*cp / dist_opt_instances = " +
+                                    S(shard_group) + "), got " + S(s.zero_hpz_size));
+  if ((s.zero_hpz_size > 1 || s.zero_quant_weights || s.zero_quant_grads) && s.zero < 3)
+    return bad(s.zero_hpz_size > 1    ? "zero_hpz_size"
+               : s.zero_quant_weights ? "zero_quant_weights"
+                                      : "zero_quant_grads",
+               "ZeRO++ acts on ZeRO stage 3 (zero_state 3 or fsdp), got zero_state " + S(s.zero));
   if (!(s.optimizer_state_bytes > 0)) return bad("optimizer_state_bytes", "must be > 0");
   if (s.recompute_layers > m.layers / s.pp)
     return bad("recompute_layers", "must be <= layers per stage (" + S(m.layers / s.pp) + ")");

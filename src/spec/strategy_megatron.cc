@@ -190,6 +190,8 @@ Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, Strat
   if (Status st = detail::ResolveMegatronArgs(seen, before, s, out); !st.ok()) return st;
   out.gave_gbs = seen.count("--global-batch-size") > 0;
   if (given) RecordMegatronKeys(seen, *given);
+  if (given)  // what the reader decided is in out.assumed, not a default of the schema
+    for (const Assumption& a : out.assumed) given->emplace(a.field);
   return Status::Ok();
 }
 

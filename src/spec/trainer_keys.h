@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trainsim/formats.h"
 
@@ -39,6 +40,13 @@ class TrainerKeys {
   // change a step's time or memory); any other is an error naming it (`what`: the file kind).
   Status Finish(const std::set<std::string>& harmless, const std::string& what);
   const Status& status() const { return status_; }
+  // The keys not read yet, in order.
+  std::vector<std::string> Unread() const {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : values_)
+      if (!read_.count(key)) out.push_back(key);
+    return out;
+  }
 
  private:
   std::map<std::string, std::string> values_;
