@@ -116,7 +116,8 @@ PYBIND11_MODULE(trainsim, m) {
         "dict (never a file path: see load_model). strategy: a strategy file's dict. settings: "
         "strategy keys or the CLI's short names (tp=2, pp=2, gbs=32, seq=4096, "
         "recompute='selective'; strategy_fields() lists them); None leaves a default. "
-        "framework_config: {'format': 'deepspeed' | 'torchtitan' | 'llamafactory' | 'trl', "
+        "framework_config: {'format': 'deepspeed' | 'torchtitan' | 'llamafactory' | 'trl' | "
+        "'accelerate', "
         "'text': the file's contents, 'deepspeed_text': the DeepSpeed config it names}, read as "
         "the CLI reads the file, under strategy and settings. Bad input raises ValueError with "
         "the CLI's message.");

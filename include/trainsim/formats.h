@@ -86,8 +86,8 @@ void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c);
 Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_given);
 
 // A framework file sent as text (REST "framework_config", Python `framework_config=`): its
-// format (deepspeed, torchtitan, llamafactory, trl), contents, and the contents of the DeepSpeed
-// config a LLaMA-Factory / TRL file names (its `deepspeed` key); never paths.
+// format (deepspeed, torchtitan, llamafactory, trl, accelerate), contents, and the contents of
+// the DeepSpeed config a LLaMA-Factory / TRL / Accelerate file names; never paths.
 struct FrameworkText {
   std::string format, text, deepspeed_text;
 };

@@ -206,3 +206,16 @@ def test_framework_config_errors(ts):
         ts.simulate(framework_config="ds_config.json")
     with pytest.raises(TypeError):
         ts.simulate(framework_config={"format": "deepspeed", "path": "x"})
+
+
+def test_framework_config_accelerate_hybrid_shard_equals_the_cli_file(ts):
+    """An Accelerate HYBRID_SHARD config's contents read as `--accelerate-config FILE` reads it."""
+    path = os.path.join(SOURCE_DIR, "src/spec/testdata/accelerate/fsdp1_hybrid.yaml")
+    with open(path) as f:
+        text = f.read()
+    doc = ts.simulate("llama3-8b", "h100_sxm_80gb", gbs=32,
+                      framework_config={"format": "accelerate", "text": text})
+    cli = cli_json("simulate", "--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--gbs", "32",
+                   "--accelerate-config", path, "--json")
+    assert doc["strategy"] == cli["strategy"]
+    assert doc["step_time_s"] == cli["step_time_s"]
