@@ -191,7 +191,7 @@ void ReadDataParallel(Ctx& c, long long model_parallel) {
   if (rep < 1) return c.Fail("parallelism.data_parallel_replicate_degree", "must be >= 1");
   if (shard == 0 || shard < -1)
     return c.Fail("parallelism.data_parallel_shard_degree", "must be -1 (the rest) or >= 1");
-  long long world = 0;
+  long long world = 0;  // model_parallel (tp·pp·cp) is already <= kMaxWorldSize
   if (!GpuProduct(c,
                   {{"tensor_parallel_degree", model_parallel},
                    {"data_parallel_replicate_degree", rep},
