@@ -203,6 +203,16 @@ TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {
   EXPECT_EQ(s.recompute, Recompute::kSelective);
 }
 
+// ceil(layers / N) for "every N-th block" once overflowed for N near 2^63 (ASan + UBSan).
+TEST(TorchtitanConfig, HugeSelectiveAcEveryCheckpointsOneBlockPerStage) {
+  auto c = ParseTorchtitanToml(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[activation_checkpoint]\n"
+      "mode = \"selective\"\nselective_ac_option = \"9223372036854775807\"\n",
+      "t.toml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(Apply(c.value()).recompute_layers, 1);
+}
+
 TEST(TorchtitanConfig, ParallelismAndSchedules) {
   auto c = ParseTorchtitanToml(R"(
 [model]

@@ -6,7 +6,9 @@
 #include "spec/hf_config.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -516,10 +518,17 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
     return;
   }
   m.moe.expert_ffn = own_expert_size ? expert_ffn : m.ffn;
-  m.moe.shared_ffn = shared_ffn > 0 ? shared_ffn : shared * m.moe.expert_ffn;
+  // The reader's arithmetic saturates instead of overflowing (ASan + UBSan, fuzz test): a size
+  // past kMaxModelDim or a dense prefix past the layer count is refused by ValidateModel.
+  constexpr int64_t kBig = std::numeric_limits<int64_t>::max();
+  m.moe.shared_ffn = shared_ffn > 0                                   ? shared_ffn
+                     : shared > 0 && m.moe.expert_ffn > kBig / shared ? kBig
+                                                                      : shared * m.moe.expert_ffn;
   if (type == "llama4_text") m.moe.shared_ffn = m.ffn;  // one shared expert (Llama4TextMoe)
   if (freq > 1) {
-    m.moe.first_k_dense = (first_dense + freq - 1) / freq * freq;
+    const int64_t rounded = (int64_t{first_dense} + freq - 1) / freq * freq;
+    m.moe.first_k_dense =
+        static_cast<int>(std::min<int64_t>(rounded, std::numeric_limits<int>::max()));
     m.moe.layer_freq = freq;
   } else if (sparse_step > 1 || interleave > 1) {
     const int step = std::max(sparse_step, interleave);

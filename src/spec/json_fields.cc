@@ -73,21 +73,33 @@ const nlohmann::json* FieldReader::Find(const char* key) {
   return &*it;
 }
 
+// Integers read from JSON: at most 2^53 in magnitude (exact in a double, as JSON numbers are
+// meant to be), so that the readers' own arithmetic before validation (a default of 4 x n_embd,
+// a vocabulary padded up to a multiple) cannot overflow int64. Every such field is a model
+// dimension, bounded far lower by ValidateModel. ASan + UBSan found 4 * 2^63-1 (GPT-2) and
+// 2^63-1 + 1 (SimuMax vocabulary padding).
+constexpr long long kMaxJsonInteger = 1LL << 53;
+
 void FieldReader::Int64(const char* key, int64_t& out, long long min) {
   const nlohmann::json* v = Find(key);
   if (!v) return;
   long long x = 0;
-  if (v->is_number_integer()) {
+  if (v->is_number_unsigned() && v->get<unsigned long long>() > kMaxJsonInteger) {
+    x = kMaxJsonInteger + 1;  // above the bound, refused below
+  } else if (v->is_number_integer()) {
     x = v->get<long long>();
   } else if (v->is_number_float()) {
     double d = v->get<double>();
-    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9e15)
-      return Fail(key, "must be an integer");
-    x = static_cast<long long>(d);
+    if (!std::isfinite(d) || d != std::floor(d)) return Fail(key, "must be an integer");
+    x = std::fabs(d) > static_cast<double>(kMaxJsonInteger)
+            ? (d > 0 ? 1 : -1) * (kMaxJsonInteger + 1)
+            : static_cast<long long>(d);
   } else {
     return Fail(key, "must be an integer, got " + std::string(v->type_name()));
   }
   if (x < min) return Fail(key, "must be >= " + std::to_string(min) + ", got " + std::to_string(x));
+  if (x > kMaxJsonInteger)
+    return Fail(key, "must be <= 2^53 (" + std::to_string(kMaxJsonInteger) + ")");
   out = x;
 }
 

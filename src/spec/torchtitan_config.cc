@@ -13,11 +13,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "trainsim/formats.h"
+#include "trainsim/limits.h"
 #include "trainsim/model.h"
 #include "trainsim/presets.h"
 
@@ -145,12 +148,35 @@ struct Ctx {
   void Set(const char* key, long long v) { out.settings[key] = std::to_string(v); }
 };
 
+// ceil(a / b) for a >= 0 and b >= 1, without a + b - 1, which overflows for a b near 2^63 (ASan +
+// UBSan, fuzz test: selective_ac_option and pipeline_parallel_degree of 2^63 - 1).
+long long CeilDiv(long long a, long long b) {
+  return a / b + (a % b != 0);
+}
+
 // False (and c.status set) when the key is not an integer >= 1.
 bool Positive(Ctx& c, const char* section, const char* key, long long& v, long long def) {
   v = c.Int(section, key).value_or(def);
   if (c.status.ok() && v < 1)
     c.Fail(std::string(section) + "." + key, "must be >= 1, got " + std::to_string(v));
   return c.status.ok();
+}
+
+// The GPU count of degrees that are each >= 1, multiplied in order; false (and c.status set,
+// naming the degree that crossed it) past limits::kMaxWorldSize, so no product overflows.
+bool GpuProduct(Ctx& c, std::initializer_list<std::pair<const char*, long long>> degrees,
+                long long& out) {
+  out = 1;
+  for (const auto& [key, d] : degrees) {
+    if (d > limits::kMaxWorldSize / out) {
+      c.Fail(std::string("parallelism.") + key, "the parallel degrees ask for more than " +
+                                                    std::to_string(limits::kMaxWorldSize) +
+                                                    " GPUs (world_size limit)");
+      return false;
+    }
+    out *= d;
+  }
+  return true;
 }
 
 // Data parallelism: FSDP over data_parallel_shard_degree, DDP over the replicate degree; both
@@ -165,17 +191,24 @@ void ReadDataParallel(Ctx& c, long long model_parallel) {
   if (rep < 1) return c.Fail("parallelism.data_parallel_replicate_degree", "must be >= 1");
   if (shard == 0 || shard < -1)
     return c.Fail("parallelism.data_parallel_shard_degree", "must be -1 (the rest) or >= 1");
+  long long world = 0;  // model_parallel (tp·pp·cp) is already <= kMaxWorldSize
+  if (!GpuProduct(c,
+                  {{"tensor_parallel_degree", model_parallel},
+                   {"data_parallel_replicate_degree", rep},
+                   {"data_parallel_shard_degree", shard > 0 ? shard : 1}},
+                  world))
+    return;
   if (rep > 1 && shard == 1) {  // DDP: replicated parameters, gradients all-reduced
     c.out.settings["fsdp"] = "false";
     c.Set("zero_state", 0);
-    c.Set("world_size", rep * model_parallel);
+    c.Set("world_size", world);
     return;
   }
   if (rep > 1) c.Set("dist_opt_instances", rep);           // HSDP
   c.out.settings["fsdp"] = shard == 1 ? "false" : "true";  // FSDP2 fully_shard
   if (shard == 1) c.Set("zero_state", 0);
   if (shard > 0) {
-    c.Set("world_size", rep * shard * model_parallel);
+    c.Set("world_size", world);
   } else {
     c.out.assumed.push_back({"world_size", "--world-size",
                              "data_parallel_shard_degree -1 takes the GPUs torchrun starts, "
@@ -218,7 +251,14 @@ void ReadParallelism(Ctx& c) {
   c.out.settings["enable_sequence_parallel"] = "true";  // torchtitan's TP plan shards norms
   if (c.Bool("parallelism", "enable_async_tensor_parallel").value_or(false))
     c.out.settings["tp_comm_overlap"] = "true";
-  ReadDataParallel(c, tp * pp * cp);
+  long long model_parallel = 0;
+  if (!GpuProduct(c,
+                  {{"tensor_parallel_degree", tp},
+                   {"pipeline_parallel_degree", pp},
+                   {"context_parallel_degree", cp}},
+                  model_parallel))
+    return;
+  ReadDataParallel(c, model_parallel);
   if (auto lps = c.Int("parallelism", "pipeline_parallel_layers_per_stage"); lps && *lps < 1)
     c.Fail("parallelism.pipeline_parallel_layers_per_stage", "must be >= 1");
   ReadSchedule(c, pp);
@@ -322,7 +362,7 @@ void ReadCheckpointing(Ctx& c, int layers_per_stage) {
       return c.Fail("activation_checkpoint.selective_ac_option",
                     "needs the model's layer count ([model] name and flavor, or --model)");
     c.out.settings["recompute"] = "full";
-    c.Set("recompute_layer_num", std::max<long long>(0, (layers_per_stage + every - 1) / every));
+    c.Set("recompute_layer_num", CeilDiv(layers_per_stage, every));
   } else {
     c.Fail(key, "must be none, full or selective, got '" + mode + "'");
   }
@@ -406,7 +446,7 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   if (!out.model.empty())
     if (auto m = LoadModelPreset(out.model); m.ok()) model_layers = m->layers;
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
-  const int per_stage = pp >= 1 ? static_cast<int>((model_layers + pp - 1) / pp) : 0;
+  const int per_stage = pp >= 1 ? static_cast<int>(CeilDiv(model_layers, pp)) : 0;
   ReadCheckpointing(c, per_stage);
   if (c.Bool("compile", "enable").value_or(false))
     out.ignored.push_back({"compile.enable", "true",
