@@ -36,6 +36,7 @@
 #include <string>
 
 #include "spec/trainer_keys.h"
+#include "spec/yaml_mapping.h"
 
 namespace trainsim {
 namespace {
@@ -94,15 +95,9 @@ const std::set<std::string> kHarmless = {
 // (fsdp_config, deepspeed_config, ...). Lists are joined with ","; null values are absent.
 Result<std::map<std::string, std::string>> Flatten(std::string_view text,
                                                    const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid("", "not YAML: " + std::string(e.what())).WithContext(origin);
-  }
-  if (!root.IsMap())
-    return Status::Invalid("", "an Accelerate config is a YAML mapping of keys")
-        .WithContext(origin);
+  auto loaded = detail::LoadYamlMapping(text, origin, "an Accelerate config");
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node& root = loaded.value();
   std::map<std::string, std::string> out;
   auto put = [&](const std::string& key, const YAML::Node& v) -> Status {
     if (v.IsNull()) return Status::Ok();

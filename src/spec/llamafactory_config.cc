@@ -17,6 +17,7 @@
 #include <string>
 
 #include "spec/trainer_keys.h"
+#include "spec/yaml_mapping.h"
 #include "trainsim/finetune.h"
 
 namespace trainsim {
@@ -109,15 +110,9 @@ const std::set<std::string> kHarmless = {"trust_remote_code",
 // split_arg accepts both); null values are absent (the field's default).
 Result<std::map<std::string, std::string>> Flatten(std::string_view text,
                                                    const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid("", "not YAML: " + std::string(e.what())).WithContext(origin);
-  }
-  if (!root.IsMap())
-    return Status::Invalid("", "a LLaMA-Factory training file is a YAML mapping of keys")
-        .WithContext(origin);
+  auto loaded = detail::LoadYamlMapping(text, origin, "a LLaMA-Factory training file");
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node& root = loaded.value();
   std::map<std::string, std::string> out;
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
