@@ -169,6 +169,8 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
 // Tensors the optimizer steps (graph::Op::param_tensors) and the trained GEMM weights.
 void CountParamTensors(const graph::Op& op, LayerCost& c) {
   c.param_tensors += op.param_tensors;
+  c.fwd_fetches +=
+      op.kind == OpKind::kGemm ? std::max(op.batch, op.weight_matrices) : op.weight_matrices;
   if (op.kind == OpKind::kGemm && op.trainable) c.hidden_params += op.batch * op.k * op.n;
 }
 
@@ -198,7 +200,7 @@ void AddSelective(const graph::Op& op, double f, int mods, Selective& a) {
     if (op.sac_rerun <= 0) return;
     a.rerun_s += rerun_f * op.sac_rerun;
     a.rerun_flops += op.flops * op.sac_rerun;
-    a.rerun_kernels += op.fwd_kernels;
+    a.rerun_kernels += op.fwd_kernels * op.host_weight;
     return;
   }
   if (!(op.drop & mods)) a.saved += op.saved_bytes;
@@ -206,7 +208,7 @@ void AddSelective(const graph::Op& op, double f, int mods, Selective& a) {
   if (!(op.rerun & mods)) return;
   a.rerun_s += rerun_f;
   a.rerun_flops += op.flops;
-  a.rerun_kernels += op.fwd_kernels;
+  a.rerun_kernels += op.fwd_kernels * op.host_weight;
 }
 
 }  // namespace
@@ -253,14 +255,14 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
           c.ep_fwd_s += fe;
         }
         fwd_rerun_comm += fe;  // full recompute reruns every forward collective
-        fwd_rerun_kernels += op.fwd_kernels;
+        fwd_rerun_kernels += op.fwd_kernels * op.host_weight;
         break;
       }
     }
-    c.fwd_kernels += op.fwd_kernels;
-    c.bwd_kernels += op.bwd_kernels;
+    c.fwd_kernels += op.fwd_kernels * op.host_weight;
+    c.bwd_kernels += op.bwd_kernels * op.host_weight;
     CountParamTensors(op, c);
-    if (op.kind != OpKind::kComm) fwd_rerun_kernels += op.fwd_kernels;
+    if (op.kind != OpKind::kComm) fwd_rerun_kernels += op.fwd_kernels * op.host_weight;
     if (first_saved < 0 && op.kind != OpKind::kComm) first_saved = op.saved_bytes;
     c.saved_none += op.saved_bytes + op.saved_extra_bytes;
     AddSelective(op, f, mods, sel);
@@ -275,6 +277,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
   c.bwd_comm_s += cp_b;
   // Full recompute keeps only the layer input (Korthikanti et al.: 2*s*b*h, /t with SP).
   c.saved_full = std::max(0.0, first_saved);
+  c.bwd_fetches = c.fwd_fetches * (full_recompute ? 2 : 1);
   if (full_recompute) {
     c.recompute_s = c.fwd_compute_s + fwd_rerun_comm + cp_f;
     c.recompute_flops = c.fwd_flops;

@@ -36,10 +36,15 @@ struct LayerCost {
   double wgrad_flops = 0;  // of bwd_flops: weight-gradient GEMMs
   double recompute_flops = 0;
   double max_intermediate = 0;  // largest single activation (for the transient peak)
-  double fwd_kernels = 0;       // GPU kernels launched in forward
-  double bwd_kernels = 0;       // in backward, including the recomputed forward
-  double param_tensors = 0;     // trained weight, bias and norm tensors (optimizer launches)
-  double hidden_params = 0;     // parameters of the trained GEMM weights (Muon's matrices)
+  // Host-issue work of the kernels launched in forward, and in backward including the
+  // recomputed forward, in cost-graph kernels (graph::Op::host_weight).
+  double fwd_kernels = 0;
+  double bwd_kernels = 0;
+  double param_tensors = 0;  // trained weight, bias and norm tensors (optimizer launches)
+  // Weight matrices gathered in forward, and in backward including the recomputed forward
+  // (DeepSpeed ZeRO-3's per-module hooks, Execution::zero3_fetch_us).
+  double fwd_fetches = 0, bwd_fetches = 0;
+  double hidden_params = 0;  // parameters of the trained GEMM weights (Muon's matrices)
 };
 
 // Costs `ops`; `full_recompute` selects which recompute time applies. With `detail`, fills

@@ -36,12 +36,25 @@ enum class DequantKernel : uint8_t {
   kTorchUnpack,
 };
 
+// DeepSpeed ZeRO-3's host time per gathered weight matrix and pass, microseconds: the fixed part
+// of the QwenLM/Qwen README's ZeRO-3 rows (Qwen-1.8B full fine-tuning on one A100: 2.1-2.2 s per
+// step at 256-1024 tokens whatever the length, 0.67 s of modelled GPU work and kernel issue) over
+// 24 layers x 5 gathered matrices x 3 passes (forward, recomputed forward, backward) x 8
+// micro-batches; norms and biases stay resident (stage3_param_persistence_threshold, HF "auto"
+// = 10 x hidden). Checked on the same table's 7B (2 GPUs) and 72B LoRA (4 GPUs) rows.
+constexpr double kDeepSpeedZero3FetchUs = 500;
+
 struct Execution {
   // Host time to issue one GPU kernel, microseconds: the step runs no faster than its kernels
   // can be launched (eager PyTorch tens of us, CUDA graphs far less); 0 = never host bound.
   // 30: eager stacks on bare-metal hosts, bounded by the public Megatron-LM runs
   // (data/frameworks.json, "about"; docs/MODEL.md, "Launch floor and host issue").
   double host_issue_us_per_kernel = 30;
+  // Host time of DeepSpeed ZeRO-3's module hooks per gathered weight matrix and pass (fetch,
+  // release and the gradient's reduce-partition hook), microseconds; it adds to the kernels'
+  // host issue, so it binds only when the GPU work is short. 0 outside DeepSpeed stage 3.
+  // DeepSpeed: kDeepSpeedZero3FetchUs (docs/MODEL.md, "ZeRO-3 hooks").
+  double zero3_fetch_us = 0;
   OptimizerKind optimizer = OptimizerKind::kAdam;
   OptimizerImpl optimizer_impl = OptimizerImpl::kFused;
   int muon_ns_steps = 5;         // Newton-Schulz iterations per Muon step

@@ -141,12 +141,13 @@ TEST(Export, MegatronListsWhatItCannotSay) {
             std::string::npos);
 }
 
-// DeepSpeed: ZeRO stage, offload, batch, precision; read back with ParseDeepSpeedConfig.
+// DeepSpeed: ZeRO stage, offload, batch, precision; read back with ParseDeepSpeedConfig (stage 3
+// brings DeepSpeed's module-hook cost, zero3_fetch_us).
 TEST(Export, DeepSpeedConfigReadsBackToTheStrategy) {
   const ModelSpec m = LoadModel("llama3-8b").value();
   const Case cases[] = {
       {"z3_offload_bf16", "llama3-8b",
-       R"({"world_size": 16, "zero_state": 3, "offload_optimizer": true, "micro_batch_size": 2,
+       R"({"world_size": 16, "zero_state": 3, "zero3_fetch_us": 500, "offload_optimizer": true, "micro_batch_size": 2,
            "global_batch_size": 128})"},
       {"z0_fp16_no_overlap", "llama3-8b",
        R"({"world_size": 8, "zero_state": 0, "dtype": "fp16", "global_batch_size": 32,
@@ -155,7 +156,7 @@ TEST(Export, DeepSpeedConfigReadsBackToTheStrategy) {
        R"({"world_size": 4, "zero_state": 2, "dtype": "fp32", "global_batch_size": 8,
            "overlap_grad_reduce": false, "overlap_param_gather": false})"},
       {"z3_zeropp", "llama3-8b",
-       R"({"world_size": 16, "zero_state": 3, "zero_hpz_size": 8, "zero_quant_weights": true,
+       R"({"world_size": 16, "zero_state": 3, "zero3_fetch_us": 500, "zero_hpz_size": 8, "zero_quant_weights": true,
            "zero_quant_grads": true, "global_batch_size": 32})"},
   };
   for (const Case& c : cases) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cost/cost.h"
 #include "finetune/method.h"
 #include "finetune/modules.h"
 #include "util/units.h"
@@ -14,6 +15,8 @@ namespace {
 using graph::Op;
 using graph::OpKind;
 constexpr double kAct = units::kBf16Bytes;
+// The adapters' ops count PEFT's eager kernels one by one (graph::Op::host_weight).
+constexpr double kEagerHost = 1 / cost::kEagerKernelsPerGraphKernel;
 
 // A thin GEMM (one side at most kThinSide, e.g. the rank r of an adapter) does a few FLOPs per
 // byte it moves, far below any GPU's FLOP/byte balance (H100: 295): it is costed as the memory
@@ -31,9 +34,13 @@ Op Gemm(const char* name, double m, double k, double n, double batch, double sav
     op.flops = 2.0 * m * n * k * batch;
     op.bytes = (m * k + k * n + m * n) * batch * kAct;
     op.bwd_bytes_factor = trainable ? 2 : 1;
-    op.bwd_kernels = trainable ? 2 : 1;
+    // data gradient, weight gradient and autograd's accumulation into .grad (an add under
+    // gradient accumulation)
+    op.bwd_kernels = trainable ? 3 : 1;
+    op.host_weight = kEagerHost;
     op.saved_bytes = saved_bytes;
     op.param_tensors = trainable ? batch : 0;
+    op.weight_matrices = trainable ? batch : 0;
     return op;
   }
   Op op;
@@ -44,6 +51,7 @@ Op Gemm(const char* name, double m, double k, double n, double batch, double sav
   op.saved_bytes = saved_bytes;
   op.trainable = trainable;
   op.param_tensors = trainable ? batch : 0;
+  op.host_weight = kEagerHost;
   if (!trainable) op.bwd_kernels = 1;
   return op;
 }
@@ -59,6 +67,7 @@ Op Elementwise(const char* name, double elems, double passes, double bwd_passes,
   op.bwd_bytes_factor = passes > 0 ? bwd_passes / passes : 0;
   op.fwd_kernels = kernels;
   op.bwd_kernels = bwd_passes > 0 ? kernels : 0;
+  op.host_weight = kEagerHost;
   op.saved_bytes = saved_bytes;
   return op;
 }

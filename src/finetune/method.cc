@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "cost/cost.h"
 #include "finetune/modules.h"
 #include "util/units.h"
 
@@ -65,11 +66,12 @@ void AppendDequant(const Strategy& s, const std::vector<Op>& ops, size_t first, 
     d.name = torch_unpack ? "gptq_unpack" : "nf4_dequant";
     d.kind = OpKind::kMemory;
     const double weights = g.k * g.n * g.batch;
-    d.bytes = weights * (torch_unpack ? kTorchUnpackBytesPerWeight
-                                      : kNf4BytesPerParam + units::kBf16Bytes);
+    d.bytes = weights *
+              (torch_unpack ? kTorchUnpackBytesPerWeight : kNf4BytesPerParam + units::kBf16Bytes);
     d.bwd_bytes_factor = torch_unpack ? 0 : 1;
     d.fwd_kernels = torch_unpack ? kTorchUnpackKernels : 1;
     d.bwd_kernels = torch_unpack ? 0 : 1;
+    if (torch_unpack) d.host_weight = 1 / cost::kEagerKernelsPerGraphKernel;  // eager, one by one
     out.push_back(d);
   }
 }

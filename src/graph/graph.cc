@@ -219,6 +219,7 @@ void DenseMlp(Ctx& c, const char* fc1, const char* act, const char* fc2, double 
   const double f = ffn / c.t, width = c.m.gated_mlp ? 2 * f : f;
   EnterTp(c, "mlp_tp_gather", T);
   Gemm(c, fc1, T, c.h, width, 1, Tin * c.h, module, kRecomputeLayerNorm);
+  if (c.m.gated_mlp) c.out.back().weight_matrices = 2;  // gate and up: two modules in HF models
   Mem(c, act, (width + f) * T * kAct, width * T * kAct, module, module);
   Gemm(c, fc2, T, f, c.h, 1, T * f, 0, module);
   LeaveTp(c, "mlp_tp_scatter", T);

@@ -47,6 +47,15 @@ struct Op {
   // host issue"): one per GEMM, attention, memory-bound op and collective; the backward of a
   // GEMM is two (data and weight gradient), of attention and memory-bound ops about two.
   int fwd_kernels = 1, bwd_kernels = 2;
+  // Host-issue weight of each of those kernels, in cost-graph kernels of the base model (the
+  // unit of Execution::host_issue_us_per_kernel). 1 for the model's own ops, each of which stands
+  // for several eager PyTorch kernels; ops that count their eager kernels one by one (the PEFT
+  // adapters, auto-gptq's unpack chain) take 1 / cost::kEagerKernelsPerGraphKernel.
+  double host_weight = 1;
+  // Weight matrices the op owns, gathered per use under ZeRO-3: a GEMM owns at least `batch`
+  // (a gated fc1 two: gate and up are separate modules in Hugging Face models); the adapters'
+  // thin GEMMs, costed as memory ops, set it.
+  double weight_matrices = 0;
   // Trained parameter tensors the op owns (a GEMM's weight and bias, a norm's weight and bias,
   // the embedding table): the optimizer launches per tensor.
   double param_tensors = 0;

@@ -29,6 +29,7 @@ StepContext MakeContext(const ModelSpec& m, const HardwareSpec& hw, const Strate
                                  c.shape.tokens_sp * static_cast<double>(m.hidden) * 2);
   c.layer_overhead_s = hw.eff.layer_overhead_us * 1e-6;
   c.host_issue_s = s.exec.host_issue_us_per_kernel * 1e-6;
+  c.zero3_fetch_s = s.zero == 3 ? s.exec.zero3_fetch_us * 1e-6 : 0;
   c.full_recompute = s.recompute == Recompute::kFull;
   for (int i = 0; i < m.layers; ++i) (m.layer_is_moe(i) ? c.has_moe : c.has_dense) = true;
   c.grad_bytes_per_param = s.grad_bytes_per_param();

@@ -83,7 +83,10 @@ void FsdpComm(const StepContext& c, const StagePlan& plan, const StageCost& cost
   const double rs = StageCollective(c, graph::Coll::kReduceScatter, plan.Params(false, true),
                                     plan.Params(true, true), rs_b);
   const LayerCost& s = cost.sum;
-  const double f_hidden = s.fwd_compute_s * ovl, b_hidden = (s.bwd_compute_s + s.recompute_s) * ovl;
+  // The gathers run on their own stream while the GPU computes or while it waits on the host
+  // (a host-bound pass leaves the link idle as much as a compute-bound one).
+  const double f_hidden = std::max(s.fwd_compute_s, cost.fwd_host_s) * ovl;
+  const double b_hidden = std::max(s.bwd_compute_s + s.recompute_s, cost.bwd_host_s) * ovl;
   const int n = std::max(1, plan.num_layers());
   const double per_mb =
       std::max(ag_f - f_hidden, ag_f / n) + std::max(ag_b + rs - b_hidden, (ag_b + rs) / n);

@@ -43,7 +43,7 @@ LayerCost ForwardOnly(LayerCost k) {
   k.ep_comm_s = k.ep_fwd_s;
   k.saved_none = k.saved_selective = k.saved_full = 0;
   k.bwd_flops = k.wgrad_flops = k.recompute_flops = 0;
-  k.bwd_kernels = 0;
+  k.bwd_kernels = k.bwd_fetches = 0;
   k.param_tensors = k.hidden_params = 0;
   return k;
 }
@@ -85,6 +85,8 @@ void Accumulate(LayerCost& sum, const LayerCost& k, double count) {
   sum.max_intermediate = std::max(sum.max_intermediate, k.max_intermediate);
   sum.fwd_kernels += k.fwd_kernels * count;
   sum.bwd_kernels += k.bwd_kernels * count;
+  sum.fwd_fetches += k.fwd_fetches * count;
+  sum.bwd_fetches += k.bwd_fetches * count;
 }
 
 // Adds `count` layers of one kind, `frac_full` of them fully recomputed; saved_none then holds
@@ -197,8 +199,9 @@ StageCost CostStage(const StepContext& c, const StagePlan& plan, const LayerKind
   const double bwd_gpu = sum.bwd_compute_s + sum.bwd_comm_s + sum.recompute_s + layer_s * 0.5;
   // The host issues the kernels asynchronously; a pass is never shorter than its launches
   // (docs/MODEL.md, "Launch floor and host issue").
-  const double fwd_host = sum.fwd_kernels * c.host_issue_s;
-  const double bwd_host = sum.bwd_kernels * c.host_issue_s;
+  const double fwd_host = sum.fwd_kernels * c.host_issue_s + sum.fwd_fetches * c.zero3_fetch_s;
+  const double bwd_host = sum.bwd_kernels * c.host_issue_s + sum.bwd_fetches * c.zero3_fetch_s;
+  sc.fwd_host_s = fwd_host, sc.bwd_host_s = bwd_host;
   sc.host_bound_s = std::max(0.0, fwd_host - fwd_gpu) + std::max(0.0, bwd_host - bwd_gpu);
   sc.launch_overhead_s = layer_s + sc.host_bound_s;
   sc.fwd_s = std::max(fwd_gpu, fwd_host);

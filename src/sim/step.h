@@ -29,6 +29,7 @@ struct StepContext {
   double p2p_s = 0;             // one activation transfer between neighbouring stages
   double layer_overhead_s = 0;  // launch overhead per layer, forward + backward
   double host_issue_s = 0;      // host time to launch one kernel (Execution)
+  double zero3_fetch_s = 0;     // ZeRO-3 hooks per gathered weight matrix (0 below stage 3)
   bool full_recompute = false;  // Recompute::kFull
   bool has_dense = false, has_moe = false;
   double grad_bytes_per_param = 4;  // main gradients: fp32 or 16-bit
@@ -65,10 +66,11 @@ struct StageCost {
   LayerCost sum;                 // compute, exposed comm, recompute, activations, FLOPs
   double launch_overhead_s = 0;  // per-layer launch overhead + time the host cannot keep up
   double host_bound_s = 0;       // of launch_overhead_s: host issue beyond the GPU's work
-  double fwd_s = 0;              // forward incl. exposed comm and half the launch overhead
-  double bwd_s = 0;              // backward incl. recompute, exposed comm, the other half
-  double hidden_s = 0;           // DualPipe: EP all-to-all hidden behind the paired chunk
-  double scoring_s = 0;          // of fwd_s: forward-only passes of the reference model (dpo, kto)
+  double fwd_host_s = 0, bwd_host_s = 0;  // host issue time of the forward and backward pass
+  double fwd_s = 0;                       // forward incl. exposed comm and half the launch overhead
+  double bwd_s = 0;                       // backward incl. recompute, exposed comm, the other half
+  double hidden_s = 0;                    // DualPipe: EP all-to-all hidden behind the paired chunk
+  double scoring_s = 0;  // of fwd_s: forward-only passes of the reference model (dpo, kto)
   double pipeline_s() const { return fwd_s + bwd_s - hidden_s; }  // what the pipeline sees
 };
 StageCost CostStage(const StepContext& c, const StagePlan& plan, const LayerKindCosts& kinds);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "spec/json_fields.h"
+#include "trainsim/execution.h"
 #include "trainsim/formats.h"
 
 namespace trainsim {
@@ -212,6 +213,13 @@ void ReadZero(Reader& r, const json& j) {
     r.out.assumed.push_back({"zero_optimization.stage", "0", "DeepSpeed's default (no ZeRO)"});
   }
   r.out.settings["zero_state"] = std::to_string(stage);
+  if (stage == 3) {
+    const std::string us = std::to_string(static_cast<int>(kDeepSpeedZero3FetchUs));
+    r.out.settings["zero3_fetch_us"] = us;
+    r.out.assumed.push_back({"zero3_fetch_us", us,
+                             "DeepSpeed ZeRO-3's module hooks per gathered weight matrix and pass "
+                             "(include/trainsim/execution.h, kDeepSpeedZero3FetchUs)"});
+  }
   const std::string opt = OffloadDevice(r, z, "offload_optimizer");
   const bool legacy = r.Bool(z, "cpu_offload", "zero_optimization.cpu_offload").value_or(false);
   r.out.settings["offload_optimizer"] = opt != "none" || legacy ? "true" : "false";

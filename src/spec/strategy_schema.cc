@@ -550,6 +550,18 @@ constexpr StrategyField kFields[] = {
      .get = [](const Strategy& s) { return detail::NumberText(s.exec.host_issue_us_per_kernel); },
      .assumed = "30: eager PyTorch on a bare-metal host, as Megatron-LM runs without CUDA graphs "
                 "(data/frameworks.json, about)"},
+    {.key = "zero3_fetch_us",
+     .kind = FieldKind::kNumber,
+     .flag = "--zero3-fetch-us",
+     .rule = "0-1e6 microseconds (0: no per-module hook cost)",
+     .example = "500",
+     .doc = "ZeRO-3 only: host time of the framework's gather/release hooks per weight matrix "
+            "and pass (DeepSpeed's module hooks; FSDP's are in the kernels' host issue)",
+     .set =
+         [](Strategy& s, std::string_view t) {
+           return detail::ParseNumberText(t, 0, 1e6, s.exec.zero3_fetch_us);
+         },
+     .get = [](const Strategy& s) { return detail::NumberText(s.exec.zero3_fetch_us); }},
     {.key = "dist_opt_instances",
      .kind = FieldKind::kInt,
      .flag = "--dist-opt-instances",

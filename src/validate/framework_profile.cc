@@ -14,10 +14,11 @@ using nlohmann::json;
 // PCIe 5.0 x16, bytes/s per direction: a scale-up link no faster than this is PCIe.
 constexpr double kPcie5x16BytesPerS = 64e9;
 
-// A profile's execution keys: host_issue_us_per_kernel, optimizer_impl (fused | foreach |
-// per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack).
+// A profile's execution keys: host_issue_us_per_kernel, zero3_fetch_us, optimizer_impl (fused |
+// foreach | per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack).
 void ReadExecution(const json& f, Execution& e) {
   e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
+  e.zero3_fetch_us = f.value("zero3_fetch_us", 0.0);
   const std::string impl = f.value("optimizer_impl", "fused");
   e.optimizer_impl = impl == "foreach"      ? OptimizerImpl::kForeach
                      : impl == "per_tensor" ? OptimizerImpl::kPerTensor
