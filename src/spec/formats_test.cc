@@ -183,6 +183,38 @@ TEST(TorchtitanConfig, NewerKeys) {
   EXPECT_EQ(ignored.count("validation.enable"), 0u);  // harmless section
 }
 
+// torchtitan's attention backend is in the flavor: the plain flavors call SDPA (FlashAttention-2
+// on Ampere / Hopper, assumed), *_flex* FlexAttention (listed, costed as FA2), *_varlen the
+// varlen FA2 kernels; the suffix does not hide the preset (70B_flex_flash was refused before).
+TEST(TorchtitanConfig, AttentionBackendFromFlavor) {
+  auto sdpa = ParseTorchtitanToml(Data("torchtitan/llama3_8b.toml"), "llama3_8b.toml");
+  ASSERT_TRUE(sdpa.ok()) << sdpa.status().message();
+  EXPECT_EQ(sdpa->settings.at("attention_kernel"), "fa2");
+  EXPECT_EQ(Fields(sdpa->assumed).at("attention_kernel"), "fa2");
+  EXPECT_EQ(Apply(sdpa.value(), {{"world_size", "8"}}).attention_kernel, AttentionImpl::kFa2);
+
+  auto flex = ParseTorchtitanToml(Data("torchtitan/llama3_70b_flex_flash.toml"), "flex.toml");
+  ASSERT_TRUE(flex.ok()) << flex.status().message();
+  EXPECT_EQ(flex->model, "llama3.1-70b");
+  EXPECT_EQ(flex->settings.at("attention_kernel"), "fa2");
+  EXPECT_EQ(Fields(flex->ignored).at("model.flavor"), "70B_flex_flash");
+  EXPECT_EQ(Fields(flex->assumed).count("attention_kernel"), 0u);
+
+  auto varlen = ParseTorchtitanToml(Data("torchtitan/llama3_8b_varlen.toml"), "varlen.toml");
+  ASSERT_TRUE(varlen.ok()) << varlen.status().message();
+  EXPECT_EQ(varlen->model, "llama3.1-8b");
+  EXPECT_EQ(varlen->settings.at("attention_kernel"), "fa2");
+
+  // No [model]: torchtitan's own model code still calls SDPA.
+  auto bare = ParseTorchtitanToml("[training]\nseq_len = 4096\n", "bare.toml", 32);
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  EXPECT_EQ(bare->settings.at("attention_kernel"), "fa2");
+  // A flex flavor without a preset is still refused by name.
+  auto odd = ParseTorchtitanToml("[model]\nname = \"llama3\"\nflavor = \"3B_flex\"\n", "o.toml");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().field(), "model.flavor");
+}
+
 // torchtitan's deepseek_v3 16B flavor (MLA + 64 experts) has no preset: refused by name, and
 // read with the user's --model (before, the refusal said "give --model" and --model did not help).
 TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {

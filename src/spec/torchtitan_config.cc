@@ -368,12 +368,62 @@ void ReadCheckpointing(Ctx& c, int layers_per_stage) {
   }
 }
 
+// torchtitan's attention backend is part of the flavor (models/llama3/__init__.py, commit
+// 00f555e1: attn_backend "sdpa" for 8B / 70B / 405B, "flex" for 8B_flex, 70B_flex_flash,
+// 70B_flex_triton and debugmodel_flex_attn, "varlen" for 8B_varlen), not a TOML key. The
+// suffix is split off so the shape still maps to its preset.
+struct AttentionSuffix {
+  const char* suffix;
+  const char* backend;
+};
+constexpr AttentionSuffix kAttentionSuffixes[] = {
+    {"_flex_attn", "flex"},   {"_flex_flash", "flex"}, {"_flex_triton", "flex"},
+    {"_flex", "flex"},        {"_varlen_attn", "varlen"}, {"_varlen", "varlen"},
+};
+
+// The flavor without its attention suffix, and the backend: "sdpa" unless a suffix says.
+std::pair<std::string, std::string> SplitAttention(const std::string& flavor) {
+  for (const AttentionSuffix& a : kAttentionSuffixes) {
+    const std::string suffix(a.suffix);
+    if (flavor.size() > suffix.size() && flavor.ends_with(suffix))
+      return {flavor.substr(0, flavor.size() - suffix.size()), a.backend};
+  }
+  return {flavor, "sdpa"};
+}
+
+// The attention kernel of the flavor's backend. sdpa: torchtitan calls PyTorch SDPA, which on
+// Ampere / Hopper in bf16 dispatches its FlashAttention-2 backend first (PyTorch's default
+// priority flash, efficient, math, cudnn; torchtitan PR #1196 put cuDNN first on sm100 only).
+// flex: FlexAttention's Triton kernels, measured 5-10 % slower than SDPA's flash kernel on H100
+// (co-me-tokens/CoMe issue #5), costed as FA2. varlen: torch.nn.attention.varlen, FA2 kernels.
+void ReadAttention(Ctx& c, const std::string& backend, const std::string& flavor) {
+  c.out.settings["attention_kernel"] = "fa2";
+  const std::string field = flavor.empty() ? "attention_kernel" : "model.flavor";
+  if (backend == "flex") {
+    c.out.ignored.push_back({field, flavor,
+                             "FlexAttention (Triton kernels) has no trainsim kernel: costed as "
+                             "FlashAttention-2 (attention_kernel fa2), which it trails by ~5-10 %"});
+    return;
+  }
+  c.out.assumed.push_back(
+      {"attention_kernel", "fa2",
+       backend == "varlen"
+           ? "torchtitan's varlen attention (torch.nn.attention.varlen) runs FlashAttention-2 "
+             "kernels"
+           : "torchtitan's models call PyTorch SDPA, which dispatches FlashAttention-2 on "
+             "Ampere / Hopper in bf16; newer torchtitan (models/attention.py "
+             "ScaledDotProductAttentionWrapper) puts cuDNN first: give --attention-kernel fused "
+             "for it"});
+}
+
 void ReadModel(Ctx& c, bool model_given) {
   auto name = c.Str("model", "name");
   auto flavor = c.Str("model", "flavor");
+  const auto [base, backend] = SplitAttention(flavor.value_or(""));
+  ReadAttention(c, backend, backend == "sdpa" ? "" : flavor.value_or(""));
   if (!name) return;
   for (const Flavor& f : kFlavors)
-    if (*name == f.name && flavor.value_or("") == f.flavor) {
+    if (*name == f.name && base == f.flavor) {
       c.out.model = f.preset;
       return;
     }
@@ -391,34 +441,62 @@ void ReadModel(Ctx& c, bool model_given) {
                              "); give --model with a preset or a config.json");
 }
 
+std::string ValueText(const toml::node& value) {
+  if (const toml::array* a = value.as_array()) {  // ["model", "loss"] -> model,loss
+    std::string out;
+    for (const toml::node& e : *a) {
+      if (!out.empty()) out += ',';
+      out += ValueText(e);
+    }
+    return out;
+  }
+  if (auto v = value.value<std::string>()) return *v;
+  if (auto b = value.value<bool>()) return *b ? "true" : "false";
+  if (auto i = value.value_exact<int64_t>()) return std::to_string(*i);
+  if (auto d = value.value_exact<double>()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", *d);
+    return buf;
+  }
+  return "";
+}
+
+// Tables that configure a feature the file leaves off ([compile] without enable, the float8 /
+// mx settings without their converter) change nothing and are not listed.
+bool Inactive(Ctx& c, const std::string& table) {
+  const bool fp8 = c.out.settings.count("dtype") && c.out.settings.at("dtype") == "fp8";
+  const bool mx = c.out.settings.count("dtype") && c.out.settings.at("dtype") == "mxfp8";
+  if (table == "compile") return !c.Bool("compile", "enable").value_or(false);
+  if (table == "float8" || table == "quantize.linear.float8") return !fp8;
+  if (table == "mx" || table == "quantize.linear.mx") return !mx;
+  return false;
+}
+
+// The keys of `tbl` (named `prefix`) not read, nested tables by their dotted names.
+void ListTable(Ctx& c, const toml::table& tbl, const std::string& prefix) {
+  if (Inactive(c, prefix)) return;
+  for (const auto& [key, value] : tbl) {
+    const std::string full = prefix + "." + std::string(key.str());
+    if (const toml::table* sub = value.as_table()) {
+      ListTable(c, *sub, full);
+      continue;
+    }
+    // A switch left off changes nothing; compile.enable is listed with its reason elsewhere.
+    if (kRead.count(full) || value.value<bool>() == std::optional<bool>(false) ||
+        full == "compile.enable" || full == "training.compile")
+      continue;
+    c.out.ignored.push_back({full, ValueText(value), "not modelled by trainsim"});
+  }
+}
+
 void ListIgnored(Ctx& c) {
   for (const auto& [section, node] : c.t) {
     const std::string s(section.str());
     if (kHarmlessSections.count(s)) continue;
-    const toml::table* tbl = node.as_table();
-    if (!tbl) {
+    if (const toml::table* tbl = node.as_table()) {
+      ListTable(c, *tbl, s);
+    } else {
       c.out.ignored.push_back({s, "", "not a torchtitan section trainsim reads"});
-      continue;
-    }
-    for (const auto& [key, value] : *tbl) {
-      const std::string full = s + "." + std::string(key.str());
-      // A switch left off changes nothing; compile.enable is listed with its reason below.
-      if (kRead.count(full) || value.value<bool>() == std::optional<bool>(false) ||
-          full == "compile.enable")
-        continue;
-      std::string text;
-      if (auto v = value.value<std::string>())
-        text = *v;
-      else if (auto b = value.value<bool>())
-        text = *b ? "true" : "false";
-      else if (auto i = value.value_exact<int64_t>())
-        text = std::to_string(*i);
-      else if (auto d = value.value_exact<double>()) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%g", *d);
-        text = buf;
-      }
-      c.out.ignored.push_back({full, text, "not modelled by trainsim"});
     }
   }
 }
@@ -448,9 +526,13 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
   const int per_stage = pp >= 1 ? static_cast<int>(CeilDiv(model_layers, pp)) : 0;
   ReadCheckpointing(c, per_stage);
-  if (c.Bool("compile", "enable").value_or(false))
-    out.ignored.push_back({"compile.enable", "true",
-                           "torch.compile fusions are not modelled (kernel times are eager's)"});
+  // [compile] enable, or the older [training] compile.
+  for (const char* section : {"compile", "training"})
+    if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false))
+      out.ignored.push_back({section == std::string("compile") ? "compile.enable"
+                                                               : "training.compile",
+                             "true",
+                             "torch.compile fusions are not modelled (kernel times are eager's)"});
   if (!c.status.ok()) return c.status;
   ListIgnored(c);
   return out;

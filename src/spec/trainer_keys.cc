@@ -143,29 +143,31 @@ void ReadTrainerOptim(TrainerKeys& k) {
 
 namespace {
 
-// TrainingArguments.fsdp: space-separated words.
+// TrainingArguments.fsdp: space-separated FSDPOption words (full_shard, shard_grad_op, no_shard,
+// hybrid_shard, hybrid_shard_zero2, offload, auto_wrap); a sharding word names the FSDP1
+// ShardingStrategy (the last one wins: TrainingArguments sets the strategy once per word), and
+// FULL_SHARD is Accelerate's default when none does. `true` is full_shard. The hybrid ones
+// shard within a node, replicated across the nodes the launcher starts (ResolveFrameworkLayout).
 void ReadFsdp(TrainerKeys& k) {
   auto v = k.Str("fsdp");
   if (!v || v->empty() || *v == "false") return;
-  std::istringstream in(*v == "true" ? std::string("full_shard") : *v);
-  std::string word;
-  bool full = false, grad_op = false;
+  std::string words = *v == "true" ? std::string("full_shard") : *v;
+  std::replace(words.begin(), words.end(), ',', ' ');  // a YAML / JSON list of words
+  std::istringstream in(words);
+  std::string word, name = "FULL_SHARD";
   while (in >> word) {
-    if (word == "full_shard" || word == "hybrid_shard" || word == "hybrid_shard_zero2") {
-      full = word != "hybrid_shard_zero2";
-      grad_op = !full;
-    } else if (word == "shard_grad_op") {
-      grad_op = true;
+    if (word == "full_shard" || word == "shard_grad_op" || word == "no_shard" ||
+        word == "hybrid_shard" || word == "hybrid_shard_zero2") {
+      name = word;
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return std::toupper(c); });
     } else if (word == "offload") {
       return k.Fail("fsdp", "offload moves the parameters to the host, which is not represented");
-    } else if (word != "auto_wrap" && word != "no_shard") {
+    } else if (word != "auto_wrap") {
       return k.Fail("fsdp", "unknown word '" + word + "'");
     }
   }
-  if (full) k.Set("fsdp", "true");
-  if (grad_op) k.Set("zero_state", "2");
-  if (v->find("hybrid") != std::string::npos)
-    k.Assume("fsdp", *v, "hybrid sharding costed as sharding over the whole DP group");
+  ApplyShardingStrategy(k, "fsdp", name, 0);
 }
 
 }  // namespace
