@@ -274,6 +274,15 @@ Result<FrameworkConfig> ParseAccelerateConfig(std::string_view text, std::string
     k.Fail("distributed_type",
            "'" + type + "' is not simulated (read: NO, MULTI_GPU, FSDP, DEEPSPEED, MEGATRON_LM)");
   }
+  // The config does not say what the script's model runs; Accelerate's FSDP / DeepSpeed / DDP
+  // launches are mostly Hugging Face Transformers models, whose default "sdpa" attention is
+  // PyTorch SDPA: FlashAttention-2 on Ampere / Hopper in bf16 (as the LLaMA-Factory reader).
+  if (type != "MEGATRON_LM") {
+    k.Set("attention_kernel", "fa2");
+    k.Assume("attention_kernel", "fa2",
+             "not in the config: a Transformers model's SDPA attention (FlashAttention-2); give "
+             "--attention-kernel for another");
+  }
   detail::ReadAccelerateParallelism(k, n, type == "FSDP");
   detail::ReadAccelerateDynamo(k);
   detail::FinishAccelerate(k, kHarmless, type);

@@ -215,6 +215,43 @@ TEST(TorchtitanConfig, AttentionBackendFromFlavor) {
   EXPECT_EQ(odd.status().field(), "model.flavor");
 }
 
+// parallelism.fsdp_reshard_after_forward: "never" (and "default" under pipeline parallelism)
+// keeps the gathered parameters from forward to backward (ZeRO-2); it was listed as ignored.
+TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
+  struct Row {
+    const char* policy;
+    int pp;
+    bool fsdp;
+    int zero;
+  };
+  for (const Row& r : {Row{"always", 1, true, 3}, Row{"default", 1, true, 3},
+                       Row{"never", 1, false, 2}, Row{"default", 2, false, 2},
+                       Row{"always", 2, true, 3}}) {
+    const std::string toml = std::string("[parallelism]\ndata_parallel_shard_degree = 4\n") +
+                             "pipeline_parallel_degree = " + std::to_string(r.pp) +
+                             "\nfsdp_reshard_after_forward = \"" + r.policy + "\"\n";
+    auto c = ParseTorchtitanToml(toml, "r.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const Strategy s = Apply(c.value());
+    EXPECT_EQ(s.fsdp, r.fsdp) << r.policy << " pp " << r.pp;
+    EXPECT_EQ(s.zero, r.zero) << r.policy << " pp " << r.pp;
+    EXPECT_EQ(Fields(c->ignored).count("parallelism.fsdp_reshard_after_forward"), 0u);
+  }
+  auto bad = ParseTorchtitanToml("[parallelism]\nfsdp_reshard_after_forward = \"sometimes\"\n",
+                                 "b.toml", 32);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "parallelism.fsdp_reshard_after_forward");
+  // The published DeepSeek-V3 config: float8 tables without their converter are not listed.
+  auto ds = ParseTorchtitanToml(Data("torchtitan/deepseek_v3_671b.toml"), "ds.toml");
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ(ds->model, "deepseek-v3");
+  const auto ignored = Fields(ds->ignored);
+  EXPECT_EQ(ignored.count("quantize.dense.float8.filter_fqns"), 0u);
+  EXPECT_EQ(ignored.count("quantize.moe.float8.fqns"), 0u);
+  EXPECT_EQ(ignored.at("compile.components"), "loss");
+  EXPECT_EQ(Apply(ds.value(), {{"world_size", "256"}}).dtype, DType::kBf16);
+}
+
 // torchtitan's deepseek_v3 16B flavor (MLA + 64 experts) has no preset: refused by name, and
 // read with the user's --model (before, the refusal said "give --model" and --model did not help).
 TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {

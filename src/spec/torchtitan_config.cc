@@ -59,6 +59,7 @@ const std::set<std::string> kRead = {
     "parallelism.enable_async_tensor_parallel",
     "parallelism.disable_loss_parallel",
     "parallelism.enable_compiled_autograd",
+    "parallelism.fsdp_reshard_after_forward",
     "training.local_batch_size",
     "training.batch_size",
     "training.global_batch_size",
@@ -216,6 +217,28 @@ void ReadDataParallel(Ctx& c, long long model_parallel) {
   }
 }
 
+// parallelism.fsdp_reshard_after_forward (torchtitan parallelize.py apply_fsdp): "always"
+// reshards every block after its forward (FSDP, ZeRO-3); "never" keeps the gathered parameters
+// until the backward (ZeRO-2's memory: FSDP1's SHARD_GRAD_OP, as the Accelerate reader maps
+// FSDP2's reshard false); "default" reshards unless pipeline parallelism is on (then never, to
+// avoid an all-gather per micro-batch). The last block's skipped reshard is not modelled.
+void ReadReshard(Ctx& c, long long pp) {
+  const char* key = "parallelism.fsdp_reshard_after_forward";
+  const std::string policy = c.Str("parallelism", "fsdp_reshard_after_forward").value_or("default");
+  if (policy != "default" && policy != "always" && policy != "never")
+    return c.Fail(key, "must be default, always or never, got '" + policy + "'");
+  const auto fsdp = c.out.settings.find("fsdp");
+  if (!c.status.ok() || fsdp == c.out.settings.end() || fsdp->second != "true") return;
+  if (policy == "never" || (policy == "default" && pp > 1)) {
+    c.out.settings["fsdp"] = "false";
+    c.Set("zero_state", 2);
+    if (policy == "default")
+      c.out.assumed.push_back({key, "default",
+                               "with pipeline parallelism torchtitan keeps the gathered "
+                               "parameters from forward to backward: costed as ZeRO-2"});
+  }
+}
+
 void ReadSchedule(Ctx& c, long long pp) {
   const std::string sched = c.Str("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
   if (pp <= 1) return;
@@ -259,6 +282,7 @@ void ReadParallelism(Ctx& c) {
                   model_parallel))
     return;
   ReadDataParallel(c, model_parallel);
+  ReadReshard(c, pp);
   if (auto lps = c.Int("parallelism", "pipeline_parallel_layers_per_stage"); lps && *lps < 1)
     c.Fail("parallelism.pipeline_parallel_layers_per_stage", "must be >= 1");
   ReadSchedule(c, pp);
@@ -321,10 +345,19 @@ bool HasConverter(Ctx& c, const std::string& name) {
 }
 
 void ReadLowPrecision(Ctx& c) {
+  // Newer torchtitan splits the converters into quantize.dense.* and quantize.moe.* (the MoE
+  // experts' grouped GEMMs); trainsim's dtype is model-wide, so the dense one sets it.
   const bool fp8 = HasConverter(c, "float8") || HasConverter(c, "quantize.linear.float8") ||
+                   HasConverter(c, "quantize.dense.float8") ||
                    c.Bool("float8", "enable_float8_linear").value_or(false) ||
                    c.Bool("training", "enable_float8_linear").value_or(false);
-  const bool mx = HasConverter(c, "mx") || HasConverter(c, "quantize.linear.mx");
+  const bool mx = HasConverter(c, "mx") || HasConverter(c, "quantize.linear.mx") ||
+                  HasConverter(c, "quantize.dense.mx");
+  for (const char* moe : {"quantize.moe.float8", "quantize.moe.mx"})
+    if (HasConverter(c, moe) && !fp8 && !mx)
+      c.out.ignored.push_back({"model.converters", moe,
+                               "low precision for the MoE experts alone is not represented "
+                               "(trainsim's dtype is model-wide): costed in bf16"});
   if (mx) {
     const std::string recipe = c.Str("mx", "recipe_name").value_or("mxfp8");
     if (recipe.rfind("mxfp8", 0) != 0)
@@ -467,8 +500,10 @@ bool Inactive(Ctx& c, const std::string& table) {
   const bool fp8 = c.out.settings.count("dtype") && c.out.settings.at("dtype") == "fp8";
   const bool mx = c.out.settings.count("dtype") && c.out.settings.at("dtype") == "mxfp8";
   if (table == "compile") return !c.Bool("compile", "enable").value_or(false);
-  if (table == "float8" || table == "quantize.linear.float8") return !fp8;
-  if (table == "mx" || table == "quantize.linear.mx") return !mx;
+  if (table == "float8" || (table.starts_with("quantize.") && table.ends_with(".float8")))
+    return !fp8 && !HasConverter(c, table);
+  if (table == "mx" || (table.starts_with("quantize.") && table.ends_with(".mx")))
+    return !mx && !HasConverter(c, table);
   return false;
 }
 
