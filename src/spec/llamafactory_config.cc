@@ -128,6 +128,8 @@ Result<std::map<std::string, std::string>> Flatten(std::string_view text,
         joined += (joined.empty() ? "" : ",") + item.Scalar();
       }
       out[key] = joined;
+    } else if (key == "fsdp_config" || key == "deepspeed") {
+      out[key] = detail::YamlToJson(v).dump();  // TrainingArguments takes a dict for both
     } else {
       return Status::Invalid(key, "must be a value or a list of values, not a mapping")
           .WithContext(origin);
@@ -371,7 +373,11 @@ Result<FrameworkConfig> ParseLlamaFactoryYaml(std::string_view text, std::string
   ReadTrainerBatch(k);
   ReadTrainerPrecision(k, k.Bool("pure_bf16").value_or(false));
   if (out.settings.count("optimizer") == 0 || k.Has("optim")) ReadTrainerOptim(k);
-  ReadTrainerParallel(k, "");
+  // deepspeed as a mapping: the DeepSpeed config itself (a path otherwise).
+  std::string ds_object;
+  if (k.Has("deepspeed"))
+    if (auto ds = k.Str("deepspeed"); ds && ds->starts_with("{")) ds_object = *ds;
+  ReadTrainerParallel(k, ds_object);
   if (Status st = k.Finish(kHarmless, "LLaMA-Factory"); !st.ok()) return st;
   return out;
 }

@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "spec/cuda_graphs.h"
 #include "spec/field_text.h"
 #include "trainsim/finetune.h"
 
@@ -170,6 +172,56 @@ void ReadFsdp(TrainerKeys& k) {
   ApplyShardingStrategy(k, "fsdp", name, 0);
 }
 
+// TrainingArguments torch_compile, torch_compile_backend (default "inductor"),
+// torch_compile_mode: either of the latter turns compilation on (training_args.py
+// __post_init__). The modes that replay CUDA graphs cost no host launch per kernel, as the
+// Accelerate reader's dynamo_config; other compilation is eager-costed and listed.
+void ReadTorchCompile(TrainerKeys& k) {
+  auto on = k.Bool("torch_compile");
+  auto backend = k.Str("torch_compile_backend");
+  auto mode = k.Str("torch_compile_mode");
+  if (!on.value_or(false) && !backend && !mode) return;
+  std::string b = backend.value_or("inductor");
+  std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (CompileCapturesGraphs(b, mode.value_or("default"))) {
+    k.Set("host_issue_us_per_kernel", "0");
+    k.Assume(mode ? "torch_compile_mode" : "torch_compile_backend",
+             mode.value_or(backend.value_or("")),
+             "CUDA graphs: no per-kernel host launch cost (host_issue_us_per_kernel 0); the "
+             "graphs' memory pool and Inductor's fusion are not modelled");
+  } else {
+    k.out().ignored.push_back({"torch_compile", "true",
+                               "torch.compile is not modelled (eager kernels costed)"});
+  }
+}
+
+// TrainingArguments.fsdp_config: a dict (or a JSON file's path) whose keys may carry an
+// "fsdp_" prefix (training_args.py strips it). activation_checkpointing checkpoints every
+// transformer layer (Accelerate's FSDP plugin); the wrapping, prefetch and loading keys are
+// listed as ignored.
+void ReadFsdpConfig(TrainerKeys& k) {
+  auto text = k.Str("fsdp_config");
+  if (!text) return;
+  const auto parsed = nlohmann::json::parse(*text, nullptr, false);
+  if (!parsed.is_object()) {
+    k.out().ignored.push_back({"fsdp_config", *text, "an FSDP config file is not read"});
+    return;
+  }
+  std::string rest;
+  for (const auto& [raw, v] : parsed.items()) {
+    const std::string key = raw.starts_with("fsdp_") ? raw.substr(5) : raw;
+    if (key == "activation_checkpointing" && v.is_boolean()) {
+      if (v.get<bool>()) k.Set("recompute", "full");
+      continue;
+    }
+    if (!rest.empty()) rest += ", ";
+    rest += raw;
+  }
+  if (!rest.empty())
+    k.out().ignored.push_back(
+        {"fsdp_config", rest, "FSDP wrapping, prefetch and loading details are not modelled"});
+}
+
 }  // namespace
 
 void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_json) {
@@ -187,9 +239,8 @@ void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_jso
              "the DeepSpeed file is not read here: ZeRO stage and offload from the strategy "
              "(the CLI reads it)");
   }
-  if (k.Bool("torch_compile").value_or(false))
-    k.Assume("torch_compile", "true", "compilation is not modelled (eager kernels costed)");
-  k.Ignore("fsdp_config", "FSDP wrapping details are not modelled");
+  ReadTorchCompile(k);
+  ReadFsdpConfig(k);
 }
 
 const std::set<std::string>& HarmlessTrainerKeys() {
