@@ -226,6 +226,35 @@ TEST(TrainerArgs, FsdpConfigAndMappings) {
   EXPECT_TRUE(ds->deepspeed_file.empty());
 }
 
+// TRL ModelConfig keys (the `trl sft --config` files) were refused as unknown keys: use_peft and
+// its LoRA keys with TRL's defaults, load_in_4bit as QLoRA, attn_implementation.
+TEST(TrlArgsJson, ModelConfigKeys) {
+  auto c = ParseTrlArgsJson(
+      R"({"model_name_or_path": "Qwen/Qwen2-0.5B", "use_peft": true, "lora_r": 32,
+          "lora_target_modules": ["q_proj", "k_proj", "v_proj"], "attn_implementation": "eager",
+          "dtype": "bfloat16"})",
+      "t");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->model_path, "Qwen/Qwen2-0.5B");
+  EXPECT_EQ(c->settings.at("method"), "lora");
+  EXPECT_EQ(c->settings.at("lora_rank"), "32");
+  EXPECT_EQ(c->settings.at("lora_alpha"), "32");  // TRL's default, not 2 x r
+  EXPECT_EQ(c->settings.at("lora_targets"), "q_proj,k_proj,v_proj");
+  EXPECT_FALSE(Apply(c.value()).flash_attention);
+  EXPECT_EQ(Fields(c->ignored).at("dtype"), "bfloat16");
+  auto q = ParseTrlArgsJson(R"({"use_peft": true, "load_in_4bit": true})", "t");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->settings.at("method"), "qlora");
+  EXPECT_EQ(q->settings.at("lora_rank"), "16");
+  EXPECT_EQ(Fields(q->assumed).at("lora_target_modules"), "q_proj,v_proj");
+  auto off = ParseTrlArgsJson(R"({"lora_r": 8})", "t");  // use_peft false: full fine-tuning
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(off->settings.count("method"), 0u);
+  EXPECT_EQ(Fields(off->ignored).count("lora_r"), 1u);
+  auto eight = ParseTrlArgsJson(R"({"use_peft": true, "load_in_8bit": true})", "t");
+  EXPECT_EQ(eight.status().field(), "load_in_8bit");
+}
+
 // LoRA from a LLaMA-Factory file simulates, and holds less than full fine-tuning.
 TEST(LlamaFactoryYaml, LoraNeedsLessMemoryThanFull) {
   auto m = LoadModel("llama3-8b");

@@ -74,6 +74,10 @@ void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_jso
 void ApplyShardingStrategy(TrainerKeys& k, const std::string& key, const std::string& name,
                            int machines);
 
+// TRL's ModelConfig keys (model_name_or_path, dtype, attn_implementation, use_peft and the LoRA
+// / bitsandbytes keys), which TRL config files hold beside the trainer's (spec/trl_model_config.cc).
+void ReadTrlModelConfig(TrainerKeys& k);
+
 // The keys of HF TrainingArguments that do not change one step's time or memory (logging,
 // saving, the learning-rate schedule, evaluation, hub and data-loader settings).
 const std::set<std::string>& HarmlessTrainerKeys();

@@ -223,6 +223,7 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   // Transformers' default attn_implementation is sdpa, whose flash backend is FlashAttention-2.
   k.Set("use_flash_sdp", "true");
   k.Set("attention_kernel", "fa2");
+  ReadTrlModelConfig(k);
   if (stage == "grpo") {
     ReadGrpo(k);
   } else {
