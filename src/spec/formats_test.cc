@@ -252,6 +252,23 @@ TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
   EXPECT_EQ(Apply(ds.value(), {{"world_size", "256"}}).dtype, DType::kBf16);
 }
 
+// expert_parallel_comm_backend deepep / hybridep dispatch each token once per node (it was
+// listed as ignored).
+TEST(TorchtitanConfig, DeepEpBackend) {
+  for (const char* b : {"deepep", "hybridep"}) {
+    auto c = ParseTorchtitanToml(std::string("[parallelism]\nexpert_parallel_comm_backend = \"") +
+                                     b + "\"\n",
+                                 "d.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(c->settings.at("moe_dedup_dispatch"), "true") << b;
+    EXPECT_TRUE(c->ignored.empty()) << b;
+  }
+  auto s = ParseTorchtitanToml("[parallelism]\nexpert_parallel_comm_backend = \"standard\"\n",
+                               "s.toml", 32);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->settings.count("moe_dedup_dispatch"), 0u);
+}
+
 // torchtitan's deepseek_v3 16B flavor (MLA + 64 experts) has no preset: refused by name, and
 // read with the user's --model (before, the refusal said "give --model" and --model did not help).
 TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {

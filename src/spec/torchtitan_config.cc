@@ -60,6 +60,7 @@ const std::set<std::string> kRead = {
     "parallelism.disable_loss_parallel",
     "parallelism.enable_compiled_autograd",
     "parallelism.fsdp_reshard_after_forward",
+    "parallelism.expert_parallel_comm_backend",
     "training.local_batch_size",
     "training.batch_size",
     "training.global_batch_size",
@@ -271,6 +272,17 @@ void ReadParallelism(Ctx& c) {
   c.Set("cp_size", cp);
   c.Set("ep_size", ep);
   if (auto etp = c.Int("parallelism", "expert_tensor_parallel_degree")) c.Set("etp_size", *etp);
+  // expert_parallel_comm_backend "standard" (all-to-all), "deepep" (NVLink8), "hybridep"
+  // (NVL72), torchtitan/distributed/deepep: DeepEP dispatches each token once per node and
+  // fans out over NVLink, trainsim's moe_dedup_dispatch.
+  const std::string ep_backend =
+      c.Str("parallelism", "expert_parallel_comm_backend").value_or("standard");
+  if (ep_backend == "deepep" || ep_backend == "hybridep") {
+    c.out.settings["moe_dedup_dispatch"] = "true";
+  } else if (ep_backend != "standard") {
+    c.out.ignored.push_back({"parallelism.expert_parallel_comm_backend", ep_backend,
+                             "costed as the standard all-to-all"});
+  }
   c.out.settings["enable_sequence_parallel"] = "true";  // torchtitan's TP plan shards norms
   if (c.Bool("parallelism", "enable_async_tensor_parallel").value_or(false))
     c.out.settings["tp_comm_overlap"] = "true";
