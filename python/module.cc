@@ -33,6 +33,11 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
   if (!framework_config.is_none()) fw = FrameworkArg(framework_config, m.layers);
   StrategyKeys given;
   Strategy finished = StrategyArg(strategy, kw, "simulate", given, fw ? &*fw : nullptr);
+  if (fw)
+    if (Status st = ResolveFrameworkLayout(*fw, finished, hw.gpus_per_node,
+                                           kw.contains("dist_opt_instances"));
+        !st.ok())
+      RaiseStatus(st);
   SimOptions opt;
   opt.detail = detail;
   Result<std::string> text = std::string();

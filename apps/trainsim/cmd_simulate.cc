@@ -206,6 +206,10 @@ Result<SimulateInputs> ResolveSimulateInputs(const SimulateArgs& a) {
       !st.ok())
     return st;
   if (Status st = CheckFrameworkBatch(in.fw, strategy.value()); !st.ok()) return st;
+  if (Status st = ResolveFrameworkLayout(in.fw, strategy.value(), in.hw.gpus_per_node,
+                                         a.strategy.count("dist_opt_instances") > 0);
+      !st.ok())
+    return st;
   auto model = fw_model ? Result<ModelSpec>(*fw_model)
                         : BuildModel(a, mg ? &*mg : nullptr, strategy.value());
   if (!model.ok()) return model.status();

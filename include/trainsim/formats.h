@@ -36,6 +36,10 @@ struct FrameworkConfig {
   // completions per optimizer step, group_size of them per prompt. Set (> 0) to the completions
   // per DP rank per step; ResolveFrameworkBatch turns them into trainsim's prompts.
   int completions_per_rank = 0;
+  // FSDP hybrid sharding (HYBRID_SHARD / HYBRID_SHARD_ZERO2) asked by a file that does not count
+  // the nodes (HF TrainingArguments `fsdp`): the key and the strategy name; "" = none.
+  // ResolveFrameworkLayout shards within a node and replicates across the nodes.
+  std::string hybrid_shard_key, hybrid_shard_name;
 };
 
 // DeepSpeed config JSON: zero_optimization (stage, offload_optimizer, offload_param,
@@ -84,6 +88,14 @@ void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c);
 // group_size, one optimizer update per step. `gbs_given`: the command line gave the batch,
 // which wins. Error naming per_device_train_batch_size when the group does not divide it.
 Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_given);
+
+// FSDP hybrid sharding of a file that leaves the node count to the launcher (hybrid_shard_key):
+// PyTorch's HYBRID_SHARD shards within a node of `gpus_per_node` GPUs and replicates across the
+// nodes, so dist_opt_instances = the nodes the DP group spans; one node, or a hardware preset
+// without gpus_per_node, shards over the whole group (noted in c.assumed). `given`: the command
+// line gave dist_opt_instances, which wins. Error naming the key when the DP group is not whole
+// nodes.
+Status ResolveFrameworkLayout(FrameworkConfig& c, Strategy& s, int gpus_per_node, bool given);
 
 // A framework file sent as text (REST "framework_config", Python `framework_config=`): its
 // format (deepspeed, torchtitan, llamafactory, trl, accelerate), contents, and the contents of

@@ -10,7 +10,7 @@
 // expert_tensor_parallel_degree / pipeline_parallel_schedule / pipeline_parallel_microbatch_size
 // / enable_async_tensor_parallel, [training] local_batch_size / global_batch_size / seq_len /
 // mixed_precision_param, [activation_checkpoint] mode / selective_ac_option, [model] flavor and
-// converters ("float8", "mx").
+// converters ("float8", "mx"), [parallelism] fsdp_reshard_after_forward.
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -79,6 +79,14 @@ std::string TitanParallelism(const Strategy& s) {
   out += "expert_parallel_degree = " + std::to_string(s.ep) + "\n";
   if (s.ep > 1) out += "expert_tensor_parallel_degree = " + std::to_string(s.expert_tp()) + "\n";
   if (s.tp > 1) out += "enable_async_tensor_parallel = " + Bool(s.tp_comm_overlap) + "\n";
+  // fsdp_reshard_after_forward (the reader's ReadReshard): ZeRO-2 keeps the gathered
+  // parameters ("never"); FSDP under pipeline parallelism says "always", since torchtitan's
+  // "default" would not reshard there.
+  if (shard && !s.fsdp && s.zero == 2) {
+    out += "fsdp_reshard_after_forward = \"never\"\n";
+  } else if (shard && s.pp > 1) {
+    out += "fsdp_reshard_after_forward = \"always\"\n";
+  }
   if (s.pp > 1) {
     out += "pipeline_parallel_schedule = \"" + TitanSchedule(s) + "\"\n";
     out += "pipeline_parallel_microbatch_size = " + std::to_string(s.mbs) + "\n";

@@ -188,11 +188,17 @@ TEST(Export, TorchtitanTomlReadsBackToTheStrategy) {
       {"fsdp_tp_pp_fp8", "llama3.1-70b",
        R"({"world_size": 64, "tp_size": 4, "pp_size": 2, "fsdp": true, "seq_len": 8192,
            "global_batch_size": 64, "micro_batch_size": 1, "dtype": "fp8", "recompute": "full",
-           "enable_sequence_parallel": true, "overlap_grad_reduce": true, "overlap_param_gather": true})"},
+           "enable_sequence_parallel": true, "overlap_grad_reduce": true, "overlap_param_gather": true,
+           "attention_kernel": "fa2"})"},
       {"ddp_interleaved_every_2nd", "llama3.1-8b",
        R"({"world_size": 16, "pp_size": 2, "interleaving_size": 2, "zero_state": 0,
-           "global_batch_size": 64, "recompute": "full", "recompute_layer_num": 8})"},
+           "global_batch_size": 64, "recompute": "full", "recompute_layer_num": 8,
+           "attention_kernel": "fa2"})"},
+      {"zero2_pp", "llama3.1-8b",
+       R"({"world_size": 16, "pp_size": 2, "zero_state": 2, "global_batch_size": 64,
+           "micro_batch_size": 1, "recompute": "full", "attention_kernel": "fa2"})"},
   };
+  // torchtitan's models call SDPA (attention_kernel fa2 when read back), so the cases run it.
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const ModelSpec m = LoadModel(c.model).value();

@@ -199,6 +199,10 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
       !st.ok())
     return st;
   if (Status st = CheckFrameworkBatch(fw, in.strategy); !st.ok()) return st;
+  if (Status st = ResolveFrameworkLayout(fw, in.strategy, in.hardware.gpus_per_node,
+                                         from_object.count("dist_opt_instances") > 0);
+      !st.ok())
+    return st;
   in.ignored.insert(in.ignored.begin(), fw.ignored.begin(), fw.ignored.end());
   in.hw_notes.insert(in.hw_notes.end(), fw.assumed.begin(), fw.assumed.end());
   if (with_file) return in;

@@ -41,6 +41,7 @@
 namespace trainsim {
 namespace {
 
+using detail::ApplyShardingStrategy;
 using detail::TrainerKeys;
 
 // Keys that do not change one step's time or memory (launch plumbing, checkpoint format,
@@ -169,35 +170,6 @@ std::string StrategyName(const std::string& v) {
   return u == "_HYBRID_SHARD_ZERO2" ? "HYBRID_SHARD_ZERO2" : u;
 }
 
-// What the sharding strategy says: FULL_SHARD / HYBRID_SHARD shard parameters too (ZeRO-3),
-// SHARD_GRAD_OP and HYBRID_SHARD_ZERO2 shard gradients and optimizer states (ZeRO-2), NO_SHARD
-// is DDP. The hybrid ones shard within a node and replicate across the num_machines nodes: the
-// HSDP layout of dist_opt_instances = num_machines.
-void ApplyShardingStrategy(TrainerKeys& k, const std::string& key, const std::string& name,
-                           int machines) {
-  const bool hybrid = name == "HYBRID_SHARD" || name == "HYBRID_SHARD_ZERO2";
-  if (name == "FULL_SHARD" || name == "HYBRID_SHARD") {
-    k.Set("fsdp", "true");
-  } else if (name == "SHARD_GRAD_OP" || name == "HYBRID_SHARD_ZERO2") {
-    k.Set("fsdp", "false");
-    k.Set("zero_state", "2");
-  } else if (name == "NO_SHARD") {
-    k.Set("fsdp", "false");
-    k.Set("zero_state", "0");
-  } else {
-    return k.Fail(key,
-                  "must be FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or "
-                  "HYBRID_SHARD_ZERO2 (or 1-5), got '" +
-                      name + "'");
-  }
-  if (!hybrid) return;
-  if (machines > 1) {
-    k.Set("dist_opt_instances", std::to_string(machines));
-  } else {
-    k.Assume(key, name, "one machine: sharded over all its GPUs, as without hybrid sharding");
-  }
-}
-
 // fsdp_version 1: fsdp_sharding_strategy (or fsdp_reshard_after_forward holding a strategy
 // name); fsdp_version 2: fsdp_reshard_after_forward true / false.
 void ReadFsdpSharding(TrainerKeys& k, int version, int machines) {
@@ -301,6 +273,15 @@ Result<FrameworkConfig> ParseAccelerateConfig(std::string_view text, std::string
   } else if (type != "MULTI_GPU" && type != "NO") {
     k.Fail("distributed_type",
            "'" + type + "' is not simulated (read: NO, MULTI_GPU, FSDP, DEEPSPEED, MEGATRON_LM)");
+  }
+  // The config does not say what the script's model runs; Accelerate's FSDP / DeepSpeed / DDP
+  // launches are mostly Hugging Face Transformers models, whose default "sdpa" attention is
+  // PyTorch SDPA: FlashAttention-2 on Ampere / Hopper in bf16 (as the LLaMA-Factory reader).
+  if (type != "MEGATRON_LM") {
+    k.Set("attention_kernel", "fa2");
+    k.Assume("attention_kernel", "fa2",
+             "not in the config: a Transformers model's SDPA attention (FlashAttention-2); give "
+             "--attention-kernel for another");
   }
   detail::ReadAccelerateParallelism(k, n, type == "FSDP");
   detail::ReadAccelerateDynamo(k);

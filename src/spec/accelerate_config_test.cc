@@ -118,6 +118,17 @@ TEST(AccelerateConfig, MegatronLmPlugin) {
   EXPECT_EQ(s.recompute, Recompute::kSelective);
   EXPECT_EQ(s.zero, 1);
   EXPECT_EQ(s.micro_batch_num, 4);
+  EXPECT_EQ(s.attention_kernel, AttentionImpl::kFused);  // Megatron-LM's TE attention
+}
+
+// The script's attention is not in the config: a Transformers model's SDPA (FlashAttention-2),
+// assumed; it was costed as Megatron-LM's TE fused attention before.
+TEST(AccelerateConfig, AttentionIsSdpaFlashAssumed) {
+  for (const char* f : {"fsdp1_hybrid.yaml", "deepspeed_zero3.yaml", "multi_gpu_compile.yaml"}) {
+    FrameworkConfig c = Acc(f);
+    EXPECT_EQ(Apply(c).attention_kernel, AttentionImpl::kFa2) << f;
+    EXPECT_EQ(Fields(c.assumed).at("attention_kernel"), "fa2") << f;
+  }
 }
 
 TEST(AccelerateConfig, DdpWithCudaGraphsListsWhatItIgnores) {

@@ -15,6 +15,7 @@
 #include <cctype>
 #include <string>
 
+#include "spec/cuda_graphs.h"
 #include "spec/trainer_keys.h"
 
 namespace trainsim::detail {
@@ -125,8 +126,7 @@ void ReadAccelerateDynamo(TrainerKeys& k) {
   std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return std::toupper(c); });
   if (b == "NO") return;
   const std::string m = mode.value_or("default");
-  const bool graphs =
-      b == "CUDAGRAPHS" || (b == "INDUCTOR" && (m == "reduce-overhead" || m == "max-autotune"));
+  const bool graphs = CompileCapturesGraphs(b, m);
   if (graphs) {
     k.Set("host_issue_us_per_kernel", "0");
     k.Assume(p + "dynamo_mode", b == "CUDAGRAPHS" ? "cudagraphs" : m,

@@ -183,6 +183,92 @@ TEST(TorchtitanConfig, NewerKeys) {
   EXPECT_EQ(ignored.count("validation.enable"), 0u);  // harmless section
 }
 
+// torchtitan's attention backend is in the flavor: the plain flavors call SDPA (FlashAttention-2
+// on Ampere / Hopper, assumed), *_flex* FlexAttention (listed, costed as FA2), *_varlen the
+// varlen FA2 kernels; the suffix does not hide the preset (70B_flex_flash was refused before).
+TEST(TorchtitanConfig, AttentionBackendFromFlavor) {
+  auto sdpa = ParseTorchtitanToml(Data("torchtitan/llama3_8b.toml"), "llama3_8b.toml");
+  ASSERT_TRUE(sdpa.ok()) << sdpa.status().message();
+  EXPECT_EQ(sdpa->settings.at("attention_kernel"), "fa2");
+  EXPECT_EQ(Fields(sdpa->assumed).at("attention_kernel"), "fa2");
+  EXPECT_EQ(Apply(sdpa.value(), {{"world_size", "8"}}).attention_kernel, AttentionImpl::kFa2);
+
+  auto flex = ParseTorchtitanToml(Data("torchtitan/llama3_70b_flex_flash.toml"), "flex.toml");
+  ASSERT_TRUE(flex.ok()) << flex.status().message();
+  EXPECT_EQ(flex->model, "llama3.1-70b");
+  EXPECT_EQ(flex->settings.at("attention_kernel"), "fa2");
+  EXPECT_EQ(Fields(flex->ignored).at("model.flavor"), "70B_flex_flash");
+  EXPECT_EQ(Fields(flex->assumed).count("attention_kernel"), 0u);
+
+  auto varlen = ParseTorchtitanToml(Data("torchtitan/llama3_8b_varlen.toml"), "varlen.toml");
+  ASSERT_TRUE(varlen.ok()) << varlen.status().message();
+  EXPECT_EQ(varlen->model, "llama3.1-8b");
+  EXPECT_EQ(varlen->settings.at("attention_kernel"), "fa2");
+
+  // No [model]: torchtitan's own model code still calls SDPA.
+  auto bare = ParseTorchtitanToml("[training]\nseq_len = 4096\n", "bare.toml", 32);
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  EXPECT_EQ(bare->settings.at("attention_kernel"), "fa2");
+  // A flex flavor without a preset is still refused by name.
+  auto odd = ParseTorchtitanToml("[model]\nname = \"llama3\"\nflavor = \"3B_flex\"\n", "o.toml");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().field(), "model.flavor");
+}
+
+// parallelism.fsdp_reshard_after_forward: "never" (and "default" under pipeline parallelism)
+// keeps the gathered parameters from forward to backward (ZeRO-2); it was listed as ignored.
+TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
+  struct Row {
+    const char* policy;
+    int pp;
+    bool fsdp;
+    int zero;
+  };
+  for (const Row& r : {Row{"always", 1, true, 3}, Row{"default", 1, true, 3},
+                       Row{"never", 1, false, 2}, Row{"default", 2, false, 2},
+                       Row{"always", 2, true, 3}}) {
+    const std::string toml = std::string("[parallelism]\ndata_parallel_shard_degree = 4\n") +
+                             "pipeline_parallel_degree = " + std::to_string(r.pp) +
+                             "\nfsdp_reshard_after_forward = \"" + r.policy + "\"\n";
+    auto c = ParseTorchtitanToml(toml, "r.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const Strategy s = Apply(c.value());
+    EXPECT_EQ(s.fsdp, r.fsdp) << r.policy << " pp " << r.pp;
+    EXPECT_EQ(s.zero, r.zero) << r.policy << " pp " << r.pp;
+    EXPECT_EQ(Fields(c->ignored).count("parallelism.fsdp_reshard_after_forward"), 0u);
+  }
+  auto bad = ParseTorchtitanToml("[parallelism]\nfsdp_reshard_after_forward = \"sometimes\"\n",
+                                 "b.toml", 32);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "parallelism.fsdp_reshard_after_forward");
+  // The published DeepSeek-V3 config: float8 tables without their converter are not listed.
+  auto ds = ParseTorchtitanToml(Data("torchtitan/deepseek_v3_671b.toml"), "ds.toml");
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ(ds->model, "deepseek-v3");
+  const auto ignored = Fields(ds->ignored);
+  EXPECT_EQ(ignored.count("quantize.dense.float8.filter_fqns"), 0u);
+  EXPECT_EQ(ignored.count("quantize.moe.float8.fqns"), 0u);
+  EXPECT_EQ(ignored.at("compile.components"), "loss");
+  EXPECT_EQ(Apply(ds.value(), {{"world_size", "256"}}).dtype, DType::kBf16);
+}
+
+// expert_parallel_comm_backend deepep / hybridep dispatch each token once per node (it was
+// listed as ignored).
+TEST(TorchtitanConfig, DeepEpBackend) {
+  for (const char* b : {"deepep", "hybridep"}) {
+    auto c = ParseTorchtitanToml(std::string("[parallelism]\nexpert_parallel_comm_backend = \"") +
+                                     b + "\"\n",
+                                 "d.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(c->settings.at("moe_dedup_dispatch"), "true") << b;
+    EXPECT_TRUE(c->ignored.empty()) << b;
+  }
+  auto s = ParseTorchtitanToml("[parallelism]\nexpert_parallel_comm_backend = \"standard\"\n",
+                               "s.toml", 32);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->settings.count("moe_dedup_dispatch"), 0u);
+}
+
 // torchtitan's deepseek_v3 16B flavor (MLA + 64 experts) has no preset: refused by name, and
 // read with the user's --model (before, the refusal said "give --model" and --model did not help).
 TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {

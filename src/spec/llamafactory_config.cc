@@ -128,6 +128,8 @@ Result<std::map<std::string, std::string>> Flatten(std::string_view text,
         joined += (joined.empty() ? "" : ",") + item.Scalar();
       }
       out[key] = joined;
+    } else if (key == "fsdp_config" || key == "deepspeed") {
+      out[key] = detail::YamlToJson(v).dump();  // TrainingArguments takes a dict for both
     } else {
       return Status::Invalid(key, "must be a value or a list of values, not a mapping")
           .WithContext(origin);
@@ -314,15 +316,18 @@ void ReadKernels(TrainerKeys& k) {
   const std::string f = fa.value_or("auto");
   // PyTorch SDPA's flash backend is FlashAttention-2's kernel; Transformers models do not use
   // TE / cuDNN fused attention.
-  if (f == "fa2" || f == "auto" || f == "sdpa" || f == "fa3") {
+  // fa3 (Hopper) and fa4 (Blackwell; examples/train_full/qwen3_full_sft_fa4.yaml) have no
+  // trainsim kernel of their own: costed as FlashAttention-2, which they outrun (assumed).
+  if (f == "fa2" || f == "auto" || f == "sdpa" || f == "fa3" || f == "fa4") {
     k.Set("use_flash_sdp", "true");
     k.Set("attention_kernel", "fa2");
     if (!fa) k.Assume("flash_attn", "auto", "costed as FlashAttention-2 (SDPA's flash backend)");
-    if (f == "fa3") k.Assume("flash_attn", "fa3", "costed as FlashAttention-2");
+    if (f == "fa3" || f == "fa4")
+      k.Assume("flash_attn", f, "costed as FlashAttention-2 (slower than " + f + ")");
   } else if (f == "disabled" || f == "eager") {
     k.Set("use_flash_sdp", "false");
   } else {
-    return k.Fail("flash_attn", "must be auto, disabled, sdpa or fa2, got '" + f + "'");
+    return k.Fail("flash_attn", "must be auto, disabled, sdpa, fa2, fa3 or fa4, got '" + f + "'");
   }
   auto off = k.Bool("disable_gradient_checkpointing");
   auto gc = k.Bool("gradient_checkpointing");
@@ -368,7 +373,11 @@ Result<FrameworkConfig> ParseLlamaFactoryYaml(std::string_view text, std::string
   ReadTrainerBatch(k);
   ReadTrainerPrecision(k, k.Bool("pure_bf16").value_or(false));
   if (out.settings.count("optimizer") == 0 || k.Has("optim")) ReadTrainerOptim(k);
-  ReadTrainerParallel(k, "");
+  // deepspeed as a mapping: the DeepSpeed config itself (a path otherwise).
+  std::string ds_object;
+  if (k.Has("deepspeed"))
+    if (auto ds = k.Str("deepspeed"); ds && ds->starts_with("{")) ds_object = *ds;
+  ReadTrainerParallel(k, ds_object);
   if (Status st = k.Finish(kHarmless, "LLaMA-Factory"); !st.ok()) return st;
   return out;
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "spec/cuda_graphs.h"
 #include "spec/strategy_apply.h"
 #include "trainsim/megatron.h"
 
@@ -139,14 +140,11 @@ void ResolveCudaGraphs(const std::map<std::string, std::string>& seen, Strategy&
       out.ignored.push_back({scope_flag, scope, "no effect without --cuda-graph-impl"});
     return;
   }
-  s.exec.host_issue_us_per_kernel = 0;
   const bool whole = scope.empty() || scope == "full" || scope == "full_iteration";
   out.assumed.push_back(
       {"host_issue_us_per_kernel", "0",
-       "CUDA graphs (--cuda-graph-impl " + impl + (scope.empty() ? "" : ", scope " + scope) +
-           "): no per-kernel host launch cost" +
-           (whole ? "" : "; the partial scope is costed as if every kernel were captured") +
-           "; the graphs' static buffers are not counted in memory"});
+       ApplyCudaGraphs(s, "--cuda-graph-impl " + impl + (scope.empty() ? "" : ", scope " + scope),
+                       whole)});
 }
 
 }  // namespace

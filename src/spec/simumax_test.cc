@@ -110,6 +110,21 @@ TEST(SimuMaxStrategy, NetworkKeysAreAcceptedAndListed) {
   EXPECT_EQ(o.schedule, PipelineSchedule::kGPipe);
 }
 
+// enable_cuda_graph true is Megatron-LM's --enable-cuda-graph: no host launch cost per kernel
+// (host_issue_us_per_kernel 0, the code the Megatron-LM flags use); it was ignored before.
+TEST(SimuMaxStrategy, EnableCudaGraphZeroesHostIssue) {
+  const Strategy off = StrategyFile("tp1_pp2_dp4_mbs1.json", {{"host_issue_us_per_kernel", 30}});
+  EXPECT_EQ(off.exec.host_issue_us_per_kernel, 30);
+  const Strategy on = StrategyFile(
+      "tp1_pp2_dp4_mbs1.json", {{"enable_cuda_graph", true}, {"host_issue_us_per_kernel", 30}});
+  EXPECT_EQ(on.exec.host_issue_us_per_kernel, 0);
+  const Strategy no = StrategyFile(
+      "tp1_pp2_dp4_mbs1.json", {{"enable_cuda_graph", false}, {"host_issue_us_per_kernel", 30}});
+  EXPECT_EQ(no.exec.host_issue_us_per_kernel, 30);
+  // Read, so no longer listed as ignored.
+  EXPECT_TRUE(IgnoredStrategyJsonKeys(R"({"enable_cuda_graph": true})").empty());
+}
+
 TEST(SimuMaxModel, ShippedModelsLoad) {
   const ModelSpec mix = ModelFile("mixtral-8x7b.json");  // no moe_ffn_hidden_size
   EXPECT_EQ(mix.moe.num_experts, 8);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "spec/cuda_graphs.h"
 #include "spec/field_text.h"
 #include "trainsim/schema.h"
 
@@ -126,7 +127,16 @@ constexpr StrategyAlias kAliases[] = {
     {"use_fused_rope", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"no_sync", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"mem_factor", FieldKind::kNumber, "accepted, no effect", false, nullptr},
-    {"enable_cuda_graph", FieldKind::kBool, "ignored", false, nullptr},
+    // SimuMax mirrors Megatron-LM's --enable-cuda-graph (whole-layer capture), costed as the
+    // Megatron-LM flags are (spec/cuda_graphs.h).
+    {"enable_cuda_graph", FieldKind::kBool, "true: host_issue_us_per_kernel 0 (CUDA graphs)", true,
+     [](Strategy& s, std::string_view t) {
+       bool on = false;
+       Status st = detail::ParseBoolText(t, on);
+       if (on) detail::ApplyCudaGraphs(s, "enable_cuda_graph", true);
+       return st;
+     },
+     "host_issue_us_per_kernel"},
     {"attention_sparse_ratio", FieldKind::kNumber, "ignored", false, nullptr},
     {"recompute_variance", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
     {"skip_ckpt_micro_batch_num", FieldKind::kInt, "accepted, no effect", false, nullptr},

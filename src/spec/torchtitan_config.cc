@@ -59,6 +59,8 @@ const std::set<std::string> kRead = {
     "parallelism.enable_async_tensor_parallel",
     "parallelism.disable_loss_parallel",
     "parallelism.enable_compiled_autograd",
+    "parallelism.fsdp_reshard_after_forward",
+    "parallelism.expert_parallel_comm_backend",
     "training.local_batch_size",
     "training.batch_size",
     "training.global_batch_size",
@@ -216,6 +218,28 @@ void ReadDataParallel(Ctx& c, long long model_parallel) {
   }
 }
 
+// parallelism.fsdp_reshard_after_forward (torchtitan parallelize.py apply_fsdp): "always"
+// reshards every block after its forward (FSDP, ZeRO-3); "never" keeps the gathered parameters
+// until the backward (ZeRO-2's memory: FSDP1's SHARD_GRAD_OP, as the Accelerate reader maps
+// FSDP2's reshard false); "default" reshards unless pipeline parallelism is on (then never, to
+// avoid an all-gather per micro-batch). The last block's skipped reshard is not modelled.
+void ReadReshard(Ctx& c, long long pp) {
+  const char* key = "parallelism.fsdp_reshard_after_forward";
+  const std::string policy = c.Str("parallelism", "fsdp_reshard_after_forward").value_or("default");
+  if (policy != "default" && policy != "always" && policy != "never")
+    return c.Fail(key, "must be default, always or never, got '" + policy + "'");
+  const auto fsdp = c.out.settings.find("fsdp");
+  if (!c.status.ok() || fsdp == c.out.settings.end() || fsdp->second != "true") return;
+  if (policy == "never" || (policy == "default" && pp > 1)) {
+    c.out.settings["fsdp"] = "false";
+    c.Set("zero_state", 2);
+    if (policy == "default")
+      c.out.assumed.push_back({key, "default",
+                               "with pipeline parallelism torchtitan keeps the gathered "
+                               "parameters from forward to backward: costed as ZeRO-2"});
+  }
+}
+
 void ReadSchedule(Ctx& c, long long pp) {
   const std::string sched = c.Str("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
   if (pp <= 1) return;
@@ -248,6 +272,17 @@ void ReadParallelism(Ctx& c) {
   c.Set("cp_size", cp);
   c.Set("ep_size", ep);
   if (auto etp = c.Int("parallelism", "expert_tensor_parallel_degree")) c.Set("etp_size", *etp);
+  // expert_parallel_comm_backend "standard" (all-to-all), "deepep" (NVLink8), "hybridep"
+  // (NVL72), torchtitan/distributed/deepep: DeepEP dispatches each token once per node and
+  // fans out over NVLink, trainsim's moe_dedup_dispatch.
+  const std::string ep_backend =
+      c.Str("parallelism", "expert_parallel_comm_backend").value_or("standard");
+  if (ep_backend == "deepep" || ep_backend == "hybridep") {
+    c.out.settings["moe_dedup_dispatch"] = "true";
+  } else if (ep_backend != "standard") {
+    c.out.ignored.push_back({"parallelism.expert_parallel_comm_backend", ep_backend,
+                             "costed as the standard all-to-all"});
+  }
   c.out.settings["enable_sequence_parallel"] = "true";  // torchtitan's TP plan shards norms
   if (c.Bool("parallelism", "enable_async_tensor_parallel").value_or(false))
     c.out.settings["tp_comm_overlap"] = "true";
@@ -259,6 +294,7 @@ void ReadParallelism(Ctx& c) {
                   model_parallel))
     return;
   ReadDataParallel(c, model_parallel);
+  ReadReshard(c, pp);
   if (auto lps = c.Int("parallelism", "pipeline_parallel_layers_per_stage"); lps && *lps < 1)
     c.Fail("parallelism.pipeline_parallel_layers_per_stage", "must be >= 1");
   ReadSchedule(c, pp);
@@ -321,10 +357,19 @@ bool HasConverter(Ctx& c, const std::string& name) {
 }
 
 void ReadLowPrecision(Ctx& c) {
+  // Newer torchtitan splits the converters into quantize.dense.* and quantize.moe.* (the MoE
+  // experts' grouped GEMMs); trainsim's dtype is model-wide, so the dense one sets it.
   const bool fp8 = HasConverter(c, "float8") || HasConverter(c, "quantize.linear.float8") ||
+                   HasConverter(c, "quantize.dense.float8") ||
                    c.Bool("float8", "enable_float8_linear").value_or(false) ||
                    c.Bool("training", "enable_float8_linear").value_or(false);
-  const bool mx = HasConverter(c, "mx") || HasConverter(c, "quantize.linear.mx");
+  const bool mx = HasConverter(c, "mx") || HasConverter(c, "quantize.linear.mx") ||
+                  HasConverter(c, "quantize.dense.mx");
+  for (const char* moe : {"quantize.moe.float8", "quantize.moe.mx"})
+    if (HasConverter(c, moe) && !fp8 && !mx)
+      c.out.ignored.push_back({"model.converters", moe,
+                               "low precision for the MoE experts alone is not represented "
+                               "(trainsim's dtype is model-wide): costed in bf16"});
   if (mx) {
     const std::string recipe = c.Str("mx", "recipe_name").value_or("mxfp8");
     if (recipe.rfind("mxfp8", 0) != 0)
@@ -368,12 +413,62 @@ void ReadCheckpointing(Ctx& c, int layers_per_stage) {
   }
 }
 
+// torchtitan's attention backend is part of the flavor (models/llama3/__init__.py, commit
+// 00f555e1: attn_backend "sdpa" for 8B / 70B / 405B, "flex" for 8B_flex, 70B_flex_flash,
+// 70B_flex_triton and debugmodel_flex_attn, "varlen" for 8B_varlen), not a TOML key. The
+// suffix is split off so the shape still maps to its preset.
+struct AttentionSuffix {
+  const char* suffix;
+  const char* backend;
+};
+constexpr AttentionSuffix kAttentionSuffixes[] = {
+    {"_flex_attn", "flex"},   {"_flex_flash", "flex"}, {"_flex_triton", "flex"},
+    {"_flex", "flex"},        {"_varlen_attn", "varlen"}, {"_varlen", "varlen"},
+};
+
+// The flavor without its attention suffix, and the backend: "sdpa" unless a suffix says.
+std::pair<std::string, std::string> SplitAttention(const std::string& flavor) {
+  for (const AttentionSuffix& a : kAttentionSuffixes) {
+    const std::string suffix(a.suffix);
+    if (flavor.size() > suffix.size() && flavor.ends_with(suffix))
+      return {flavor.substr(0, flavor.size() - suffix.size()), a.backend};
+  }
+  return {flavor, "sdpa"};
+}
+
+// The attention kernel of the flavor's backend. sdpa: torchtitan calls PyTorch SDPA, which on
+// Ampere / Hopper in bf16 dispatches its FlashAttention-2 backend first (PyTorch's default
+// priority flash, efficient, math, cudnn; torchtitan PR #1196 put cuDNN first on sm100 only).
+// flex: FlexAttention's Triton kernels, measured 5-10 % slower than SDPA's flash kernel on H100
+// (co-me-tokens/CoMe issue #5), costed as FA2. varlen: torch.nn.attention.varlen, FA2 kernels.
+void ReadAttention(Ctx& c, const std::string& backend, const std::string& flavor) {
+  c.out.settings["attention_kernel"] = "fa2";
+  const std::string field = flavor.empty() ? "attention_kernel" : "model.flavor";
+  if (backend == "flex") {
+    c.out.ignored.push_back({field, flavor,
+                             "FlexAttention (Triton kernels) has no trainsim kernel: costed as "
+                             "FlashAttention-2 (attention_kernel fa2), which it trails by ~5-10 %"});
+    return;
+  }
+  c.out.assumed.push_back(
+      {"attention_kernel", "fa2",
+       backend == "varlen"
+           ? "torchtitan's varlen attention (torch.nn.attention.varlen) runs FlashAttention-2 "
+             "kernels"
+           : "torchtitan's models call PyTorch SDPA, which dispatches FlashAttention-2 on "
+             "Ampere / Hopper in bf16; newer torchtitan (models/attention.py "
+             "ScaledDotProductAttentionWrapper) puts cuDNN first: give --attention-kernel fused "
+             "for it"});
+}
+
 void ReadModel(Ctx& c, bool model_given) {
   auto name = c.Str("model", "name");
   auto flavor = c.Str("model", "flavor");
+  const auto [base, backend] = SplitAttention(flavor.value_or(""));
+  ReadAttention(c, backend, backend == "sdpa" ? "" : flavor.value_or(""));
   if (!name) return;
   for (const Flavor& f : kFlavors)
-    if (*name == f.name && flavor.value_or("") == f.flavor) {
+    if (*name == f.name && base == f.flavor) {
       c.out.model = f.preset;
       return;
     }
@@ -391,34 +486,64 @@ void ReadModel(Ctx& c, bool model_given) {
                              "); give --model with a preset or a config.json");
 }
 
+std::string ValueText(const toml::node& value) {
+  if (const toml::array* a = value.as_array()) {  // ["model", "loss"] -> model,loss
+    std::string out;
+    for (const toml::node& e : *a) {
+      if (!out.empty()) out += ',';
+      out += ValueText(e);
+    }
+    return out;
+  }
+  if (auto v = value.value<std::string>()) return *v;
+  if (auto b = value.value<bool>()) return *b ? "true" : "false";
+  if (auto i = value.value_exact<int64_t>()) return std::to_string(*i);
+  if (auto d = value.value_exact<double>()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", *d);
+    return buf;
+  }
+  return "";
+}
+
+// Tables that configure a feature the file leaves off ([compile] without enable, the float8 /
+// mx settings without their converter) change nothing and are not listed.
+bool Inactive(Ctx& c, const std::string& table) {
+  const bool fp8 = c.out.settings.count("dtype") && c.out.settings.at("dtype") == "fp8";
+  const bool mx = c.out.settings.count("dtype") && c.out.settings.at("dtype") == "mxfp8";
+  if (table == "compile") return !c.Bool("compile", "enable").value_or(false);
+  if (table == "float8" || (table.starts_with("quantize.") && table.ends_with(".float8")))
+    return !fp8 && !HasConverter(c, table);
+  if (table == "mx" || (table.starts_with("quantize.") && table.ends_with(".mx")))
+    return !mx && !HasConverter(c, table);
+  return false;
+}
+
+// The keys of `tbl` (named `prefix`) not read, nested tables by their dotted names.
+void ListTable(Ctx& c, const toml::table& tbl, const std::string& prefix) {
+  if (Inactive(c, prefix)) return;
+  for (const auto& [key, value] : tbl) {
+    const std::string full = prefix + "." + std::string(key.str());
+    if (const toml::table* sub = value.as_table()) {
+      ListTable(c, *sub, full);
+      continue;
+    }
+    // A switch left off changes nothing; compile.enable is listed with its reason elsewhere.
+    if (kRead.count(full) || value.value<bool>() == std::optional<bool>(false) ||
+        full == "compile.enable" || full == "training.compile")
+      continue;
+    c.out.ignored.push_back({full, ValueText(value), "not modelled by trainsim"});
+  }
+}
+
 void ListIgnored(Ctx& c) {
   for (const auto& [section, node] : c.t) {
     const std::string s(section.str());
     if (kHarmlessSections.count(s)) continue;
-    const toml::table* tbl = node.as_table();
-    if (!tbl) {
+    if (const toml::table* tbl = node.as_table()) {
+      ListTable(c, *tbl, s);
+    } else {
       c.out.ignored.push_back({s, "", "not a torchtitan section trainsim reads"});
-      continue;
-    }
-    for (const auto& [key, value] : *tbl) {
-      const std::string full = s + "." + std::string(key.str());
-      // A switch left off changes nothing; compile.enable is listed with its reason below.
-      if (kRead.count(full) || value.value<bool>() == std::optional<bool>(false) ||
-          full == "compile.enable")
-        continue;
-      std::string text;
-      if (auto v = value.value<std::string>())
-        text = *v;
-      else if (auto b = value.value<bool>())
-        text = *b ? "true" : "false";
-      else if (auto i = value.value_exact<int64_t>())
-        text = std::to_string(*i);
-      else if (auto d = value.value_exact<double>()) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%g", *d);
-        text = buf;
-      }
-      c.out.ignored.push_back({full, text, "not modelled by trainsim"});
     }
   }
 }
@@ -448,9 +573,13 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
   const int per_stage = pp >= 1 ? static_cast<int>(CeilDiv(model_layers, pp)) : 0;
   ReadCheckpointing(c, per_stage);
-  if (c.Bool("compile", "enable").value_or(false))
-    out.ignored.push_back({"compile.enable", "true",
-                           "torch.compile fusions are not modelled (kernel times are eager's)"});
+  // [compile] enable, or the older [training] compile.
+  for (const char* section : {"compile", "training"})
+    if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false))
+      out.ignored.push_back({section == std::string("compile") ? "compile.enable"
+                                                               : "training.compile",
+                             "true",
+                             "torch.compile fusions are not modelled (kernel times are eager's)"});
   if (!c.status.ok()) return c.status;
   ListIgnored(c);
   return out;

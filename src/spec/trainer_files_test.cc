@@ -178,6 +178,83 @@ TEST(TrlArgsJson, DeepSpeedObjectIsRead) {
   EXPECT_EQ(Apply(c.value(), {{"world_size", "8"}}).zero, 2);
 }
 
+// TrainingArguments torch_compile_mode / torch_compile_backend were refused as unknown keys;
+// the CUDA-graph modes cost no host launch per kernel (as Accelerate's dynamo_config).
+TEST(TrlArgsJson, TorchCompileModes) {
+  struct Row {
+    const char* json;
+    bool graphs, listed;
+  };
+  for (const Row& r : {Row{R"({"torch_compile": true, "torch_compile_mode": "reduce-overhead"})",
+                           true, false},
+                       Row{R"({"torch_compile_mode": "max-autotune"})", true, false},
+                       Row{R"({"torch_compile_backend": "cudagraphs"})", true, false},
+                       Row{R"({"torch_compile_mode": "max-autotune-no-cudagraphs"})", false, true},
+                       Row{R"({"torch_compile": true})", false, true},
+                       Row{R"({"torch_compile": false})", false, false}}) {
+    auto c = ParseTrlArgsJson(r.json, "t");
+    ASSERT_TRUE(c.ok()) << r.json << ": " << c.status().message();
+    EXPECT_EQ(c->settings.count("host_issue_us_per_kernel"), r.graphs ? 1u : 0u) << r.json;
+    EXPECT_EQ(Fields(c->ignored).count("torch_compile"), r.listed ? 1u : 0u) << r.json;
+  }
+}
+
+// fsdp_config's activation_checkpointing (with or without the fsdp_ prefix) checkpoints every
+// layer; it was listed as ignored and costed without recompute. LLaMA-Factory takes
+// fsdp_config and deepspeed as YAML mappings (they were refused).
+TEST(TrainerArgs, FsdpConfigAndMappings) {
+  auto t = ParseTrlArgsJson(
+      R"({"fsdp": "full_shard", "fsdp_config": {"fsdp_activation_checkpointing": true,
+          "backward_prefetch": "backward_pre"}})",
+      "t");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(Apply(t.value(), {{"world_size", "8"}}).recompute, Recompute::kFull);
+  EXPECT_EQ(Fields(t->ignored).at("fsdp_config"), "backward_prefetch");
+  auto lf = ParseLlamaFactoryYaml(
+      "stage: sft\nfinetuning_type: full\ndisable_gradient_checkpointing: true\n"
+      "fsdp: full_shard auto_wrap\nfsdp_config:\n  activation_checkpointing: true\n",
+      "lf.yaml", 32);
+  ASSERT_TRUE(lf.ok()) << lf.status().message();
+  const Strategy s = Apply(lf.value(), {{"world_size", "8"}});
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  EXPECT_EQ(s.zero, 3);
+  auto ds = ParseLlamaFactoryYaml(
+      "stage: sft\nfinetuning_type: full\ndeepspeed:\n  zero_optimization:\n    stage: 2\n",
+      "lf.yaml", 32);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_EQ(Apply(ds.value(), {{"world_size", "8"}}).zero, 2);
+  EXPECT_TRUE(ds->deepspeed_file.empty());
+}
+
+// TRL ModelConfig keys (the `trl sft --config` files) were refused as unknown keys: use_peft and
+// its LoRA keys with TRL's defaults, load_in_4bit as QLoRA, attn_implementation.
+TEST(TrlArgsJson, ModelConfigKeys) {
+  auto c = ParseTrlArgsJson(
+      R"({"model_name_or_path": "Qwen/Qwen2-0.5B", "use_peft": true, "lora_r": 32,
+          "lora_target_modules": ["q_proj", "k_proj", "v_proj"], "attn_implementation": "eager",
+          "dtype": "bfloat16"})",
+      "t");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->model_path, "Qwen/Qwen2-0.5B");
+  EXPECT_EQ(c->settings.at("method"), "lora");
+  EXPECT_EQ(c->settings.at("lora_rank"), "32");
+  EXPECT_EQ(c->settings.at("lora_alpha"), "32");  // TRL's default, not 2 x r
+  EXPECT_EQ(c->settings.at("lora_targets"), "q_proj,k_proj,v_proj");
+  EXPECT_FALSE(Apply(c.value()).flash_attention);
+  EXPECT_EQ(Fields(c->ignored).at("dtype"), "bfloat16");
+  auto q = ParseTrlArgsJson(R"({"use_peft": true, "load_in_4bit": true})", "t");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->settings.at("method"), "qlora");
+  EXPECT_EQ(q->settings.at("lora_rank"), "16");
+  EXPECT_EQ(Fields(q->assumed).at("lora_target_modules"), "q_proj,v_proj");
+  auto off = ParseTrlArgsJson(R"({"lora_r": 8})", "t");  // use_peft false: full fine-tuning
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(off->settings.count("method"), 0u);
+  EXPECT_EQ(Fields(off->ignored).count("lora_r"), 1u);
+  auto eight = ParseTrlArgsJson(R"({"use_peft": true, "load_in_8bit": true})", "t");
+  EXPECT_EQ(eight.status().field(), "load_in_8bit");
+}
+
 // LoRA from a LLaMA-Factory file simulates, and holds less than full fine-tuning.
 TEST(LlamaFactoryYaml, LoraNeedsLessMemoryThanFull) {
   auto m = LoadModel("llama3-8b");

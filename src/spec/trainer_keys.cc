@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "spec/cuda_graphs.h"
 #include "spec/field_text.h"
 #include "trainsim/finetune.h"
 
@@ -143,29 +145,81 @@ void ReadTrainerOptim(TrainerKeys& k) {
 
 namespace {
 
-// TrainingArguments.fsdp: space-separated words.
+// TrainingArguments.fsdp: space-separated FSDPOption words (full_shard, shard_grad_op, no_shard,
+// hybrid_shard, hybrid_shard_zero2, offload, auto_wrap); a sharding word names the FSDP1
+// ShardingStrategy (the last one wins: TrainingArguments sets the strategy once per word), and
+// FULL_SHARD is Accelerate's default when none does. `true` is full_shard. The hybrid ones
+// shard within a node, replicated across the nodes the launcher starts (ResolveFrameworkLayout).
 void ReadFsdp(TrainerKeys& k) {
   auto v = k.Str("fsdp");
   if (!v || v->empty() || *v == "false") return;
-  std::istringstream in(*v == "true" ? std::string("full_shard") : *v);
-  std::string word;
-  bool full = false, grad_op = false;
+  std::string words = *v == "true" ? std::string("full_shard") : *v;
+  std::replace(words.begin(), words.end(), ',', ' ');  // a YAML / JSON list of words
+  std::istringstream in(words);
+  std::string word, name = "FULL_SHARD";
   while (in >> word) {
-    if (word == "full_shard" || word == "hybrid_shard" || word == "hybrid_shard_zero2") {
-      full = word != "hybrid_shard_zero2";
-      grad_op = !full;
-    } else if (word == "shard_grad_op") {
-      grad_op = true;
+    if (word == "full_shard" || word == "shard_grad_op" || word == "no_shard" ||
+        word == "hybrid_shard" || word == "hybrid_shard_zero2") {
+      name = word;
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return std::toupper(c); });
     } else if (word == "offload") {
       return k.Fail("fsdp", "offload moves the parameters to the host, which is not represented");
-    } else if (word != "auto_wrap" && word != "no_shard") {
+    } else if (word != "auto_wrap") {
       return k.Fail("fsdp", "unknown word '" + word + "'");
     }
   }
-  if (full) k.Set("fsdp", "true");
-  if (grad_op) k.Set("zero_state", "2");
-  if (v->find("hybrid") != std::string::npos)
-    k.Assume("fsdp", *v, "hybrid sharding costed as sharding over the whole DP group");
+  ApplyShardingStrategy(k, "fsdp", name, 0);
+}
+
+// TrainingArguments torch_compile, torch_compile_backend (default "inductor"),
+// torch_compile_mode: either of the latter turns compilation on (training_args.py
+// __post_init__). The modes that replay CUDA graphs cost no host launch per kernel, as the
+// Accelerate reader's dynamo_config; other compilation is eager-costed and listed.
+void ReadTorchCompile(TrainerKeys& k) {
+  auto on = k.Bool("torch_compile");
+  auto backend = k.Str("torch_compile_backend");
+  auto mode = k.Str("torch_compile_mode");
+  if (!on.value_or(false) && !backend && !mode) return;
+  std::string b = backend.value_or("inductor");
+  std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (CompileCapturesGraphs(b, mode.value_or("default"))) {
+    k.Set("host_issue_us_per_kernel", "0");
+    k.Assume(mode ? "torch_compile_mode" : "torch_compile_backend",
+             mode.value_or(backend.value_or("")),
+             "CUDA graphs: no per-kernel host launch cost (host_issue_us_per_kernel 0); the "
+             "graphs' memory pool and Inductor's fusion are not modelled");
+  } else {
+    k.out().ignored.push_back({"torch_compile", "true",
+                               "torch.compile is not modelled (eager kernels costed)"});
+  }
+}
+
+// TrainingArguments.fsdp_config: a dict (or a JSON file's path) whose keys may carry an
+// "fsdp_" prefix (training_args.py strips it). activation_checkpointing checkpoints every
+// transformer layer (Accelerate's FSDP plugin); the wrapping, prefetch and loading keys are
+// listed as ignored.
+void ReadFsdpConfig(TrainerKeys& k) {
+  auto text = k.Str("fsdp_config");
+  if (!text) return;
+  const auto parsed = nlohmann::json::parse(*text, nullptr, false);
+  if (!parsed.is_object()) {
+    k.out().ignored.push_back({"fsdp_config", *text, "an FSDP config file is not read"});
+    return;
+  }
+  std::string rest;
+  for (const auto& [raw, v] : parsed.items()) {
+    const std::string key = raw.starts_with("fsdp_") ? raw.substr(5) : raw;
+    if (key == "activation_checkpointing" && v.is_boolean()) {
+      if (v.get<bool>()) k.Set("recompute", "full");
+      continue;
+    }
+    if (!rest.empty()) rest += ", ";
+    rest += raw;
+  }
+  if (!rest.empty())
+    k.out().ignored.push_back(
+        {"fsdp_config", rest, "FSDP wrapping, prefetch and loading details are not modelled"});
 }
 
 }  // namespace
@@ -185,9 +239,8 @@ void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_jso
              "the DeepSpeed file is not read here: ZeRO stage and offload from the strategy "
              "(the CLI reads it)");
   }
-  if (k.Bool("torch_compile").value_or(false))
-    k.Assume("torch_compile", "true", "compilation is not modelled (eager kernels costed)");
-  k.Ignore("fsdp_config", "FSDP wrapping details are not modelled");
+  ReadTorchCompile(k);
+  ReadFsdpConfig(k);
 }
 
 const std::set<std::string>& HarmlessTrainerKeys() {

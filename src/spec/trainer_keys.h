@@ -66,6 +66,18 @@ void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16);
 void ReadTrainerOptim(TrainerKeys& k);
 void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_json);
 
+// An FSDP1 ShardingStrategy name (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD,
+// HYBRID_SHARD_ZERO2) as trainsim settings, for `key`: the Accelerate and HF Trainer readers
+// share it. `machines`: the node count when the file states it (Accelerate num_machines); 0 when
+// the launcher sets it (HF TrainingArguments), and the hybrid strategies are then resolved per
+// node by ResolveFrameworkLayout.
+void ApplyShardingStrategy(TrainerKeys& k, const std::string& key, const std::string& name,
+                           int machines);
+
+// TRL's ModelConfig keys (model_name_or_path, dtype, attn_implementation, use_peft and the LoRA
+// / bitsandbytes keys), which TRL config files hold beside the trainer's (spec/trl_model_config.cc).
+void ReadTrlModelConfig(TrainerKeys& k);
+
 // The keys of HF TrainingArguments that do not change one step's time or memory (logging,
 // saving, the learning-rate schedule, evaluation, hub and data-loader settings).
 const std::set<std::string>& HarmlessTrainerKeys();

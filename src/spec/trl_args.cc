@@ -215,14 +215,15 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   ReadTrainerBatch(k);
   ReadTrainerPrecision(k, false);
   ReadTrainerOptim(k);
-  ReadTrainerParallel(k, deepspeed);
   auto gc = k.Bool("gradient_checkpointing");
   k.Set("recompute", gc.value_or(false) ? "full" : "none");
   if (!gc) k.Assume("gradient_checkpointing", "false", "HF TrainingArguments' default");
+  ReadTrainerParallel(k, deepspeed);  // after: fsdp_config's activation_checkpointing
   k.Ignore("use_liger_kernel", "Liger's fused kernels are not modelled");
   // Transformers' default attn_implementation is sdpa, whose flash backend is FlashAttention-2.
   k.Set("use_flash_sdp", "true");
   k.Set("attention_kernel", "fa2");
+  ReadTrlModelConfig(k);
   if (stage == "grpo") {
     ReadGrpo(k);
   } else {

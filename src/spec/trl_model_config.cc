@@ -1,0 +1,82 @@
+// TRL's ModelConfig keys, which `trl sft|dpo|grpo --config FILE` files hold beside the trainer's
+// (--trl-args).
+//
+// Source: huggingface/trl trl/trainer/model_config.py, ModelConfig: model_name_or_path,
+// dtype (older torch_dtype), attn_implementation (older use_flash_attention_2), use_peft false,
+// lora_r 16, lora_alpha 32, lora_target_modules None (PEFT's per-architecture default:
+// q_proj and v_proj for Llama / Qwen / Mistral, peft/utils/constants.py
+// TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), use_dora, load_in_8bit / load_in_4bit
+// (not both), bnb_4bit_quant_type "nf4".
+#include <string>
+
+#include "spec/trainer_keys.h"
+#include "trainsim/finetune.h"
+
+namespace trainsim::detail {
+namespace {
+
+// attn_implementation: Transformers' names. sdpa (the default) and flash_attention_2 run
+// FlashAttention-2 kernels; eager materialises the scores.
+void ReadAttention(TrainerKeys& k) {
+  auto impl = k.Str("attn_implementation");
+  if (k.Bool("use_flash_attention_2").value_or(false) && !impl) impl = "flash_attention_2";
+  if (!impl || *impl == "sdpa" || *impl == "flash_attention_2") return;  // fa2, set by the reader
+  if (*impl == "eager") {
+    k.Set("use_flash_sdp", "false");
+  } else if (*impl == "flex_attention") {
+    k.out().ignored.push_back({"attn_implementation", *impl,
+                               "FlexAttention has no trainsim kernel: costed as FlashAttention-2"});
+  } else {  // flash_attention_3, kernels-community/... hub kernels
+    k.Assume("attn_implementation", *impl, "costed as FlashAttention-2 (attention_kernel fa2)");
+  }
+}
+
+void ReadPeft(TrainerKeys& k) {
+  const bool four = k.Bool("load_in_4bit").value_or(false);
+  if (k.Bool("load_in_8bit").value_or(false))
+    return k.Fail("load_in_8bit", four ? "cannot be set with load_in_4bit (TRL's rule)"
+                                       : "8-bit base weights are not represented (qlora is the "
+                                         "4-bit NF4 base)");
+  auto quant = k.Str("bnb_4bit_quant_type");
+  if (four && quant.value_or("nf4") != "nf4")
+    return k.Fail("bnb_4bit_quant_type", "only nf4 is represented (QLoRA), got '" + *quant + "'");
+  k.Bool("use_bnb_nested_quant");  // double quantization: a few MB, not costed
+  const bool dora = k.Bool("use_dora").value_or(false);
+  for (const char* key : {"lora_dropout", "lora_task_type", "use_rslora"}) k.Str(key);
+  if (!k.Bool("use_peft").value_or(false)) {
+    for (const char* key : {"lora_r", "lora_alpha", "lora_target_modules", "lora_modules_to_save"})
+      if (k.Has(key)) k.Ignore(key, "use_peft is false: full fine-tuning");
+    if (four) k.Fail("load_in_4bit", "a 4-bit base trains only adapters: set use_peft");
+    return;
+  }
+  k.Set("method", four ? "qlora" : dora ? "dora" : "lora");
+  auto r = k.Int("lora_r", 1);
+  if (!r) k.Assume("lora_r", "16", "TRL's default");
+  k.Set("lora_rank", std::to_string(r.value_or(16)));
+  k.Set("lora_alpha", k.Str("lora_alpha").value_or("32"));
+  auto targets = k.Str("lora_target_modules");
+  if (!targets)
+    k.Assume("lora_target_modules", "q_proj,v_proj",
+             "PEFT's default for Llama-family models (other architectures differ)");
+  const std::string t = targets.value_or("q_proj,v_proj");
+  if (auto mask = ParseLoraTargets(t); !mask.ok())
+    return k.Fail("lora_target_modules", mask.status().message());
+  k.Set("lora_targets", t);
+  if (auto save = k.Str("lora_modules_to_save"))
+    k.Ignore("lora_modules_to_save", "modules trained in full besides the adapters are not costed");
+}
+
+}  // namespace
+
+void ReadTrlModelConfig(TrainerKeys& k) {
+  if (auto m = k.Str("model_name_or_path")) k.out().model_path = *m;
+  for (const char* key : {"model_revision", "trust_remote_code"}) k.Str(key);
+  for (const char* key : {"dtype", "torch_dtype"})
+    if (auto d = k.Str(key); d && *d != "auto" && *d != "float32")
+      k.Ignore(key, "the loading dtype is not modelled: precision from bf16 / fp16 (AMP with fp32 "
+                    "master weights)");
+  ReadAttention(k);
+  ReadPeft(k);
+}
+
+}  // namespace trainsim::detail
