@@ -36,6 +36,13 @@ enum class DequantKernel : uint8_t {
   kTorchUnpack,
 };
 
+// Host issue per cost-graph kernel of a PyTorch training script, microseconds, measured on one
+// H100 host with PyTorch 2.11 (data/measurements/h100_small_kernels.csv; data/frameworks.json
+// "about"): eager 81, torch.compile without CUDA graphs 70. The profiles of eager and compiled
+// stacks in data/frameworks.json carry the same figures.
+constexpr double kEagerHostIssueUs = 81;
+constexpr double kCompiledHostIssueUs = 70;
+
 // DeepSpeed ZeRO-3's host time per gathered weight matrix and pass, microseconds: the fixed part
 // of the QwenLM/Qwen README's ZeRO-3 rows (Qwen-1.8B full fine-tuning on one A100: 2.1-2.2 s per
 // step at 256-1024 tokens whatever the length, 0.67 s of modelled GPU work and kernel issue) over

@@ -235,7 +235,7 @@ namespace detail {
 void ReadAccelerateDeepSpeed(TrainerKeys& k);
 void ReadAccelerateMegatron(TrainerKeys& k);
 void ReadAccelerateParallelism(TrainerKeys& k, int processes, bool fsdp);
-void ReadAccelerateDynamo(TrainerKeys& k);
+void ReadAccelerateDynamo(TrainerKeys& k, bool eager_script);
 void FinishAccelerate(TrainerKeys& k, const std::set<std::string>& harmless,
                       const std::string& type);
 }  // namespace detail
@@ -284,7 +284,7 @@ Result<FrameworkConfig> ParseAccelerateConfig(std::string_view text, std::string
              "--attention-kernel for another");
   }
   detail::ReadAccelerateParallelism(k, n, type == "FSDP");
-  detail::ReadAccelerateDynamo(k);
+  detail::ReadAccelerateDynamo(k, type != "MEGATRON_LM");
   detail::FinishAccelerate(k, kHarmless, type);
   if (!k.status().ok()) return k.status();
   return out;

@@ -119,6 +119,17 @@ TEST(AccelerateConfig, MegatronLmPlugin) {
   EXPECT_EQ(s.zero, 1);
   EXPECT_EQ(s.micro_batch_num, 4);
   EXPECT_EQ(s.attention_kernel, AttentionImpl::kFused);  // Megatron-LM's TE attention
+  EXPECT_EQ(s.exec.host_issue_us_per_kernel, Strategy{}.exec.host_issue_us_per_kernel);
+}
+
+// Without dynamo_config a Transformers script runs eager: the measured eager host issue, assumed
+// (it was Megatron-LM's 30 us per kernel before).
+TEST(AccelerateConfig, EagerScriptHostIssueAssumed) {
+  for (const char* f : {"fsdp1_hybrid.yaml", "deepspeed_zero3.yaml"}) {
+    FrameworkConfig c = Acc(f);
+    EXPECT_EQ(Apply(c).exec.host_issue_us_per_kernel, kEagerHostIssueUs) << f;
+    EXPECT_EQ(Fields(c.assumed).at("host_issue_us_per_kernel"), "81") << f;
+  }
 }
 
 // The script's attention is not in the config: a Transformers model's SDPA (FlashAttention-2),

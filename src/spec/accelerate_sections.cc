@@ -115,7 +115,7 @@ void ReadAccelerateParallelism(TrainerKeys& k, int processes, bool fsdp) {
   }
 }
 
-void ReadAccelerateDynamo(TrainerKeys& k) {
+void ReadAccelerateDynamo(TrainerKeys& k, bool eager_script) {
   const std::string p = "dynamo_config.";
   auto backend = k.Str(p + "dynamo_backend");
   auto mode = k.Str(p + "dynamo_mode");
@@ -124,18 +124,16 @@ void ReadAccelerateDynamo(TrainerKeys& k) {
     k.Str(p + key);
   std::string b = backend.value_or("NO");
   std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (b == "NO") return;
-  const std::string m = mode.value_or("default");
-  const bool graphs = CompileCapturesGraphs(b, m);
-  if (graphs) {
-    k.Set("host_issue_us_per_kernel", "0");
-    k.Assume(p + "dynamo_mode", b == "CUDAGRAPHS" ? "cudagraphs" : m,
-             "CUDA graphs: no per-kernel host launch cost (host_issue_us_per_kernel 0); the "
-             "graphs' memory pool and Inductor's fusion are not modelled");
-  } else {
-    k.out().ignored.push_back({p + "dynamo_backend", backend.value_or(""),
-                               "torch.compile is not modelled (eager kernels costed)"});
+  if (b == "NO") {
+    // A Transformers script runs eager; Megatron-LM keeps its own launch costing.
+    if (eager_script) ApplyPytorchLaunch(k, PytorchLaunch::kEager, p + "dynamo_backend", "NO");
+    return;
   }
+  const std::string m = mode.value_or("default");
+  if (CompileCapturesGraphs(b, m))
+    return ApplyPytorchLaunch(k, PytorchLaunch::kCudaGraphs, p + "dynamo_mode",
+                              b == "CUDAGRAPHS" ? "cudagraphs" : m);
+  ApplyPytorchLaunch(k, PytorchLaunch::kCompiled, p + "dynamo_backend", backend.value_or(""));
 }
 
 // The keys not read: harmless ones in one `assumed` entry, a section the distributed type does

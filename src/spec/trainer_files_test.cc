@@ -179,23 +179,28 @@ TEST(TrlArgsJson, DeepSpeedObjectIsRead) {
 }
 
 // TrainingArguments torch_compile_mode / torch_compile_backend were refused as unknown keys;
-// the CUDA-graph modes cost no host launch per kernel (as Accelerate's dynamo_config).
+// the CUDA-graph modes cost no host launch per kernel (as Accelerate's dynamo_config). The eager
+// Trainer was costed at Megatron-LM's 30 us per kernel: now the measured eager rate (81 us), and
+// 70 us compiled without graphs.
 TEST(TrlArgsJson, TorchCompileModes) {
   struct Row {
     const char* json;
-    bool graphs, listed;
+    const char* host_us;
+    const char* listed;  // the key listed as ignored (Inductor's fusion), or ""
   };
-  for (const Row& r : {Row{R"({"torch_compile": true, "torch_compile_mode": "reduce-overhead"})",
-                           true, false},
-                       Row{R"({"torch_compile_mode": "max-autotune"})", true, false},
-                       Row{R"({"torch_compile_backend": "cudagraphs"})", true, false},
-                       Row{R"({"torch_compile_mode": "max-autotune-no-cudagraphs"})", false, true},
-                       Row{R"({"torch_compile": true})", false, true},
-                       Row{R"({"torch_compile": false})", false, false}}) {
+  for (const Row& r :
+       {Row{R"({"torch_compile": true, "torch_compile_mode": "reduce-overhead"})", "0", ""},
+        Row{R"({"torch_compile_mode": "max-autotune"})", "0", ""},
+        Row{R"({"torch_compile_backend": "cudagraphs"})", "0", ""},
+        Row{R"({"torch_compile_mode": "max-autotune-no-cudagraphs"})", "70", "torch_compile_mode"},
+        Row{R"({"torch_compile": true})", "70", "torch_compile"},
+        Row{R"({"torch_compile": false})", "81", ""}, Row{R"({})", "81", ""}}) {
     auto c = ParseTrlArgsJson(r.json, "t");
     ASSERT_TRUE(c.ok()) << r.json << ": " << c.status().message();
-    EXPECT_EQ(c->settings.count("host_issue_us_per_kernel"), r.graphs ? 1u : 0u) << r.json;
-    EXPECT_EQ(Fields(c->ignored).count("torch_compile"), r.listed ? 1u : 0u) << r.json;
+    EXPECT_EQ(c->settings.at("host_issue_us_per_kernel"), r.host_us) << r.json;
+    for (const char* key : {"torch_compile", "torch_compile_mode"})
+      EXPECT_EQ(Fields(c->ignored).count(key), std::string(r.listed) == key ? 1u : 0u)
+          << r.json << " " << key;
   }
 }
 

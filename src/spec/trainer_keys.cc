@@ -16,6 +16,7 @@
 
 #include "spec/cuda_graphs.h"
 #include "spec/field_text.h"
+#include "trainsim/execution.h"
 #include "trainsim/finetune.h"
 
 namespace trainsim::detail {
@@ -174,25 +175,21 @@ void ReadFsdp(TrainerKeys& k) {
 
 // TrainingArguments torch_compile, torch_compile_backend (default "inductor"),
 // torch_compile_mode: either of the latter turns compilation on (training_args.py
-// __post_init__). The modes that replay CUDA graphs cost no host launch per kernel, as the
-// Accelerate reader's dynamo_config; other compilation is eager-costed and listed.
+// __post_init__); without them the Trainer runs eager.
 void ReadTorchCompile(TrainerKeys& k) {
   auto on = k.Bool("torch_compile");
   auto backend = k.Str("torch_compile_backend");
   auto mode = k.Str("torch_compile_mode");
-  if (!on.value_or(false) && !backend && !mode) return;
+  if (!on.value_or(false) && !backend && !mode)
+    return ApplyPytorchLaunch(k, PytorchLaunch::kEager, "torch_compile", "false");
   std::string b = backend.value_or("inductor");
   std::transform(b.begin(), b.end(), b.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (CompileCapturesGraphs(b, mode.value_or("default"))) {
-    k.Set("host_issue_us_per_kernel", "0");
-    k.Assume(mode ? "torch_compile_mode" : "torch_compile_backend",
-             mode.value_or(backend.value_or("")),
-             "CUDA graphs: no per-kernel host launch cost (host_issue_us_per_kernel 0); the "
-             "graphs' memory pool and Inductor's fusion are not modelled");
-  } else {
-    k.out().ignored.push_back({"torch_compile", "true",
-                               "torch.compile is not modelled (eager kernels costed)"});
-  }
+  const bool graphs = CompileCapturesGraphs(b, mode.value_or("default"));
+  ApplyPytorchLaunch(k, graphs ? PytorchLaunch::kCudaGraphs : PytorchLaunch::kCompiled,
+                     mode      ? "torch_compile_mode"
+                     : backend ? "torch_compile_backend"
+                               : "torch_compile",
+                     mode.value_or(backend.value_or("true")));
 }
 
 // TrainingArguments.fsdp_config: a dict (or a JSON file's path) whose keys may carry an
@@ -241,6 +238,32 @@ void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_jso
   }
   ReadTorchCompile(k);
   ReadFsdpConfig(k);
+}
+
+void ApplyPytorchLaunch(TrainerKeys& k, PytorchLaunch launch, const std::string& key,
+                        const std::string& value) {
+  switch (launch) {
+    case PytorchLaunch::kEager:
+      k.Set("host_issue_us_per_kernel", NumberText(kEagerHostIssueUs));
+      k.Assume("host_issue_us_per_kernel", NumberText(kEagerHostIssueUs),
+               "eager PyTorch (" + key + " " + value +
+                   "): the host issues every kernel from Python (measured, data/frameworks.json "
+                   "about)");
+      return;
+    case PytorchLaunch::kCompiled:
+      k.Set("host_issue_us_per_kernel", NumberText(kCompiledHostIssueUs));
+      k.Assume("host_issue_us_per_kernel", NumberText(kCompiledHostIssueUs),
+               "torch.compile without CUDA graphs (" + key + " " + value + "), as measured");
+      k.out().ignored.push_back(
+          {key, value, "Inductor's fusion is not modelled (the eager kernels are costed)"});
+      return;
+    case PytorchLaunch::kCudaGraphs:
+      k.Set("host_issue_us_per_kernel", "0");
+      k.Assume(key, value,
+               "CUDA graphs: no per-kernel host launch cost (host_issue_us_per_kernel 0); the "
+               "graphs' memory pool and Inductor's fusion are not modelled");
+      return;
+  }
 }
 
 const std::set<std::string>& HarmlessTrainerKeys() {

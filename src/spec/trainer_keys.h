@@ -74,8 +74,17 @@ void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_jso
 void ApplyShardingStrategy(TrainerKeys& k, const std::string& key, const std::string& name,
                            int machines);
 
+// How a PyTorch training script launches its kernels, as host issue per cost-graph kernel
+// (docs/MODEL.md, "Launch floor and host issue"): eager (kEagerHostIssueUs, assumed), compiled
+// by torch.compile without CUDA graphs (kCompiledHostIssueUs; Inductor's fusion is not modelled,
+// listed under `key`) or replayed from CUDA graphs (0). `key` = `value` names the setting.
+enum class PytorchLaunch { kEager, kCompiled, kCudaGraphs };
+void ApplyPytorchLaunch(TrainerKeys& k, PytorchLaunch launch, const std::string& key,
+                        const std::string& value);
+
 // TRL's ModelConfig keys (model_name_or_path, dtype, attn_implementation, use_peft and the LoRA
-// / bitsandbytes keys), which TRL config files hold beside the trainer's (spec/trl_model_config.cc).
+// / bitsandbytes keys), which TRL config files hold beside the trainer's
+// (spec/trl_model_config.cc).
 void ReadTrlModelConfig(TrainerKeys& k);
 
 // The keys of HF TrainingArguments that do not change one step's time or memory (logging,
