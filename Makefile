@@ -15,7 +15,7 @@ FUZZ_BUILD ?= build-fuzz
 # One libFuzzer target per parser (fuzz/fuzz_parsers.cc, kTargets); inputs per target and an
 # optional time box per target in seconds (0 = none).
 FUZZ_TARGETS = model hardware override strategy megatron validation vary search_shard enums \
-               deepspeed torchtitan megatron_model layout rest
+               deepspeed torchtitan accelerate megatron_model layout rest
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 0
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -71,7 +71,7 @@ test-sanitize: fuzz-deps
 
 fuzz-build: fuzz-deps
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-	  -DTRAINSIM_FUZZ=ON -DTRAINSIM_BUILD_TESTS=OFF -DTRAINSIM_BUILD_BENCH=OFF >/dev/null
+	  -DTRAINSIM_FUZZ=ON -DTRAINSIM_BUILD_TESTS=OFF -DTRAINSIM_BUILD_BENCH=OFF $(SAN_CCACHE) >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target trainsim_fuzz
 
 # FUZZ_RUNS inputs per parser (a FUZZ_SECONDS time box, if set, stops earlier); the corpus grows

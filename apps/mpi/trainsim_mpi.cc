@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   trainsim::cli::SearchArgs args;
   trainsim::cli::AddSearch(app, args);
   trainsim::cli::RequireDecimalIntegers(app);  // --gpus 010 is an error, not octal 8
+  trainsim::cli::RequireFiniteFloats(app);      // --memory-margin nan is an error
   int rc = 0;
   try {
     app.parse(argc, argv);

@@ -75,6 +75,30 @@ inline void RequireDecimalIntegers(CLI::App& app) {
     RequireDecimalIntegers(*sub);
 }
 
+// CLI11 check for one floating-point value: "" when ParseFiniteDouble reads it, else the reason.
+// CLI11 reads a FLOAT with strtold, which takes "nan", "inf" and hex ("0x10" = 16); its Range
+// check is false for NaN, so `--gpu-memory-utilization nan` passed and was read as the default.
+inline CLI::Validator FiniteDecimal() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (ParseFiniteDouble(value)) return "";
+        return "'" + value + "' is not a finite decimal number (no nan, inf, 0x or sign '+')";
+      },
+      "", "FINITE");
+}
+
+// Adds FiniteDecimal() to every floating-point option (CLI11 type FLOAT, including
+// std::optional<double> and delimited lists) of `app` and of all its subcommands, after the
+// option's own checks. Call once, after every verb has added its options.
+inline void RequireFiniteFloats(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options([](CLI::Option*) { return true; })) {
+    const std::string full = opt->get_type_name();
+    if (full.substr(0, full.find(':')) == "FLOAT") opt->check(FiniteDecimal());
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    RequireFiniteFloats(*sub);
+}
+
 // CLI11 check: a value may not be empty (`--strategy ''` is a mistake, not "not given").
 inline CLI::Validator NonEmptyValue() {
   return CLI::Validator(

@@ -48,6 +48,7 @@ Parsed Parse(std::vector<std::string> args) {
   run->add_option("--list", p.list)->delimiter(',');
   run->add_option("--factor", p.factor);
   RequireDecimalIntegers(app);
+  RequireFiniteFloats(app);
   std::vector<std::string> argv = {"run"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::reverse(argv.begin(), argv.end());  // CLI11 takes a reversed vector
@@ -67,6 +68,15 @@ TEST(CliNumbersTest, OctalAndHexIntegersAreRejectedNamingTheFlag) {
   // A check added before RequireDecimalIntegers (PositiveNumber) does not hide the option.
   EXPECT_NE(Parse({"--tp", "010"}).error.find("--tp"), std::string::npos);
   EXPECT_NE(Parse({"--list", "8,010"}).error.find("--list"), std::string::npos);
+}
+
+// Issue 11: CLI11 reads floats with strtold ("nan", "inf", hex); a Range check passes NaN, so
+// `infer --gpu-memory-utilization nan` ran with the default and `--prompt-len 0x10` meant 16.
+TEST(CliNumbersTest, NonFiniteAndHexFloatsAreRejectedNamingTheFlag) {
+  for (const char* bad : {"nan", "inf", "-inf", "0x10", "0x1p3", "+1.5", "1e400", "NaN"}) {
+    const Parsed p = Parse({"--factor", bad});
+    EXPECT_NE(p.error.find("--factor"), std::string::npos) << bad << ": " << p.error;
+  }
 }
 
 TEST(CliNumbersTest, DecimalIntegersAndFloatsStillParse) {

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   trainsim::cli::AddRecommend(app, recommend);
   // Integer flags are decimal: CLI11 alone would read `--gpus 010` as octal 8.
   trainsim::cli::RequireDecimalIntegers(app);
+  trainsim::cli::RequireFiniteFloats(app);  // `--rate nan` is an error, not the default
   trainsim::cli::RejectRepeatsAndEmpties(app);
   std::string known;
   bool is_command = false;

@@ -370,5 +370,14 @@ TEST(Sweep, BadVariationNamesTheField) {
   EXPECT_FALSE(ExpandSystems({"h100_sxm_80gb"}, {"nic_gbps_per_gpu"}).ok());
 }
 
+// Issue 11: an empty item of a --vary list (1,,2 or a trailing comma) was dropped silently.
+TEST(Sweep, EmptyVaryItemIsRefused) {
+  for (const char* v : {"hbm_tbps=1,,2", "hbm_tbps=1,", "hbm_tbps=,"}) {
+    auto bad = ExpandSystems({"h100_sxm_80gb"}, {v});
+    ASSERT_FALSE(bad.ok()) << v;
+    EXPECT_EQ(bad.status().field(), "vary") << v;
+  }
+}
+
 }  // namespace
 }  // namespace trainsim

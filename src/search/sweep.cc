@@ -44,11 +44,17 @@ Result<std::vector<Vary>> SplitVary(const std::vector<std::string>& vary, size_t
     if (eq == std::string::npos || eq == 0)
       return Status::Invalid("vary", "expected field=v1,v2,... got '" + v + "'");
     Vary item{v.substr(0, eq), {}};
-    std::istringstream in(v.substr(eq + 1));
-    for (std::string x; std::getline(in, x, ',');)
-      if (!x.empty()) item.values.push_back(x);
-    if (item.values.empty())
-      return Status::Invalid("vary", item.field + ": give at least one value");
+    const std::string list = v.substr(eq + 1);
+    if (list.empty()) return Status::Invalid("vary", item.field + ": give at least one value");
+    // An empty item (1,,2 or a trailing comma) is refused, not skipped: it is a lost value.
+    std::istringstream in(list);
+    for (std::string x; std::getline(in, x, ',');) {
+      if (x.empty())
+        return Status::Invalid("vary", item.field + ": an empty value in '" + list + "'");
+      item.values.push_back(x);
+    }
+    if (list.back() == ',')
+      return Status::Invalid("vary", item.field + ": an empty value in '" + list + "'");
     points *= static_cast<double>(item.values.size());
     if (points > static_cast<double>(limits::kMaxSweepPoints))
       return Status::Invalid("vary", "the grid has more than " +

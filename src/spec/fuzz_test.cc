@@ -9,6 +9,8 @@
 // input that crashes the process); TRAINSIM_FUZZ_SCALE=k multiplies the input counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -641,14 +643,24 @@ class Harness {
   long long accepted_[5] = {0, 0, 0, 0, 0};
 };
 
-int Scale() {
-  const char* s = std::getenv("TRAINSIM_FUZZ_SCALE");
-  if (!s) return 1;
-  const std::string_view text(s);
-  int k = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
-  if (ec != std::errc() || end != text.data() + text.size()) return 1;  // not a plain integer
-  return k > 0 ? k : 1;
+// TRAINSIM_FUZZ_SCALE multiplies the iteration counts: 10 for a long run, 0.1 for a smoke run
+// (the sanitizer build, where libFuzzer's ASan+UBSan targets do the long runs); in [0.01, 1000].
+double Scale() {
+  static const double k = [] {
+    const char* s = std::getenv("TRAINSIM_FUZZ_SCALE");
+    if (!s) return 1.0;
+    const std::string_view text(s);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size()) return 1.0;  // not a number
+    return v >= 0.01 && v <= 1000 ? v : 1.0;
+  }();
+  return k;
+}
+
+// n iterations scaled by Scale(), at least one.
+int Scaled(long long n) {
+  return static_cast<int>(std::max(1.0, static_cast<double>(n) * Scale()));
 }
 
 TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
@@ -669,7 +681,6 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
     ASSERT_TRUE(ParseValidationCase(s, "seed").ok())
         << ParseValidationCase(s, "seed").status().message();
 
-  const int k = Scale();
   std::string laps;
   auto lap_t = std::chrono::steady_clock::now();
   auto lap = [&](const char* name) {
@@ -681,7 +692,7 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   };
 
   // 1. Model x strategy pairs, structurally mutated, simulated whenever both parse.
-  for (int i = 0; i < 200000 * k; ++i) {
+  for (int i = 0; i < Scaled(200000); ++i) {
     const std::string& ms = Pick(rng, ModelSeeds());
     const std::string& ss = Pick(rng, StrategySeeds());
     const int which = static_cast<int>(Below(rng, 3));  // 0: model, 1: strategy, 2: both
@@ -699,7 +710,7 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   lap("pairs");
 
   // 2. Megatron-LM command lines, simulated on the unmutated model seeds.
-  for (int i = 0; i < 100000 * k; ++i) {
+  for (int i = 0; i < Scaled(100000); ++i) {
     Strategy base;
     base.world_size = 1 << Below(rng, 7);
     base.gbs = 0;
@@ -717,7 +728,7 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   lap("megatron");
 
   // 3. Hardware presets and overrides.
-  for (int i = 0; i < 40000 * k; ++i) {
+  for (int i = 0; i < Scaled(40000); ++i) {
     h.Hardware(MutatedDocument(rng, Pick(rng, HardwareSeeds()), Chance(rng, 0.6)));
     h.Override(hw, MutatedDocument(rng, Pick(rng, OverrideSeeds()), Chance(rng, 0.6)));
   }
@@ -725,7 +736,7 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   lap("hardware");
 
   // 4. Validation cases (whole JSONL lines), simulated when they parse.
-  for (int i = 0; i < 30000 * k; ++i) {
+  for (int i = 0; i < Scaled(30000); ++i) {
     const std::string text = MutatedDocument(rng, Pick(rng, ValidationSeeds()), Chance(rng, 0.7));
     auto c = h.Case(text);
     if (c.ok()) h.Sim(c->model, c->hw, c->strategy, "case=" + text);
@@ -736,7 +747,7 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   // 5. Byte-mutated full documents of every kind (mostly malformed JSON). The (void) casts here
   // and below are deliberate: each Harness call has already checked the Status it returns
   // (CheckStatus, Fail); only the loops that go on to Simulate need the parsed value.
-  for (int i = 0; i < 40000 * k; ++i) {
+  for (int i = 0; i < Scaled(40000); ++i) {
     (void)h.Model(MutatedDocument(rng, Pick(rng, ModelSeeds()), false));
     (void)h.StrategyJson(MutatedDocument(rng, Pick(rng, StrategySeeds()), false));
     h.Hardware(MutatedDocument(rng, Pick(rng, HardwareSeeds()), false));
@@ -745,7 +756,7 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   lap("bytes");
 
   // 6. Many short inputs to every parser.
-  while (h.count() < 1000000LL * k) {
+  while (h.count() < Scaled(1000000)) {
     const std::string s = ShortInput(rng);
     switch (Below(rng, 6)) {
       case 0:
@@ -774,8 +785,8 @@ TEST(FuzzTest, ParsersAndSimulateNeverCrashOnMutatedInputs) {
   std::printf("fuzz: %lld inputs, %lld simulated (%lld reports), %.1f s\n  %s\n", h.count(),
               h.simulated(), h.simulated_ok(), secs, h.Summary().c_str());
   std::printf("  %s\n", laps.c_str());
-  EXPECT_GE(h.count(), 1000000);
-  EXPECT_GT(h.simulated_ok(), 1000);  // the mutations do reach the simulator
+  EXPECT_GE(h.count(), Scaled(1000000));
+  EXPECT_GT(h.simulated_ok(), Scaled(1000));  // the mutations do reach the simulator
   EXPECT_EQ(h.failures(), 0);
 }
 
@@ -800,7 +811,7 @@ TEST(FuzzTest, FrameworkFileReadersNeverCrash) {
         << ParseTorchtitanToml(s, "seed").status().message();
   Rng rng(0x666f726d617473ULL);  // "formats"
   long long accepted = 0;
-  for (int i = 0; i < 20000 * Scale(); ++i) {
+  for (int i = 0; i < Scaled(20000); ++i) {
     const bool toml = Chance(rng, 0.5);
     const std::string text = toml ? MutatedDocument(rng, Pick(rng, kToml), false)
                                   : MutatedDocument(rng, Pick(rng, kDeepSpeed), Chance(rng, 0.7));
@@ -819,7 +830,7 @@ TEST(FuzzTest, FrameworkFileReadersNeverCrash) {
       EXPECT_FALSE(c.status().message().empty()) << text;
     }
   }
-  EXPECT_GT(accepted, 100);  // the mutations do reach the mapping
+  EXPECT_GT(accepted, Scaled(100));  // the mutations do reach the mapping
 }
 
 }  // namespace

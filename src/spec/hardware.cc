@@ -20,6 +20,11 @@
 namespace trainsim {
 namespace {
 
+// Fields where 0 means none take, when not 0, at least a physical floor (1 ns, 1 W, 0.1 cent):
+// a denormal such as 1e-320 is a typo or an attack, not a latency, a TDP or a price (issue 11).
+constexpr double kMinUs = 1e-3;
+constexpr double kMinUsd = 1e-3;
+
 using detail::FieldReader;
 using nlohmann::json;
 using namespace units;
@@ -203,6 +208,16 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
     if (Status s = detail::ReadEfficiencyBlock(j["efficiency"], hw.eff, origin); !s.ok()) return s;
   r.Ignore("efficiency");
   if (Status s = r.Finish(strict); !s.ok()) return s;
+  // A latency below the floor would reach CheckRanges as 0 s once converted (1e-320 us
+  // underflows), read silently as "none": refuse it here, in the file's units.
+  for (auto [key, us] : {std::pair{"scaleup_latency_us", su_lat}, {"nic_latency_us", nic_lat},
+                         {"scaleup_hop_latency_us", su_hop}, {"nic_hop_latency_us", nic_hop},
+                         {"nic_tree_level_latency_us", nic_tree}})
+    if (us != 0 && std::abs(us) < kMinUs)
+      return Status::Invalid(key, "must be in [" + detail::NumberText(kMinUs) + ", " +
+                                      detail::NumberText(1e6) + "] or 0, got " +
+                                      detail::NumberText(us))
+          .WithContext(origin);
   hw.hbm_bytes = GiBToBytes(hbm_gib);
   hw.hbm_bw_bytes_per_s = TBpsToBytesPerS(hbm_tbps);
   hw.scaleup_bw_bytes_per_s = GBpsToBytesPerS(su_gbps);
@@ -242,17 +257,18 @@ Status CheckRanges(const HardwareSpec& hw) {
       {"nic_gbps_per_gpu", BytesPerSToGbps(hw.nic_bw_bytes_per_s), 1e-3, 1e7, false, ""},
       {"host_link_gbps_per_dir", BytesPerSToGBps(hw.host_link_bw_bytes_per_s), 1e-3, 1e6, false,
        ""},
-      {"scaleup_latency_us", SToUs(hw.scaleup_latency_s), 0, 1e6, true, ""},
-      {"scaleup_hop_latency_us", SToUs(hw.scaleup_hop_latency_s), 0, 1e6, true, ""},
-      {"nic_latency_us", SToUs(hw.nic_latency_s), 0, 1e6, true, ""},
-      {"nic_hop_latency_us", SToUs(hw.nic_hop_latency_s), 0, 1e6, true, ""},
-      {"nic_tree_level_latency_us", SToUs(hw.nic_tree_level_latency_s), 0, 1e6, true, ""},
+      {"scaleup_latency_us", SToUs(hw.scaleup_latency_s), kMinUs, 1e6, true, ""},
+      {"scaleup_hop_latency_us", SToUs(hw.scaleup_hop_latency_s), kMinUs, 1e6, true, ""},
+      {"nic_latency_us", SToUs(hw.nic_latency_s), kMinUs, 1e6, true, ""},
+      {"nic_hop_latency_us", SToUs(hw.nic_hop_latency_s), kMinUs, 1e6, true, ""},
+      {"nic_tree_level_latency_us", SToUs(hw.nic_tree_level_latency_s), kMinUs, 1e6, true, ""},
       {"sm_count", static_cast<double>(hw.sm_count), 1, 1e6, true, ""},
       {"scaleup_domain", static_cast<double>(hw.scaleup_domain), 1, limits::kMaxWorldSize, false,
        ""},
-      {"tdp_w", hw.tdp_w, 0, 1e6, true, ""},
-      {"price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour, 0, 1e6, true, ""},
-      {"price_reserved_usd_per_gpu_hour", hw.price_reserved_usd_per_gpu_hour, 0, 1e6, true, ""},
+      {"tdp_w", hw.tdp_w, 1, 1e6, true, ""},
+      {"price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour, kMinUsd, 1e6, true, ""},
+      {"price_reserved_usd_per_gpu_hour", hw.price_reserved_usd_per_gpu_hour, kMinUsd, 1e6, true,
+       ""},
       {"gpus_per_node", static_cast<double>(hw.gpus_per_node), 1, 1e6, true, ""},
       {"rails", static_cast<double>(hw.rails), 1, 1e6, true, ""},
   };

@@ -3,6 +3,9 @@
 #include "spec/megatron_flags.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <vector>
 
 #include "trainsim/schema.h"
@@ -277,26 +280,86 @@ bool Matches(const FlagInfo& f, std::string_view name) {
   return f.name == name;
 }
 
-// The edit distance of a and b, or `limit` when it is `limit` or more. Bounded so that a long
-// unknown argument (a 64 KB token in a script) costs O(1) per candidate flag, not O(|a|·|b|):
-// the distance is at least the difference in length, and no row of the table goes below it.
+// Lower bounds of the edit distance of `name` (its byte histogram in `hist`) and `cand`: the
+// difference in length, and the larger count of the bytes each has that the other lacks (an
+// edit fixes at most one of each). O(|cand|); with the byte-class masks of Candidates() it
+// rejects almost every candidate, so the table of Distance is filled for a few near names
+// only and a script full of unknown or garbled arguments stays cheap (it was 90% of the time
+// of the megatron fuzz target).
+size_t LowerBound(std::string_view name, std::array<int, 256>& hist, std::string_view cand) {
+  const size_t len_diff =
+      name.size() > cand.size() ? name.size() - cand.size() : cand.size() - name.size();
+  size_t extra = 0;  // bytes of cand not matched in name
+  for (unsigned char c : cand)
+    if (--hist[c] < 0) ++extra;
+  for (unsigned char c : cand) ++hist[c];
+  const size_t matched = cand.size() - extra;
+  return std::max({len_diff, extra, name.size() - matched});
+}
+
+// The edit distance of a and b, or `limit` when it is `limit` or more (limit <= kMaxLimit).
+// Only the band |i - j| < limit of the table can stay below the limit; b is a flag name, short.
+constexpr size_t kMaxLimit = 4;
+constexpr size_t kMaxFlag = 95;
 size_t Distance(std::string_view a, std::string_view b, size_t limit) {
+  if (b.size() > kMaxFlag || limit > kMaxLimit) return limit;
   if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) >= limit) return limit;
-  std::vector<size_t> row(b.size() + 1);
+  std::array<size_t, kMaxFlag + 1> row;
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    size_t row_min = row[0];
-    for (size_t j = 1; j <= b.size(); ++j) {
+    const size_t lo = i > limit ? i - limit : 1;
+    const size_t hi = std::min(b.size(), i + limit);
+    size_t diag = row[lo - 1];
+    // Cells left of the band are >= limit; so is the one right of it, read as `up` next row.
+    row[lo - 1] = lo == 1 ? i : limit;
+    size_t row_min = row[lo - 1];
+    for (size_t j = lo; j <= hi; ++j) {
       const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      size_t v = std::min(up, row[j - 1]) + 1;
+      if (diag + (a[i - 1] != b[j - 1]) < v) v = diag + (a[i - 1] != b[j - 1]);
+      row[j] = std::min(v, limit);
       diag = up;
       row_min = std::min(row_min, row[j]);
     }
+    if (hi < b.size()) row[hi + 1] = limit;
     if (row_min >= limit) return limit;
   }
   return std::min(row[b.size()], limit);
+}
+
+// The names NearestFlag suggests, in order of preference (the table, then the schema's
+// Megatron-LM spellings), each with the set of its byte classes (64 buckets: a byte class
+// missing from one name and present in the other needs an edit, however bytes collide).
+struct Candidate {
+  std::string_view name;
+  uint64_t mask;
+};
+
+uint64_t ByteMask(std::string_view s) {
+  uint64_t m = 0;
+  for (unsigned char c : s) m |= uint64_t{1} << (c % 64);
+  return m;
+}
+
+const std::vector<Candidate>& Candidates() {
+  static const std::vector<Candidate> all = [] {
+    std::vector<Candidate> v;
+    auto add = [&](std::string_view cand) {
+      if (!cand.empty() && cand.back() != '*') v.push_back({cand, ByteMask(cand)});
+    };
+    for (const FlagInfo& f : kFlags) add(f.name);
+    for (const StrategyField& f : StrategySchema()) {
+      std::string_view m = f.megatron;
+      while (!m.empty()) {
+        const size_t sp = m.find(' ');
+        std::string_view token = m.substr(0, sp);
+        add(token.substr(0, token.find_first_of("=:")));
+        m = sp == std::string_view::npos ? "" : m.substr(sp + 1);
+      }
+    }
+    return v;
+  }();
+  return all;
 }
 
 }  // namespace
@@ -309,21 +372,21 @@ const FlagInfo* FindFlag(std::string_view name) {
 
 std::string NearestFlag(std::string_view name) {
   std::string best;
-  size_t best_d = 4;
-  auto consider = [&](std::string_view cand) {
-    if (cand.empty() || cand.back() == '*') return;
-    const size_t d = Distance(name, cand, best_d);
-    if (d < best_d) best_d = d, best = std::string(cand);
-  };
-  for (const FlagInfo& f : kFlags) consider(f.name);
-  for (const StrategyField& f : StrategySchema()) {
-    std::string_view m = f.megatron;
-    while (!m.empty()) {
-      const size_t sp = m.find(' ');
-      std::string_view token = m.substr(0, sp);
-      consider(token.substr(0, token.find_first_of("=:")));
-      m = sp == std::string_view::npos ? "" : m.substr(sp + 1);
-    }
+  size_t best_d = kMaxLimit;
+  std::array<int, 256> hist{};
+  for (unsigned char c : name) ++hist[c];
+  const uint64_t mask = ByteMask(name);
+  for (const Candidate& c : Candidates()) {
+    const size_t len_diff =
+        name.size() > c.name.size() ? name.size() - c.name.size() : c.name.size() - name.size();
+    if (len_diff >= best_d) continue;
+    // Byte classes one has and the other lacks: each takes an edit (a cheap first filter).
+    const auto only_c = static_cast<size_t>(std::popcount(c.mask & ~mask));
+    const auto only_n = static_cast<size_t>(std::popcount(mask & ~c.mask));
+    if (std::max(only_c, only_n) >= best_d) continue;
+    if (LowerBound(name, hist, c.name) >= best_d) continue;
+    const size_t d = Distance(name, c.name, best_d);
+    if (d < best_d) best_d = d, best = std::string(c.name);
   }
   return best;
 }

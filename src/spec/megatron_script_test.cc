@@ -1,7 +1,13 @@
 // Megatron-LM launch scripts and arguments (trainsim/megatron.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "spec/megatron_flags.h"
 
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
@@ -118,6 +124,57 @@ TEST(MegatronArgs, LongUnknownArgumentsAreCheapAndNearMissesStillSuggested) {
   EXPECT_NE(r.ignored[0].why.find("did you mean --tensor-model-parallel-size?"), std::string::npos)
       << r.ignored[0].why;
   EXPECT_EQ(r.ignored[1].why.find("did you mean"), std::string::npos);
+}
+
+// The reference edit distance (full table) for the check below.
+size_t RefDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({up + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// NearestFlag prunes candidates by length, byte classes and byte counts, and fills a banded
+// table (it was 90% of the megatron fuzz targets' time): up to 3 random edits of a known flag
+// still find that flag or one at least as near.
+TEST(MegatronArgs, NearestFlagPruningKeepsTheNearest) {
+  const std::vector<std::string> known = {
+      "--num-layers", "--hidden-size", "--tensor-model-parallel-size", "--micro-batch-size",
+      "--sequence-parallel", "--recompute-granularity", "--use-distributed-optimizer",
+      "--fp8-format", "--bf16", "--seq-length", "--expert-model-parallel-size"};
+  uint32_t seed = 12345;
+  auto next = [&seed](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::string& flag = known[next(known.size())];
+    std::string probe = flag;
+    const uint32_t edits = 1 + next(3);
+    for (uint32_t e = 0; e < edits && probe.size() > 2; ++e) {
+      const size_t at = 2 + next(probe.size() - 2);
+      const char c = "abcdefghijklmnopqrstuvwxyz-0123456789_"[next(38)];
+      switch (next(3)) {
+        case 0: probe[at] = c; break;
+        case 1: probe.insert(probe.begin() + at, c); break;
+        default: probe.erase(at, 1); break;
+      }
+    }
+    const size_t want = RefDistance(probe, flag);
+    const std::string got = megatron::NearestFlag(probe);
+    if (want == 0) continue;  // an edit undone
+    ASSERT_FALSE(got.empty()) << probe << " (from " << flag << ")";
+    EXPECT_LE(RefDistance(probe, got), want) << probe << " -> " << got << " (from " << flag << ")";
+  }
+  EXPECT_EQ(megatron::NearestFlag("--zzzzzzzzzzzzzzzzzzzzzz"), "");
 }
 
 TEST(MegatronArgs, Fp8RecipeOrderDoesNotMatter) {
