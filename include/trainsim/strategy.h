@@ -112,6 +112,9 @@ struct Workload {
   double rollout_mem_fraction = 0;  // generation engine's HBM fraction; 0 = 0.6
   int kl_reference = -1;  // reference forward each step: -1 = the stage's (not dapo), 0, 1
   int reward_model = -1;  // learned reward-model forward: -1 = the stage's (ppo, rloo, remax)
+  // The ratio's old-policy log-probs come from the generation engine (verl fully_async
+  // use_rollout_log_probs) instead of a forward on the trainer: -1 = no (recomputed), 0, 1.
+  int rollout_logprobs = -1;
 };
 
 // How the work is laid over the GPUs: parallel sizes, precision, memory policy, schedule.

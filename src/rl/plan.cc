@@ -107,6 +107,9 @@ void ResolveModels(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) {
            p.reward_model ? "RLHF: a learned reward model of the policy's size"
                           : "rule-based reward (verifier), no model forward");
   p.critic = s.stage == TrainStage::kPpo;  // PPO's value model, of the policy's size
+  // The old policy's log-probs: recomputed by the trainer (NeMo RL, verl's colocated trainer)
+  // unless the engine's own are used (verl fully_async: use_rollout_log_probs).
+  p.rollout_logprobs = s.rollout_logprobs == 1;
 }
 
 // The generation engines: pool, tensor parallel size, memory share.

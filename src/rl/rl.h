@@ -22,6 +22,7 @@ struct RlPlan {
   int updates = 1;           // optimizer updates per RL step
   double prompt = 0, response = 0, max_response = 0;  // tokens (means; cap)
   bool kl_reference = true, reward_model = false, critic = false;
+  bool rollout_logprobs = false;  // old-policy log-probs from the engine: no trainer forward
   bool separate = false, async = true;
   int gen_gpus = 0, gen_tp = 1, gen_pp = 1, replicas = 1;
   double mem_fraction = 0.6;  // generation engine's share of HBM

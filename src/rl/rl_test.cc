@@ -77,6 +77,20 @@ TEST(Rl, ColocatedPhasesAddUpToTheStep) {
   EXPECT_TRUE(assumed_kl);
 }
 
+// verl fully_async takes the old policy's log-probs from vLLM: one forward fewer per update
+// (GRPO keeps the reference forward), nothing else changes.
+TEST(Rl, RolloutLogprobsDropTheOldPolicyForward) {
+  Strategy s = Grpo();
+  auto base = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  s.rollout_logprobs = 1;
+  auto engine = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(base.ok() && engine.ok());
+  EXPECT_NEAR(Phase(*engine, "scoring"), 0.5 * Phase(*base, "scoring"),
+              1e-9 * Phase(*base, "scoring"));
+  EXPECT_DOUBLE_EQ(Phase(*engine, "training"), Phase(*base, "training"));
+  EXPECT_DOUBLE_EQ(Phase(*engine, "generation"), Phase(*base, "generation"));
+}
+
 TEST(Rl, DecodeTimeScalesWithResponseLengthAtSmallBatch) {
   // 8 sequences on 8 engines: one sequence per engine, so every step reads all weights
   // (memory-bound): twice the response, about twice the decode time.

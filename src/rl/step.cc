@@ -126,9 +126,10 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   if (!gen.ok()) return gen.status();
   const Generation& g = gen.value();
 
-  // Scoring: the policy's log-probs of the samples (the ratio's old policy), the reference
+  // Scoring: the policy's log-probs of the samples (the ratio's old policy, unless the
+  // generation engine returned them), the reference
   // (KL), the critic's values (PPO) and the reward model, each a forward of the policy's size.
-  const int forwards = 1 + p.kl_reference + p.critic + p.reward_model;
+  const int forwards = !p.rollout_logprobs + p.kl_reference + p.critic + p.reward_model;
   const int trains = 1 + p.critic;  // actor, and PPO's critic
   const double scoring_s = p.updates * forwards * ForwardPass(tr, t.pp);
   const double training_s = p.updates * trains * tr.step_time_s;

@@ -121,6 +121,12 @@ Status SetKlReference(Strategy& s, std::string_view t) {
 std::string GetKlReference(const Strategy& s) {
   return GetTriState(s.kl_reference);
 }
+Status SetRolloutLogprobs(Strategy& s, std::string_view t) {
+  return SetTriState(s.rollout_logprobs, t);
+}
+std::string GetRolloutLogprobs(const Strategy& s) {
+  return GetTriState(s.rollout_logprobs);
+}
 Status SetRewardModel(Strategy& s, std::string_view t) {
   return SetTriState(s.reward_model, t);
 }

@@ -32,6 +32,8 @@ Status SetRollout(Strategy& s, std::string_view t);  // colocated | separate
 std::string GetRollout(const Strategy& s);
 Status SetKlReference(Strategy& s, std::string_view t);  // true | false
 std::string GetKlReference(const Strategy& s);           // "" (null) for the stage's default
+Status SetRolloutLogprobs(Strategy& s, std::string_view t);  // true | false
+std::string GetRolloutLogprobs(const Strategy& s);           // "" (null): recomputed
 Status SetRewardModel(Strategy& s, std::string_view t);
 std::string GetRewardModel(const Strategy& s);
 Status SetRolloutMemFraction(Strategy& s, std::string_view t);  // (0, 1]

@@ -319,6 +319,10 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw, Stra
                     std::to_string(s.world_size) + " training GPUs of the separate pool");
     s.ep = ep_room;
   }
+  if (s.rollout_separate && fw.separate_rollout_logprobs && s.rollout_logprobs < 0) {
+    s.rollout_logprobs = 1;
+    rec.Profile("rollout_logprobs", "true");
+  }
   if (s.rollout_separate)
     rec.Default("async_rollout", "true",
                 "the sources' separate pools run one step off-policy (NeMo RL async GRPO, verl "

@@ -52,6 +52,7 @@ Framework ReadProfile(const json& f) {
   w.pure_bf16 = f.value("pure_bf16", false);
   w.recompute = f.value("recompute", "auto");
   w.rollout_tp = f.value("rollout_tp", 0);
+  w.separate_rollout_logprobs = f.value("separate_rollout_logprobs", false);
   for (const json& n : f.value("frameworks", json::array()))
     w.names.push_back(n.get<std::string>());
   ReadExecution(f, w.exec);

@@ -24,6 +24,8 @@ struct Framework {
   bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
   int zero = 0, mbs = 1;
+  // RL: separate pools take the old policy's log-probs from the generation engine.
+  bool separate_rollout_logprobs = false;
   int rollout_tp = 0;  // RL: the generation engine's TP when a case leaves it null; 0 = none
   Execution exec;      // host issue rate, optimizer implementation
 };
