@@ -37,6 +37,15 @@ template <auto M>
 std::string GetBool(const Strategy& s) {
   return BoolText(s.*M);
 }
+// Execution microseconds in [0, 1e6] (host issue, ZeRO-3 hooks).
+template <auto M>
+Status SetExecUs(Strategy& s, std::string_view t) {
+  return detail::ParseNumberText(t, 0, 1e6, s.exec.*M);
+}
+template <auto M>
+std::string GetExecUs(const Strategy& s) {
+  return detail::NumberText(s.exec.*M);
+}
 
 // The enum parsers' messages start with their field name; the schema's callers add the key.
 Status RuleOnly(const Status& st) {
@@ -543,11 +552,8 @@ constexpr StrategyField kFields[] = {
      .example = "12.5",
      .doc = "host time to launch one kernel of the cost graph; a pass is never shorter than its "
             "kernels x this",
-     .set =
-         [](Strategy& s, std::string_view t) {
-           return detail::ParseNumberText(t, 0, 1e6, s.exec.host_issue_us_per_kernel);
-         },
-     .get = [](const Strategy& s) { return detail::NumberText(s.exec.host_issue_us_per_kernel); },
+     .set = SetExecUs<&Execution::host_issue_us_per_kernel>,
+     .get = GetExecUs<&Execution::host_issue_us_per_kernel>,
      .assumed = "30: eager PyTorch on a bare-metal host, as Megatron-LM runs without CUDA graphs "
                 "(data/frameworks.json, about)"},
     {.key = "zero3_fetch_us",
@@ -557,11 +563,8 @@ constexpr StrategyField kFields[] = {
      .example = "500",
      .doc = "ZeRO-3 only: host time of the framework's gather/release hooks per weight matrix "
             "and pass (DeepSpeed's module hooks; FSDP's are in the kernels' host issue)",
-     .set =
-         [](Strategy& s, std::string_view t) {
-           return detail::ParseNumberText(t, 0, 1e6, s.exec.zero3_fetch_us);
-         },
-     .get = [](const Strategy& s) { return detail::NumberText(s.exec.zero3_fetch_us); }},
+     .set = SetExecUs<&Execution::zero3_fetch_us>,
+     .get = GetExecUs<&Execution::zero3_fetch_us>},
     {.key = "dist_opt_instances",
      .kind = FieldKind::kInt,
      .flag = "--dist-opt-instances",
