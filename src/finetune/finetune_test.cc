@@ -5,7 +5,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cost/cost.h"
 #include "finetune/method.h"
+#include "finetune/modules.h"
 #include "graph/graph.h"
 #include "memory/optimizer_states.h"
 #include "trainsim/trainsim.h"
@@ -234,6 +236,67 @@ TEST(FinetuneValidation, StaysUnderItsRatchet) {
   EXPECT_LE(res->skipped, ratchet["finetune_skipped_max"].get<int>());
   EXPECT_LE(res->mape, ratchet["finetune_time_mape_max"].get<double>());
   EXPECT_LE(res->mem_mape, ratchet["finetune_memory_mape_max"].get<double>());
+}
+
+// The LoRA adapter's ops count PEFT's eager kernels one by one (A, B, scale, add forward; data
+// grad, weight grad and .grad accumulation per thin GEMM backward), so each is charged
+// 1 / kEagerKernelsPerGraphKernel of a cost-graph kernel; they were charged a whole one.
+TEST(HostIssue, AdapterKernelsAreChargedPerEagerKernel) {
+  const Strategy s = OneGpu(FtMethod::kLora, 64);
+  std::vector<graph::Op> ops;
+  finetune::AppendModuleAdapter(s, finetune::Linear{.d_in = 2048, .d_out = 6144}, 256, ops);
+  ASSERT_EQ(ops.size(), 3u);
+  int fwd = 0, bwd = 0;
+  for (const graph::Op& op : ops) {
+    EXPECT_DOUBLE_EQ(op.host_weight, 1 / cost::kEagerKernelsPerGraphKernel) << op.name;
+    fwd += op.fwd_kernels, bwd += op.bwd_kernels;
+  }
+  EXPECT_EQ(fwd, 4);
+  EXPECT_EQ(bwd, 8);
+  EXPECT_EQ(ops[0].weight_matrices + ops[1].weight_matrices, 2);  // A and B, gathered by ZeRO-3
+}
+
+// Full fine-tuning at 256 tokens per micro-batch is host-bound: DeepSpeed ZeRO-3's hooks add
+// zero3_fetch_us per gathered matrix and pass (28 layers x 5 matrices (q/k/v fused, o, gate, up,
+// down) x 3 passes (forward, recompute, backward) x 8 micro-batches, plus the LM head), and
+// nothing below stage 3.
+TEST(HostIssue, Zero3HooksAddHostTimeAtStage3Only) {
+  const ModelSpec m = Llama32_3B();
+  Strategy s = OneGpu(FtMethod::kFull);
+  s.seq = 256;
+  s.recompute = Recompute::kFull;
+  s.exec.host_issue_us_per_kernel = kEagerHostIssueUs;
+  auto step = [&](int zero, double fetch_us) {
+    Strategy t = s;
+    t.zero = zero;
+    t.exec.zero3_fetch_us = fetch_us;
+    return Step(m, NormaliseStrategy(t)).step_time_s;
+  };
+  const double hooks = (28 * 5 + 1) * 3 * 8 * 500e-6;
+  EXPECT_NEAR(step(3, 500) - step(3, 0), hooks, 0.02 * hooks);
+  EXPECT_DOUBLE_EQ(step(2, 500), step(2, 0));
+}
+
+// ZeRO-3 gathers run on their own stream while the host issues kernels: a host-bound pass hides
+// them as a compute-bound one does. Before, the exposed gather was charged on top of the
+// host-bound stretch and 256 tokens per micro-batch came out slower than 512.
+TEST(HostIssue, HostBoundPassesHideZero3Gathers) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy s = OneGpu(FtMethod::kFull);
+  s.world_size = 2;
+  s.gbs = 16;
+  s.zero = 3;
+  s.recompute = Recompute::kFull;
+  s.exec.host_issue_us_per_kernel = kEagerHostIssueUs;
+  s.exec.zero3_fetch_us = kDeepSpeedZero3FetchUs;
+  double last = 0;
+  for (int seq : {256, 512, 1024}) {
+    Strategy t = s;
+    t.seq = seq;
+    const double step = Step(m, NormaliseStrategy(t)).step_time_s;
+    EXPECT_GE(step, last) << seq;
+    last = step;
+  }
 }
 
 }  // namespace
