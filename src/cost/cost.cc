@@ -183,15 +183,24 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
       return frac * bytes / bus + alpha;
     case Coll::kAllToAll: {
       const double su = hw.scaleup_bw_bytes_per_s * hw.ScaleupA2aEfficiency(std::min(n, p.local));
-      if (intra) return frac * bytes / su + alpha;
-      const double on = bytes * (p.local - 1) / n;
-      double off = bytes * (n - p.local) / n;
+      const double local = std::min(n, std::max(1, p.local));
+      double on = bytes * (local - 1) / n;
+      double off = bytes * (n - local) / n;
       if (dedup_k > 1) {
-        // k experts drawn over N nodes reach (N-1)(1 - (1-1/N)^k) remote nodes on average.
-        const double nodes = static_cast<double>(n) / std::max(1, p.local);
-        const double remote = (nodes - 1) * (1 - std::pow(1 - 1 / nodes, dedup_k));
-        off = std::min(off, bytes / dedup_k * remote);
+        // A deduplicating dispatcher (DeepEP, Megatron's flex dispatcher) sends a token once per
+        // destination rank (DeepEP's is_token_in_rank layout) and, across nodes, once per node:
+        // k experts drawn over N equal parts reach N(1 - (1-1/N)^k) distinct parts on average
+        // (uniform routing, drawn with replacement; balanced experts per rank).
+        const double per_token = bytes / dedup_k;
+        const double reached = 1 - std::pow(1 - 1.0 / n, dedup_k);
+        on = std::min(on, per_token * (local - 1) * reached);
+        if (!intra) {
+          const double nodes = static_cast<double>(n) / local;
+          const double remote = (nodes - 1) * (1 - std::pow(1 - 1 / nodes, dedup_k));
+          off = std::min(off, per_token * remote);
+        }
       }
+      if (intra) return on / su + alpha;
       return std::max(on / su, off / (hw.nic_bw_bytes_per_s * e.a2a_nic)) + alpha;
     }
     case Coll::kP2P: {

@@ -50,7 +50,8 @@ double MemoryTime(const HardwareSpec& hw, double bytes);
 // Seconds for one collective over `bytes` (the full buffer; per-rank shard = bytes/size for
 // all-gather and reduce-scatter, the send buffer for all-to-all and p2p).
 // `dedup_k` > 1: the all-to-all buffer holds k copies of each token (MoE top-k) and the dispatcher
-// sends a token once per destination node (DeepEP / hierarchical all-to-all).
+// sends a token once per destination rank inside a node and once per destination node across
+// nodes (DeepEP / hierarchical all-to-all).
 double CollectiveTime(const HardwareSpec& hw, graph::Coll c, Placement p, double bytes,
                       double dedup_k = 1);
 // The latency part of CollectiveTime: a start-up plus a cost per ring step, growing with the

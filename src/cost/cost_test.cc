@@ -95,6 +95,21 @@ TEST(Collectives, CrossingNodesUsesTheNics) {
   EXPECT_EQ(CollectiveTime(hw, Coll::kAllReduce, Place(1, 1, 8), 1e9), 0);
 }
 
+// A deduplicating MoE dispatcher (DeepEP) sends a token once per destination rank: top-8 over 8
+// ranks reaches 8(1 - (7/8)^8) = 5.25 ranks, so the NVLink bytes are 5.25/8 of the k copies.
+TEST(Collectives, DedupDispatchSendsOneCopyPerDestinationRank) {
+  HardwareSpec hw = Hw();
+  hw.scaleup_latency_s = hw.scaleup_hop_latency_s = 0;
+  const double bytes = 8e9;  // 8 copies of 1e9 bytes of tokens
+  const double plain = CollectiveTime(hw, Coll::kAllToAll, Place(8, 1, 8), bytes);
+  const double dedup = CollectiveTime(hw, Coll::kAllToAll, Place(8, 1, 8), bytes, 8);
+  const double reached = 1 - std::pow(7.0 / 8.0, 8);  // per remote rank
+  EXPECT_NEAR(dedup / plain, (7 * reached * 1e9) / (7.0 / 8.0 * bytes), 1e-9);
+  // top-1 has nothing to deduplicate.
+  EXPECT_NEAR(CollectiveTime(hw, Coll::kAllToAll, Place(8, 1, 8), 1e9, 1),
+              CollectiveTime(hw, Coll::kAllToAll, Place(8, 1, 8), 1e9), 1e-15);
+}
+
 TEST(Gemm, EfficiencyGrowsWithSizeAndStaysBelowMax) {
   const HardwareSpec hw = Hw();
   double last = 0;

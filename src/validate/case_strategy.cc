@@ -150,12 +150,16 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
   // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only
   // (arguments.py: bf16 implies --accumulate-allreduce-grads-in-fp32); fp16 keeps fp16 grads.
+  // Megatron-FSDP: its user guide (Megatron-LM docs/discussions/megatron-fsdp-user-guide)
+  // recommends --grad-reduce-in-bf16 with --use-megatron-fsdp (profile fsdp_bf16_grads).
   const bool pure = notes.find("PURE") != std::string::npos;
-  s.main_grad_fp32 = s.fsdp ? !pure : s.dtype != DType::kFp16;
+  s.main_grad_fp32 = s.fsdp ? !(pure || fw.fsdp_bf16_grads) : s.dtype != DType::kFp16;
   rec.Default("use_fp32_accum_grad", B(s.main_grad_fp32),
               !s.fsdp ? "Megatron-LM's default: fp32 main gradients with bf16, fp16 with fp16"
               : pure  ? "FSDP mixed precision PURE (case notes): gradients reduced in bf16"
-                      : "FSDP mixed precision DEFAULT: gradients reduced in fp32");
+              : fw.fsdp_bf16_grads
+                  ? "Megatron-FSDP as its user guide recommends it: --grad-reduce-in-bf16"
+                  : "FSDP mixed precision DEFAULT: gradients reduced in fp32");
 }
 
 Status ReadRecompute(const json& j, const std::string& where, const Framework& fw,

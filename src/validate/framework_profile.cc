@@ -50,6 +50,7 @@ Framework ReadProfile(const json& f) {
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
   w.pure_bf16 = f.value("pure_bf16", false);
+  w.fsdp_bf16_grads = f.value("fsdp_bf16_grads", false);
   w.recompute = f.value("recompute", "auto");
   w.rollout_tp = f.value("rollout_tp", 0);
   w.separate_rollout_logprobs = f.value("separate_rollout_logprobs", false);

@@ -188,6 +188,23 @@ TEST(ValidateAssumed, KnownSourceKeepsItsProfileAndGivenFieldsAreNotListed) {
   EXPECT_EQ(a.at("mbs").value, "1");
 }
 
+// FSDP from a source no profile matches, on H100: Megatron-FSDP as its user guide runs it,
+// gradients reduced in bf16 (the regime-5 MoE rows came out too slow with fp32 reduce-scatters);
+// llm-foundry's FSDP keeps the fp32 reduce of mixed precision DEFAULT.
+TEST(ValidateAssumed, MegatronFsdpReducesGradientsInBf16) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["parallel"]["fsdp"] = true;
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->strategy.main_grad_fp32);
+  EXPECT_NE(Assumed(c->assumed).at("use_fp32_accum_grad").why.find("Megatron-FSDP"),
+            std::string::npos);
+  j["source"] = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+  auto foundry = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(foundry.ok()) << foundry.status().message();
+  EXPECT_TRUE(foundry->strategy.main_grad_fp32);
+}
+
 // Every profile's "attention" names a kernel (an unknown name would silently mean "fused").
 TEST(FrameworkProfiles, AttentionNamesParse) {
   const std::string_view* text = detail::FindEmbeddedFile("frameworks.json");
