@@ -36,6 +36,9 @@ void AddInfer(CLI::App& app, InferArgs& a) {
       ->capture_default_str();
   c->add_option("--gpu-memory-utilization", a.req.gpu_memory_utilization, "engine memory fraction")
       ->check(CLI::Range(1e-3, 1.0));
+  c->add_option("--prefix-cache-hit", a.req.prefix_cache_hit,
+                "fraction of each prompt already in the prefix cache (not prefilled again)")
+      ->check(CLI::Range(0.0, kMaxPrefixCacheHit));
   c->add_option("--max-num-seqs", a.req.max_num_seqs, "scheduler batch limit")
       ->check(CLI::Range(1, 1000000));
   c->add_flag("--json", a.json, "print the report as JSON");
@@ -87,11 +90,12 @@ void PrintText(const InferenceReport& r) {
   std::printf("batch %g per replica x %d replicas; engine %s; fits: %s%s%s\n", r.batch, r.replicas,
               r.profile.id.c_str(), r.fits ? "yes" : "no", r.fits ? "" : " - ", r.why_not.c_str());
   std::printf(
-      "Memory per GPU: weights %.2f GiB, activations %.2f GiB, KV pool %.2f GiB; KV %.0f "
-      "B/token (replica), batch KV %.2f GiB (all GPUs); max concurrent sequences %g\n",
+      "Memory per GPU: weights %.2f GiB, activations %.2f GiB, CUDA graphs %.2f GiB, KV pool "
+      "%.2f GiB; KV %.0f B/token (replica), batch KV %.2f GiB (all GPUs); max concurrent "
+      "sequences %g\n",
       ((r.weights_bytes) / 1073741824.0), ((r.activation_bytes) / 1073741824.0),
-      ((r.kv_pool_bytes) / 1073741824.0), r.kv_bytes_per_token, ((r.kv_cache_bytes) / 1073741824.0),
-      r.max_concurrent_sequences);
+      ((r.profile.cuda_graph_bytes) / 1073741824.0), ((r.kv_pool_bytes) / 1073741824.0),
+      r.kv_bytes_per_token, ((r.kv_cache_bytes) / 1073741824.0), r.max_concurrent_sequences);
   std::printf("Phases (per replica):\n");
   PrintPhase("prefill", r.prefill);
   PrintPhase("decode", r.decode);

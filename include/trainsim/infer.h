@@ -31,8 +31,11 @@ Result<KvDType> ParseKvDType(std::string_view s);
 // An inference engine as people run it: launch mode and the scheduler/KV defaults that change
 // the answer, plus its calibrated per-step costs (data/inference_engines.json, with provenance).
 struct EngineProfile {
-  std::string id;              // tensorrt-llm | vllm | sglang | transformers
-  bool cuda_graphs = true;     // decode steps replayed from CUDA graphs (else eager launches)
+  std::string id;           // tensorrt-llm | vllm | sglang | transformers
+  bool cuda_graphs = true;  // decode steps replayed from CUDA graphs (else eager launches)
+  // Memory the captured CUDA graphs keep (their private pool), per GPU; vLLM takes it outside
+  // gpu_memory_utilization's budget, engines sizing KV from free memory before it.
+  double cuda_graph_bytes = 0;
   double step_overhead_s = 0;  // host work per iteration (scheduler, sampling, detokenise)
   // Host work per sequence per iteration (request bookkeeping, sampling and stop checks in the
   // engine's Python loop): bounds small models at large batch.
@@ -85,6 +88,10 @@ std::vector<std::string> ListEngineProfiles();
 // packed zero point per group of `group_size` input elements.
 enum class QuantMethod { kNone, kGptq, kAwq };
 
+// The largest prefix-cache hit fraction accepted: at least one prompt token is always computed
+// (vLLM recomputes the last token of a fully cached prompt to produce its logits).
+inline constexpr double kMaxPrefixCacheHit = 0.999;
+
 // What is served and how it is laid out. Zero / negative values mean "assume" (listed in the
 // report's `assumed`).
 struct InferenceSpec {
@@ -111,7 +118,11 @@ struct InferenceSpec {
   // continuous batching (batch is then the concurrency that results, not an input).
   double request_rate = 0;
   double gpu_memory_utilization = 0;  // 0 = the engine's default
-  int max_num_seqs = 0;               // 0 = the engine's default
+  // Fraction of each prompt whose KV is already in the engine's prefix cache (vLLM automatic
+  // prefix caching, SGLang RadixAttention): only the rest is prefilled, attending over the cached
+  // prefix. -1 = not given (0 assumed). The KV of the cached part is still held per sequence.
+  double prefix_cache_hit = -1;
+  int max_num_seqs = 0;  // 0 = the engine's default
   // Speculative decoding (Leviathan et al. 2023): a draft model proposes spec_tokens tokens per
   // sequence, the target verifies them in one forward and keeps each with acceptance_rate; a
   // target step then yields (1 - a^(k+1)) / (1 - a) tokens. The draft runs on the same GPUs with

@@ -22,7 +22,8 @@ struct InferRequest {
   int tp = 1, pp = 1, ep = 0, max_num_seqs = 0;
   double prompt_len = 0, output_len = 0;  // required (>= 1)
   double batch = 1, rate = 0, gpu_memory_utilization = 0;
-  bool batch_given = false;  // batch and rate exclude each other
+  double prefix_cache_hit = -1;  // fraction of each prompt served from the prefix cache
+  bool batch_given = false;      // batch and rate exclude each other
   std::string weight_dtype = "bf16", kv_dtype, quant, engine = "vllm";
   // Speculative decoding.
   std::optional<ModelSpec> draft_model;

@@ -20,6 +20,7 @@ EngineProfile ReadEngine(const json& e) {
   EngineProfile p;
   p.id = e.value("id", "");
   p.cuda_graphs = e.value("cuda_graphs", true);
+  p.cuda_graph_bytes = p.cuda_graphs ? e.value("cuda_graph_mib", 0.0) * 1048576.0 : 0.0;
   p.step_overhead_s = e.value("step_overhead_us", 0.0) * kUs;
   p.layer_overhead_s = e.value("layer_overhead_us", 0.0) * kUs;
   p.gptq4_gemm_overhead_s = e.value("gptq4_gemm_overhead_us", 0.0) * kUs;

@@ -92,6 +92,7 @@ Result<InferenceSpec> MakeInferenceSpec(const InferRequest& a) {
   if (Status st = SetDtypes(a, s); !st.ok()) return st;
   s.engine = a.engine;
   s.gpu_memory_utilization = a.gpu_memory_utilization;
+  s.prefix_cache_hit = a.prefix_cache_hit;
   s.max_num_seqs = a.max_num_seqs;
   s.draft = a.draft_model;
   s.spec_tokens = a.spec_tokens;
@@ -168,6 +169,7 @@ Result<InferRequest> ReadInferRequest(const json& body, const std::vector<std::s
   f.Double("batch", r.batch, 0);
   f.Double("rate", r.rate, 0);
   f.Double("gpu_memory_utilization", r.gpu_memory_utilization, 1e-3);
+  f.Double("prefix_cache_hit", r.prefix_cache_hit, 0);
   for (auto [key, out] :
        {std::pair{"weight_dtype", &r.weight_dtype}, std::pair{"kv_dtype", &r.kv_dtype},
         std::pair{"quant", &r.quant}, std::pair{"engine", &r.engine},

@@ -47,6 +47,49 @@ TEST(Infer, KvBytesPerTokenLlama3_70bGqa) {
   EXPECT_DOUBLE_EQ(KvBytesPerToken(Model("llama3-70b"), KvDType::kFp8), 163840.0);
 }
 
+// Prefix caching: a prompt half in the cache prefills half its tokens. The GEMMs halve; the
+// attention of the fresh half still reads the cached half's keys, so the time falls to a bit
+// more than half, never below it. Not given: 0 is assumed and listed.
+TEST(Infer, PrefixCacheHitsPrefillOnlyTheUncachedTail) {
+  const ModelSpec m = Model("llama3.1-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  InferenceSpec s = Spec(1, 4096, 64);
+  auto cold = SimulateInference(m, hw, s);
+  ASSERT_TRUE(cold.ok()) << cold.status().message();
+  bool listed = false;
+  for (const Assumption& a : cold->assumed) listed |= a.field == "prefix_cache_hit";
+  EXPECT_TRUE(listed);
+  s.prefix_cache_hit = 0.5;
+  auto warm = SimulateInference(m, hw, s);
+  ASSERT_TRUE(warm.ok()) << warm.status().message();
+  EXPECT_GT(warm->ttft_s, 0.5 * cold->ttft_s);
+  EXPECT_LT(warm->ttft_s, 0.6 * cold->ttft_s);
+  EXPECT_DOUBLE_EQ(warm->tpot_s, cold->tpot_s);  // decode reads the whole context either way
+  s.prefix_cache_hit = 1.0;                      // nothing left to compute: refused by name
+  auto all = SimulateInference(m, hw, s);
+  ASSERT_FALSE(all.ok());
+  EXPECT_EQ(all.status().field(), "prefix_cache_hit");
+}
+
+// CUDA graphs keep their own pool: an engine sizing KV from free memory (TensorRT-LLM) loses
+// fraction x graph bytes of pool; vLLM captures out of its utilization headroom (pool unchanged).
+TEST(Infer, CudaGraphMemoryComesOutOfFreeMemoryNotVllmsBudget) {
+  const ModelSpec m = Model("llama3.1-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  for (const char* id : {"tensorrt-llm", "vllm"}) {
+    InferenceSpec s = Spec(1, 1024, 64);
+    s.profile = LoadEngineProfile(id).value();
+    ASSERT_GT(s.profile.cuda_graph_bytes, 0) << id;
+    auto with = SimulateInference(m, hw, s);
+    s.profile.cuda_graph_bytes = 0;
+    auto without = SimulateInference(m, hw, s);
+    ASSERT_TRUE(with.ok() && without.ok()) << id;
+    const EngineProfile e = LoadEngineProfile(id).value();
+    const double lost = e.kv_fraction_of_free ? e.gpu_memory_utilization * e.cuda_graph_bytes : 0;
+    EXPECT_NEAR(without->kv_pool_bytes - with->kv_pool_bytes, lost, 1.0) << id;
+  }
+}
+
 TEST(Infer, KvBytesPerTokenDeepSeekV3MlaLatent) {
   // MLA caches the latent (kv_lora_rank 512) and the rope key (64) per layer: 576 x 61 x 2 B.
   EXPECT_DOUBLE_EQ(KvBytesPerToken(Model("deepseek-v3"), KvDType::kBf16), 576.0 * 61 * 2);

@@ -31,6 +31,7 @@ std::string InferenceReportJson(const InferenceReport& r, int indent) {
   j["memory"] = {{"weights_bytes_per_gpu", r.weights_bytes},
                  {"activation_bytes_per_gpu", r.activation_bytes},
                  {"kv_pool_bytes_per_gpu", r.kv_pool_bytes},
+                 {"cuda_graph_bytes_per_gpu", r.profile.cuda_graph_bytes},
                  {"kv_bytes_per_token", r.kv_bytes_per_token}};
   j["prefill"] = PhaseJson(r.prefill);
   j["decode"] = PhaseJson(r.decode);

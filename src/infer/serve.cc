@@ -65,6 +65,11 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
                            "excludes a fixed batch (the rate sets the concurrency)");
   if (s.gpu_memory_utilization < 0 || s.gpu_memory_utilization > 1)
     return Status::Invalid("gpu_memory_utilization", "must be in (0, 1]");
+  if (s.prefix_cache_hit != -1 &&
+      !(s.prefix_cache_hit >= 0 && s.prefix_cache_hit <= kMaxPrefixCacheHit))
+    return Status::Invalid("prefix_cache_hit",
+                           "must be in [0, " + Num(kMaxPrefixCacheHit) +
+                               "] (a fraction of the prompt; one token is always computed)");
   if (m.is_moe() && s.ep > 0 && m.moe.num_experts % s.ep != 0)
     return Status::Invalid("ep", "must divide the routed experts");
   return CheckSpeculation(s);
@@ -85,6 +90,12 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
     assumed.push_back({"gpu_memory_utilization", Num(e.gpu_memory_utilization),
                        e.kv_fraction_of_free ? "engine default: KV pool fraction of free memory"
                                              : "engine default"});
+  if (s.prefix_cache_hit < 0) {
+    s.prefix_cache_hit = 0;
+    assumed.push_back({"prefix_cache_hit", "0",
+                       "no prompt prefix found in the cache: every prompt token is prefilled "
+                       "(the hit rate depends on the traffic; --prefix-cache-hit)"});
+  }
   if (s.max_num_seqs > 0)
     e.max_num_seqs = s.max_num_seqs;
   else if (s.batch == 0)
@@ -135,6 +146,7 @@ struct Plan {
   StageShape st;
   double weights = 0, act = 0, pool = 0, kv_tok_gpu = 0, kv_seq_gpu = 0;
   double max_seqs = 0;
+  double prefix_hit = 0;  // fraction of each prompt already cached (not prefilled)
 };
 
 double RoundUp(double x, double block) {
@@ -149,12 +161,16 @@ Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s
          s.quant,    s.quant_group,
          s.kv_dtype, s.attention_dp == 1};
   p.st = infer::HeaviestStage(m, s.pp);
+  p.prefix_hit = std::max(0.0, s.prefix_cache_hit);
   p.weights = infer::StageWeightBytes(p.l, p.st).bytes;
   const EngineProfile& e = s.profile;
   const double budget =
       std::min<double>(e.max_num_batched_tokens, std::max(1.0, s.batch) * s.prompt_len);
   p.act = ActivationBytes(m, s.tp, budget, s.batch > 0 ? s.batch : e.max_num_seqs);
-  const double free = hw.hbm_bytes - p.weights - p.act - kRuntimeOverheadBytes;
+  // CUDA graphs: vLLM captures after sizing the KV pool, out of the (1 - utilization) headroom
+  // ("If out-of-memory error occurs during cudagraph capture, consider decreasing
+  // gpu_memory_utilization", vLLM's capture log); an engine sizing KV from free memory sees them.
+  const double free = hw.hbm_bytes - p.weights - p.act - kRuntimeOverheadBytes - e.cuda_graph_bytes;
   p.pool = e.kv_fraction_of_free ? e.gpu_memory_utilization * free
                                  : e.gpu_memory_utilization * hw.hbm_bytes - p.weights - p.act -
                                        kRuntimeOverheadBytes;
@@ -264,13 +280,14 @@ void AddDraft(Plan& p, const Plan& d, double len, int block) {
 // most max_num_batched_tokens each. Returns the seconds of one period.
 PhaseBreakdown OfflinePeriod(const Plan& p, double batch, double prompt, double output) {
   const double budget = p.l.engine->max_num_batched_tokens;
-  const double iters = std::max(output, batch * (prompt + output) / budget);
+  const double cached = prompt * p.prefix_hit, fresh = prompt - cached;  // prefix-cache hits
+  const double iters = std::max(output, batch * (fresh + output) / budget);
   Work w;
   w.dec_seqs = batch * output / iters;
   w.dec_ctx = prompt + output / 2;
-  w.pre_len = std::min(prompt, budget);
-  w.pre_seqs = batch * prompt / iters / w.pre_len;
-  w.pre_cached = (prompt - w.pre_len) / 2;
+  w.pre_len = std::min(fresh, budget);
+  w.pre_seqs = batch * fresh / iters / w.pre_len;
+  w.pre_cached = cached + (fresh - w.pre_len) / 2;
   PhaseBreakdown r = Round(p, w);
   r.compute_s *= iters;
   r.hbm_s *= iters;
@@ -280,18 +297,22 @@ PhaseBreakdown OfflinePeriod(const Plan& p, double batch, double prompt, double 
   return r;
 }
 
-// Prefill of `seqs` prompts of `len` tokens in iterations of at most max_num_batched_tokens
+// Prefill of `seqs` prompts of `prompt` tokens in iterations of at most max_num_batched_tokens
 // (chunked prefill); `exact` counts fractional iterations (throughput) instead of whole ones.
-PhaseBreakdown Prefill(const Plan& p, double seqs, double len, bool exact) {
+// A prefix-cache hit leaves only the uncached tail to compute, attending over the cached head
+// (vLLM's scheduler schedules num_tokens - num_computed_tokens of a request).
+PhaseBreakdown Prefill(const Plan& p, double seqs, double prompt, bool exact) {
   const double budget = p.l.engine->max_num_batched_tokens;
+  const double cached = prompt * p.prefix_hit, len = prompt - cached;
   Work w;
+  w.pre_cached = cached;
   if (len <= budget) {
     w.pre_seqs = std::min(seqs, std::floor(budget / len));
     w.pre_len = len;
   } else {
     w.pre_seqs = 1;
     w.pre_len = budget;
-    w.pre_cached = (len - budget) / 2;
+    w.pre_cached += (len - budget) / 2;
   }
   double iters = seqs * len / w.tokens();
   if (!exact) iters = std::ceil(iters);
@@ -340,8 +361,8 @@ void ServeOnline(const Plan& p, const Speculation& sp, const InferenceSpec& s, d
   in.max_seqs = max_batch;
   const PhaseBreakdown one = Prefill(p, 1, s.prompt_len, false);
   in.prefill_one_s = one.total_s;
-  in.prefill_iters_one =
-      std::max(1.0, std::ceil(s.prompt_len / p.l.engine->max_num_batched_tokens));
+  in.prefill_iters_one = std::max(
+      1.0, std::ceil(s.prompt_len * (1 - p.prefix_hit) / p.l.engine->max_num_batched_tokens));
   in.prefill_iter_s = one.total_s / in.prefill_iters_one;
   const double ctx = s.prompt_len + s.output_len / 2;
   in.decode_step = [&p, &sp, ctx](double n) { return DecodeToken(p, sp, n, ctx).total_s; };
@@ -406,11 +427,10 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   r.kv_cache_bytes =
       B * RoundUp(len, s.profile.kv_block_tokens) * r.kv_bytes_per_token * r.replicas;
   const bool pool_limited = s.profile.id != "transformers";
-  r.fits = p.weights + p.act + kRuntimeOverheadBytes < hw.hbm_bytes && B >= 1 &&
+  const double fixed = p.weights + p.act + kRuntimeOverheadBytes + s.profile.cuda_graph_bytes;
+  r.fits = fixed < hw.hbm_bytes && B >= 1 &&
            (!pool_limited || B <= std::max(p.max_seqs, 0.0) || s.batch == 0);
-  if (!pool_limited)
-    r.fits = r.fits &&
-             p.weights + p.act + kRuntimeOverheadBytes + B * len * p.kv_tok_gpu <= hw.hbm_bytes;
+  if (!pool_limited) r.fits = r.fits && fixed + B * len * p.kv_tok_gpu <= hw.hbm_bytes;
   if (!r.fits) {
     r.why_not = "weights " + Num(units::BytesToGiB(p.weights)) + " GiB + activations " +
                 Num(units::BytesToGiB(p.act)) + " GiB leave room for " + Num(p.max_seqs) +

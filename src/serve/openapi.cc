@@ -157,6 +157,7 @@ json InferSchema(const json& model, const json& hw, const json& over) {
             {"engine", text("vllm|sglang|tensorrt-llm|transformers")},
             {"gpu_memory_utilization", num("engine memory fraction", 0.001)},
             {"max_num_seqs", integer("scheduler batch limit", 1)},
+            {"prefix_cache_hit", num("fraction of each prompt already in the prefix cache", 0)},
             {"draft_model", model},
             {"spec_tokens", integer("speculative decoding: tokens drafted per step", 0)},
             {"acceptance_rate", num("speculative decoding: acceptance probability", 0)},
