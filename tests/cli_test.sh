@@ -498,6 +498,8 @@ assert s["optimizer"] == "paged_adamw8bit" and s["master_weights"] is False, s
   fi
 fi
 expect_field_error "search bad method" "--method" search --gbs 64 --method lora2
+expect_field_error "search bad method in a list" "--method" search --gbs 64 --method lora,lora2
+expect_field_error "search empty rank in a list" "lora_rank" search --gbs 64 --method lora --lora-rank 8,,16
 expect_field_error "search without gbs" gbs search --model llama3-8b --gpus 16
 expect_field_error "search bad objective" objective search --gbs 64 --objective speed
 if expect_ok "sweep" sweep --model llama3-8b --gpus 8,16 --gbs 32 --seq 2048 --out "$TMP/sw"; then

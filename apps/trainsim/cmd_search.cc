@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_util.h"
 #include "strategy_flags.h"
@@ -43,17 +44,51 @@ void AddFinetuneOptions(CLI::App* c, std::map<std::string, std::string>& values)
       "optimizer states in the parameter dtype, no fp32 master copy (pure bf16)");
 }
 
-// The fine-tuning flags given, as the search's workload and optimizer.
+// `--method lora,qlora` / `--lora-rank 8,16,64`: the values to search over, each checked as the
+// single-valued key would be; the first stays in `given` for the workload.
+Status ReadSearchList(std::map<std::string, std::string>& given, const std::string& key,
+                      std::vector<Strategy>& out) {
+  auto it = given.find(key);
+  if (it == given.end() || it->second.find(',') == std::string::npos) return Status::Ok();
+  std::stringstream in(it->second);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) return Status::Invalid(key, "empty item in the list '" + it->second + "'");
+    Strategy probe;
+    if (Status st = ApplyStrategySettings(probe, {{key, item}}, true); !st.ok()) return st;
+    out.push_back(probe);
+  }
+  it->second = it->second.substr(0, it->second.find(','));
+  return Status::Ok();
+}
+
+// The fine-tuning flags given, as the search's workload and optimizer; comma lists of methods
+// and ranks become search dimensions.
 Status ApplyFinetuneOptions(const std::map<std::string, std::string>& values, SearchOptions& o) {
   std::map<std::string, std::string> given;
   for (const auto& [key, text] : values)
     if (!text.empty()) given[key] = text;
+  std::vector<Strategy> methods, ranks;
+  if (Status st = ReadSearchList(given, "method", methods); !st.ok()) return st;
+  if (Status st = ReadSearchList(given, "lora_rank", ranks); !st.ok()) return st;
+  for (const Strategy& m : methods) o.methods.push_back(m.method);
+  for (const Strategy& r : ranks) o.lora_ranks.push_back(r.lora_rank);
   Strategy s;
   if (Status st = ApplyStrategySettings(s, given, true); !st.ok()) return st;
   o.workload = s.workload();
   o.optimizer = s.exec.optimizer;
   o.master_weights = s.master_weights;
   return Status::Ok();
+}
+
+// "lora" or, when methods or ranks are searched, "methods lora|qlora, ranks 8|64".
+std::string MethodsText(const SearchOptions& o) {
+  if (o.methods.empty() && o.lora_ranks.empty())
+    return std::string(FtMethodName(o.workload.method));
+  std::string m, r;
+  for (FtMethod x : o.methods) m += (m.empty() ? "" : "|") + std::string(FtMethodName(x));
+  for (int x : o.lora_ranks) r += (r.empty() ? "" : "|") + std::to_string(x);
+  return "methods " + (m.empty() ? std::string(FtMethodName(o.workload.method)) : m) +
+         (r.empty() ? "" : ", ranks " + r);
 }
 
 }  // namespace
@@ -139,8 +174,8 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
   }
   std::printf("trainsim search: %s on %d x %s, gbs %d, seq %d, %s, %s %s, objective %s\n\n",
               model->name.c_str(), a.gpus, h.id.c_str(), a.gbs, a.seq, a.dtype.c_str(),
-              std::string(TrainStageName(o.workload.stage)).c_str(),
-              std::string(FtMethodName(o.workload.method)).c_str(), a.objective.c_str());
+              std::string(TrainStageName(o.workload.stage)).c_str(), MethodsText(o).c_str(),
+              a.objective.c_str());
   if (!h.calibrated) std::printf("  %s\n\n", UncalibratedNote(h).c_str());
   std::printf("  %-4s %-62s %9s %6s %9s %9s %9s\n", "rank", "strategy", "step s", "MFU",
               "tok/s/GPU", "peak GiB", "$/Mtok");

@@ -64,6 +64,9 @@ Result<FtMethod> ParseFtMethod(std::string_view s);
 // The base weights are frozen and the trained parameters are adapters (every method except
 // full and freeze).
 bool IsPeftMethod(FtMethod m);
+// The method has an adapter rank r (Workload::lora_rank): the LoRA family, AdaLoRA, VeRA, LoHa,
+// LoKr and OFT (its blocks per matrix).
+bool UsesLoraRank(FtMethod m);
 
 // Linear modules of a transformer layer an adapter can target (PEFT target_modules).
 enum LoraTarget : int {

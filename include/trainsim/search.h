@@ -48,6 +48,11 @@ struct SearchOptions {
   // mbs and micro_batch_num are ignored (seq and gbs above; mbs is searched). Default:
   // pre-training with mixed-precision AdamW.
   Workload workload;
+  // Fine-tuning methods and adapter ranks to try (search dimensions: "which method and rank fit
+  // and run fastest"); empty = the workload's own. A rank varies only for methods with one
+  // (UsesLoraRank).
+  std::vector<FtMethod> methods;
+  std::vector<int> lora_ranks;
   OptimizerKind optimizer = OptimizerKind::kAdam;
   bool master_weights = true;
   // A coarser space for ranking many clusters (recommend): ZeRO 1 and 3, recompute none,
@@ -108,6 +113,8 @@ class SearchSpace {
 
  private:
   std::vector<int> tp_, cp_, pp_, vpp_, ep_, mbs_;
+  std::vector<FtMethod> methods_;
+  std::vector<int> ranks_;
   std::vector<int> zero_{0, 1, 2, 3};
   std::vector<int> recompute_{0, 1, 2, 3, 4};  // none, selective, selective-wide, full, full/2
   int sp_choices_ = 2;                         // on, off (with TP)

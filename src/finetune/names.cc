@@ -148,6 +148,23 @@ bool IsPeftMethod(FtMethod m) {
   return m != FtMethod::kFull && m != FtMethod::kFreeze;
 }
 
+bool UsesLoraRank(FtMethod m) {
+  switch (m) {
+    case FtMethod::kLora:
+    case FtMethod::kQlora:
+    case FtMethod::kDora:
+    case FtMethod::kPissa:
+    case FtMethod::kAdalora:
+    case FtMethod::kVera:
+    case FtMethod::kLoha:
+    case FtMethod::kLokr:
+    case FtMethod::kOft:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Result<int> ParseLoraTargets(std::string_view list) {
   int mask = 0;
   // Qwen-1 names its MLP halves w1 and w2 and the down projection c_proj (Llama-style

@@ -27,6 +27,11 @@ std::string DescribeStrategy(const Strategy& s) {
         : s.schedule == PipelineSchedule::kDualPipe   ? " dualpipe"
                                                       : "")
     << (s.order != RankOrder::kTpCpDpPp ? " order=" + std::string(RankOrderName(s.order)) : "");
+  // What trains (fine-tuning; pre-training and full fine-tuning print nothing).
+  if (s.method != FtMethod::kFull) {
+    o << " " << FtMethodName(s.method);
+    if (UsesLoraRank(s.method)) o << " r" << s.lora_rank;
+  }
   return o.str();
 }
 

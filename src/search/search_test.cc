@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "trainsim/trainsim.h"
@@ -212,6 +213,58 @@ TEST(Search, ThreadCountIsChecked) {
 // Issue 12: "Llama-3-70B, LoRA, on one 8xH100 node: which layout fits and runs fastest". The
 // lower bound must not reject what only full training cannot hold: LoRA keeps no gradients or
 // optimizer states for the frozen base.
+// "Which method and rank fit and run fastest": methods and ranks are search dimensions. The
+// rank varies only for methods that have one (full fine-tuning appears once per layout), and the
+// search over {full, lora, qlora} x {8, 64} finds exactly the best of the three single-method
+// searches.
+TEST(Search, MethodsAndRanksAreDimensions) {
+  auto m = LoadModel("llama3-8b");
+  auto hw = LoadHardware("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  SearchOptions o;
+  o.gpus = 8;
+  o.gbs = 32;
+  o.seq = 4096;
+  o.top_k = 50;
+  o.coarse = true;
+  o.offload = false;
+  o.orders = false;
+  o.workload.stage = TrainStage::kSft;
+  const SearchSpace one(m.value(), hw.value(), o);
+  o.methods = {FtMethod::kFull, FtMethod::kLora, FtMethod::kQlora};
+  o.lora_ranks = {8, 64};
+  const SearchSpace both(m.value(), hw.value(), o);
+  EXPECT_EQ(both.size(), one.size() * 6);
+  uint64_t full_dups = 0, full = 0;
+  for (uint64_t i = 0; i < both.size(); ++i) {
+    const char* dup = nullptr;
+    const Strategy s = both.At(i, &dup);
+    if (s.method != FtMethod::kFull) continue;
+    ++full;
+    if (dup && s.lora_rank == 64) ++full_dups;
+  }
+  EXPECT_EQ(full_dups, full / 2);  // the rank-64 copy of every full layout is a duplicate
+  auto mixed = Search(m.value(), hw.value(), o);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().message();
+  ASSERT_FALSE(mixed->top.empty());
+  std::set<FtMethod> seen;
+  for (const Candidate& c : mixed->top) seen.insert(c.strategy.method);
+  EXPECT_GT(seen.size(), 1u);
+  double best = 1e30;
+  for (FtMethod method : o.methods)
+    for (int rank : o.lora_ranks) {
+      SearchOptions single = o;
+      single.methods.clear();
+      single.lora_ranks.clear();
+      single.workload.method = method;
+      single.workload.lora_rank = rank;
+      auto r = Search(m.value(), hw.value(), single);
+      ASSERT_TRUE(r.ok());
+      if (!r->top.empty()) best = std::min(best, r->top.front().step_time_s);
+    }
+  EXPECT_DOUBLE_EQ(mixed->top.front().step_time_s, best);
+}
+
 TEST(Search, LoraOnLlama70bFitsOneNode) {
   auto m = LoadModel("llama3-70b");
   auto hw = LoadHardware("h100_sxm_80gb");

@@ -52,6 +52,8 @@ SearchSpace::SearchSpace(const ModelSpec& m, const HardwareSpec& hw, const Searc
     sp_choices_ = 1;
     schedule_choices_ = 1;
   }
+  methods_ = o.methods.empty() ? std::vector<FtMethod>{o.workload.method} : o.methods;
+  ranks_ = o.lora_ranks.empty() ? std::vector<int>{o.workload.lora_rank} : o.lora_ranks;
   base_ = Combine(o.workload, Layout{});
   base_.micro_batch_num = 0;
   base_.exec.optimizer = o.optimizer;
@@ -61,7 +63,8 @@ SearchSpace::SearchSpace(const ModelSpec& m, const HardwareSpec& hw, const Searc
   base_.seq = o.seq;
   base_.dtype = o.dtype;
   size_ = 1;
-  for (size_t n : {tp_.size(), cp_.size(), pp_.size(), vpp_.size(), ep_.size(), mbs_.size()})
+  for (size_t n : {tp_.size(), cp_.size(), pp_.size(), vpp_.size(), ep_.size(), mbs_.size(),
+                   methods_.size(), ranks_.size()})
     size_ *= n;
   size_ *= (moe_ ? 2 : 1) * zero_.size() * recompute_.size() * sp_choices_ * (offload_ ? 2 : 1) *
            (orders_ ? kOrderChoices : 1) * schedule_choices_;
@@ -88,6 +91,10 @@ Strategy SearchSpace::At(uint64_t index, const char** duplicate) const {
   s.offload_optimizer = offload_ ? take(2) == 1 : false;
   const int order = orders_ ? take(kOrderChoices) : 0;
   const int sched = schedule_choices_ > 1 ? take(kScheduleChoices) : 0;
+  // The fine-tuning dimensions vary slowest: each method's strategies stay together.
+  s.method = methods_[take(methods_.size())];
+  const size_t rank = take(ranks_.size());
+  s.lora_rank = ranks_[rank];
 
   s.etp = etp_choice == 0 ? 1 : s.tp;
   s.sp = s.tp > 1 && !sp_off;
@@ -125,6 +132,7 @@ Strategy SearchSpace::At(uint64_t index, const char** duplicate) const {
   if (rc == 4 && layers_ / s.pp < 2) *duplicate = "duplicate";
   if (s.offload_optimizer && s.zero == 0) *duplicate = "duplicate";  // offload needs ZeRO >= 1
   if (sched != 0 && (s.vpp > 1 || s.pp == 1)) *duplicate = "duplicate";
+  if (rank != 0 && !UsesLoraRank(s.method)) *duplicate = "duplicate";
   return s;
 }
 
