@@ -121,7 +121,17 @@ constexpr StrategyAlias kAliases[] = {
     {"enable_dropout", FieldKind::kBool, "ignored (dropout comes from the model)", false, Nothing},
     {"account_for_loss_in_pipeline_split", FieldKind::kBool,
      "ignored (the embedding key sets uneven_pipeline)", false, nullptr},
-    {"grad_reduce_in_bf16", FieldKind::kBool, "ignored", false, nullptr},
+    // SimuMax (simumax/core/perf_llm.py, _compute_dp_time and _analysis_mem_impl) halves the
+    // gradient bytes and the DP reduce-scatter with it, as Megatron-LM's --grad-reduce-in-bf16.
+    {"grad_reduce_in_bf16", FieldKind::kBool,
+     "true: use_fp32_accum_grad false (bf16 gradient buffers and reduce)", true,
+     [](Strategy& s, std::string_view t) {
+       bool on = false;
+       Status st = detail::ParseBoolText(t, on);
+       if (on) s.main_grad_fp32 = false;
+       return st;
+     },
+     "use_fp32_accum_grad"},
     {"use_fused_norm", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"use_fused_swiglu", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"use_fused_rope", FieldKind::kBool, "accepted, no effect", false, nullptr},
@@ -139,7 +149,12 @@ constexpr StrategyAlias kAliases[] = {
      "host_issue_us_per_kernel"},
     {"attention_sparse_ratio", FieldKind::kNumber, "ignored", false, nullptr},
     {"recompute_variance", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
-    {"skip_ckpt_micro_batch_num", FieldKind::kInt, "accepted, no effect", false, nullptr},
+    // SimuMax's StrategyConfig declares it, but perf_llm.py never reads it (analysis_mem passes
+    // no value to _analysis_mem_impl, which then recomputes every micro-batch; the compute-time
+    // lines that would read it are commented out): it has no effect there either.
+    {"skip_ckpt_micro_batch_num", FieldKind::kInt,
+     "accepted, no effect (SimuMax never reads it: recompute applies to every micro-batch)", false,
+     nullptr},
     // SimuMax's later StrategyConfig keys (simumax/core/config.py).
     {"pp_schedule", FieldKind::kText,
      "pipeline_schedule (1f1b, interleaved_1f1b, gpipe, zb_h1; zb_h2 and zb_v are refused)", false,

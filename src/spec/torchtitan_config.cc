@@ -66,6 +66,7 @@ const std::set<std::string> kRead = {
     "training.global_batch_size",
     "training.seq_len",
     "training.mixed_precision_param",
+    "training.mixed_precision_reduce",
     "training.dtype",
     "training.max_norm",
     "training.steps",
@@ -300,6 +301,28 @@ void ReadParallelism(Ctx& c) {
   ReadSchedule(c, pp);
 }
 
+// training.mixed_precision_reduce: FSDP2's MixedPrecisionPolicy reduce_dtype, the dtype of
+// the gradient reduce-scatter (job_config.py: "float32" default, "bfloat16" in later releases;
+// it "only takes effect when data_parallel_shard_degree > 1"). bfloat16 halves the reduce bytes,
+// read as Megatron-LM's --grad-reduce-in-bf16 is (use_fp32_accum_grad false). FSDP2 casts the
+// reduced shard back to the fp32 sharded parameter's dtype, a 1/dp-sized difference in memory
+// that this reading leaves out.
+void ReadReduceDtype(Ctx& c) {
+  const std::string reduce = c.Str("training", "mixed_precision_reduce").value_or("float32");
+  if (reduce != "float32" && reduce != "bfloat16")
+    return c.Fail("training.mixed_precision_reduce",
+                  "must be float32 or bfloat16, got '" + reduce + "'");
+  if (reduce == "float32") return;
+  const long long shard = c.Int("parallelism", "data_parallel_shard_degree").value_or(-1);
+  const long long cp = c.Int("parallelism", "context_parallel_degree").value_or(1);
+  if (shard == 1 && cp == 1) {
+    c.out.ignored.push_back({"training.mixed_precision_reduce", reduce,
+                             "takes effect only under FSDP (data_parallel_shard_degree > 1)"});
+    return;
+  }
+  c.out.settings["use_fp32_accum_grad"] = "false";
+}
+
 void ReadTraining(Ctx& c) {
   long long local = 8, seq = 2048;  // job_config.py defaults
   const char* local_key =
@@ -342,6 +365,7 @@ void ReadTraining(Ctx& c) {
   } else if (pure != "float32") {
     c.Fail("training.dtype", "must be float32 or bfloat16, got '" + pure + "'");
   }
+  ReadReduceDtype(c);
   if (c.Bool("training", "enable_cpu_offload").value_or(false))
     c.Fail("training.enable_cpu_offload",
            "FSDP CPU offload of parameters is not represented (trainsim offloads optimizer "
@@ -422,8 +446,8 @@ struct AttentionSuffix {
   const char* backend;
 };
 constexpr AttentionSuffix kAttentionSuffixes[] = {
-    {"_flex_attn", "flex"},   {"_flex_flash", "flex"}, {"_flex_triton", "flex"},
-    {"_flex", "flex"},        {"_varlen_attn", "varlen"}, {"_varlen", "varlen"},
+    {"_flex_attn", "flex"}, {"_flex_flash", "flex"},    {"_flex_triton", "flex"},
+    {"_flex", "flex"},      {"_varlen_attn", "varlen"}, {"_varlen", "varlen"},
 };
 
 // The flavor without its attention suffix, and the backend: "sdpa" unless a suffix says.
@@ -445,9 +469,10 @@ void ReadAttention(Ctx& c, const std::string& backend, const std::string& flavor
   c.out.settings["attention_kernel"] = "fa2";
   const std::string field = flavor.empty() ? "attention_kernel" : "model.flavor";
   if (backend == "flex") {
-    c.out.ignored.push_back({field, flavor,
-                             "FlexAttention (Triton kernels) has no trainsim kernel: costed as "
-                             "FlashAttention-2 (attention_kernel fa2), which it trails by ~5-10 %"});
+    c.out.ignored.push_back(
+        {field, flavor,
+         "FlexAttention (Triton kernels) has no trainsim kernel: costed as "
+         "FlashAttention-2 (attention_kernel fa2), which it trails by ~5-10 %"});
     return;
   }
   c.out.assumed.push_back(
@@ -576,10 +601,9 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   // [compile] enable, or the older [training] compile.
   for (const char* section : {"compile", "training"})
     if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false))
-      out.ignored.push_back({section == std::string("compile") ? "compile.enable"
-                                                               : "training.compile",
-                             "true",
-                             "torch.compile fusions are not modelled (kernel times are eager's)"});
+      out.ignored.push_back(
+          {section == std::string("compile") ? "compile.enable" : "training.compile", "true",
+           "torch.compile fusions are not modelled (kernel times are eager's)"});
   if (!c.status.ok()) return c.status;
   ListIgnored(c);
   return out;

@@ -246,7 +246,7 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(c->settings.at("lora_alpha"), "32");  // TRL's default, not 2 x r
   EXPECT_EQ(c->settings.at("lora_targets"), "q_proj,k_proj,v_proj");
   EXPECT_FALSE(Apply(c.value()).flash_attention);
-  EXPECT_EQ(Fields(c->ignored).at("dtype"), "bfloat16");
+  EXPECT_FALSE(Apply(c.value()).master_weights);  // a bf16 load: see LoadDtypeDecidesPrecision
   auto q = ParseTrlArgsJson(R"({"use_peft": true, "load_in_4bit": true})", "t");
   ASSERT_TRUE(q.ok()) << q.status().message();
   EXPECT_EQ(q->settings.at("method"), "qlora");
@@ -258,6 +258,53 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(Fields(off->ignored).count("lora_r"), 1u);
   auto eight = ParseTrlArgsJson(R"({"use_peft": true, "load_in_8bit": true})", "t");
   EXPECT_EQ(eight.status().field(), "load_in_8bit");
+}
+
+// The load dtype (ModelConfig dtype / torch_dtype / model_init_kwargs) decides what trains:
+// weights loaded in 16 bits train in place (no fp32 master, 16-bit gradients and AdamW
+// states) whatever bf16 / fp16 say; float32 (TRL's default) with bf16 is AMP. The dtype was
+// listed as ignored and every file read as AMP: 18 B of model state per parameter instead of 8.
+TEST(TrlArgsJson, LoadDtypeDecidesPrecision) {
+  struct Row {
+    const char* json;
+    DType dtype;
+    bool master;
+    double state_bytes;  // weights + gradients + optimizer, per parameter (DDP, no sharding)
+  };
+  const Row rows[] = {
+      {R"({"bf16": true})", DType::kBf16, true, 18},
+      {R"({"bf16": true, "dtype": "float32"})", DType::kBf16, true, 18},
+      {R"({"bf16": true, "dtype": "bfloat16"})", DType::kBf16, false, 8},
+      {R"({"dtype": "bfloat16"})", DType::kBf16, false, 8},
+      {R"({"bf16": true, "torch_dtype": "bfloat16"})", DType::kBf16, false, 8},
+      {R"({"bf16": true, "model_init_kwargs": {"dtype": "bfloat16"}})", DType::kBf16, false, 8},
+      {R"({"model_init_kwargs": "{\"torch_dtype\": \"bfloat16\"}"})", DType::kBf16, false, 8},
+      {R"({"bf16": true, "dtype": "auto"})", DType::kBf16, false, 8},
+      {R"({"dtype": "float16"})", DType::kFp16, false, 8},
+      {R"({"fp16": true, "dtype": "bfloat16"})", DType::kFp16, false, 8},
+  };
+  auto m = LoadModel("llama3-8b");
+  auto hw = LoadHardware("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.json);
+    auto c = ParseTrlArgsJson(row.json, "t");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    Strategy s = Apply(c.value(), {{"world_size", "8"}});
+    EXPECT_EQ(s.dtype, row.dtype);
+    EXPECT_EQ(s.master_weights, row.master);
+    auto r = Simulate(m.value(), hw.value(), s);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const StageReport& st = r->stages.at(0);
+    EXPECT_NEAR((st.weight_bytes + st.grad_bytes + st.optimizer_bytes) / st.params, row.state_bytes,
+                0.01);
+  }
+  auto a = ParseTrlArgsJson(R"({"bf16": true, "dtype": "auto"})", "t");
+  EXPECT_EQ(Fields(a->assumed).at("dtype"), "bfloat16");  // the last note names the reading
+  // LoRA over an fp32 load: the frozen fp32 base is noted (costed at 2 B).
+  auto lora = ParseTrlArgsJson(R"({"bf16": true, "use_peft": true})", "t");
+  ASSERT_TRUE(lora.ok()) << lora.status().message();
+  EXPECT_EQ(Fields(lora->assumed).count("dtype"), 1u);
 }
 
 // LoRA from a LLaMA-Factory file simulates, and holds less than full fine-tuning.

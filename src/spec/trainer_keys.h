@@ -82,10 +82,17 @@ enum class PytorchLaunch { kEager, kCompiled, kCudaGraphs };
 void ApplyPytorchLaunch(TrainerKeys& k, PytorchLaunch launch, const std::string& key,
                         const std::string& value);
 
-// TRL's ModelConfig keys (model_name_or_path, dtype, attn_implementation, use_peft and the LoRA
+// TRL's ModelConfig keys (model_name_or_path, attn_implementation, use_peft and the LoRA
 // / bitsandbytes keys), which TRL config files hold beside the trainer's
-// (spec/trl_model_config.cc).
-void ReadTrlModelConfig(TrainerKeys& k);
+// (spec/trl_model_config.cc). `load`: the dtype ReadTrlPrecision resolved.
+void ReadTrlModelConfig(TrainerKeys& k, const std::string& load);
+
+// The precision of a TRL run: the dtype the weights are loaded in (ModelConfig dtype, older
+// torch_dtype, or model_init_kwargs' dtype, read as "model_init_kwargs.dtype") with the
+// trainer's bf16 / fp16. A 16-bit load trains without fp32 master weights; float32 (or none)
+// is AMP as ReadTrainerPrecision reads it. Returns the load dtype ("float32", "bfloat16",
+// "float16"; "auto" taken as bfloat16).
+std::string ReadTrlPrecision(TrainerKeys& k);
 
 // The keys of HF TrainingArguments that do not change one step's time or memory (logging,
 // saving, the learning-rate schedule, evaluation, hub and data-loader settings).

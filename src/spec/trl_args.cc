@@ -75,12 +75,27 @@ const std::set<std::string> kHarmless = {"dataset_text_field",
                                          "max_prompt_length",
                                          "loss_type"};
 
+// model_init_kwargs (an object, or its JSON text as TRL's CLI takes it): the trainer's
+// from_pretrained arguments, whose dtype (or torch_dtype) is the load dtype, read as
+// "model_init_kwargs.dtype" (detail::ReadTrlPrecision).
+void InitKwargsDtype(const json& v, std::map<std::string, std::string>& out) {
+  json obj = v;
+  if (v.is_string()) obj = json::parse(v.get<std::string>(), nullptr, false);
+  if (!obj.is_object()) return;
+  for (const char* key : {"dtype", "torch_dtype"})
+    if (auto it = obj.find(key); it != obj.end() && it->is_string()) {
+      out["model_init_kwargs.dtype"] = it->get<std::string>();
+      return;
+    }
+}
+
 // The JSON object as key -> text; `deepspeed` as an object is returned apart.
 Result<std::map<std::string, std::string>> Flatten(const json& j, const std::string& origin,
                                                    std::string& deepspeed) {
   std::map<std::string, std::string> out;
   for (const auto& [key, v] : j.items()) {
     if (v.is_null()) continue;
+    if (key == "model_init_kwargs") InitKwargsDtype(v, out);
     if (key == "deepspeed" && v.is_object()) {
       deepspeed = v.dump();
       out[key] = "(object)";
@@ -213,7 +228,7 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   std::string why;
   std::string stage = InferStage(k, why);
   ReadTrainerBatch(k);
-  ReadTrainerPrecision(k, false);
+  const std::string load = detail::ReadTrlPrecision(k);
   ReadTrainerOptim(k);
   auto gc = k.Bool("gradient_checkpointing");
   k.Set("recompute", gc.value_or(false) ? "full" : "none");
@@ -223,7 +238,7 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   // Transformers' default attn_implementation is sdpa, whose flash backend is FlashAttention-2.
   k.Set("use_flash_sdp", "true");
   k.Set("attention_kernel", "fa2");
-  ReadTrlModelConfig(k);
+  ReadTrlModelConfig(k, load);
   if (stage == "grpo") {
     ReadGrpo(k);
   } else {
