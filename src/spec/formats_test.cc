@@ -295,6 +295,51 @@ TEST(TorchtitanConfig, MixedPrecisionReduce) {
   EXPECT_GT(r16->stages.at(0).fsdp_reduce_per_mb_s, 0);
 }
 
+// float8.enable_fsdp_float8_all_gather (set in the published llama3_405b.toml) was accepted
+// and dropped: FSDP2 gathers the float8 weights (1 B per parameter), read as fp8_param_gather;
+// it needs FSDP, and torchtitan refuses it with a recipe_name. Recipes other than tensorwise
+// are listed (costed as tensorwise).
+TEST(TorchtitanConfig, Float8AllGatherAndRecipe) {
+  auto c405 = ParseTorchtitanToml(Data("torchtitan/llama3_405b.toml"), "llama3_405b.toml");
+  ASSERT_TRUE(c405.ok()) << c405.status().message();
+  const Strategy s = Apply(c405.value(), {{"world_size", "512"}});
+  EXPECT_EQ(s.dtype, DType::kFp8);
+  EXPECT_TRUE(s.fp8_param_gather);
+  EXPECT_EQ(Fields(c405->ignored).count("float8.enable_fsdp_float8_all_gather"), 0u);
+  struct Row {
+    const char* toml;
+    bool gather;
+    const char* listed;  // "" = nothing listed
+  };
+  const Row rows[] = {
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nenable_fsdp_float8_all_gather = true\n", true,
+       ""},
+      {"[model]\nconverters = [\"quantize.linear.float8\"]\n[quantize.linear.float8]\n"
+       "enable_fsdp_float8_all_gather = true\n",
+       true, ""},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nenable_fsdp_float8_all_gather = true\n"
+       "[parallelism]\ndata_parallel_shard_degree = 1\n",
+       false, "float8.enable_fsdp_float8_all_gather"},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nrecipe_name = \"rowwise\"\n", false,
+       "float8.recipe_name"},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nrecipe_name = \"tensorwise\"\n", false, ""},
+      {"[float8]\nenable_fsdp_float8_all_gather = true\n", false, ""},  // no converter: bf16
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.toml);
+    auto c = ParseTorchtitanToml(r.toml, "f8.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(Apply(c.value(), {{"world_size", "8"}}).fp8_param_gather, r.gather);
+    const auto ignored = Fields(c->ignored);
+    if (*r.listed) {
+      EXPECT_EQ(ignored.count(r.listed), 1u);
+    }
+    EXPECT_EQ(
+        ignored.count("float8.recipe_name") + ignored.count("float8.enable_fsdp_float8_all_gather"),
+        *r.listed ? 1u : 0u);
+  }
+}
+
 // expert_parallel_comm_backend deepep / hybridep dispatch each token once per node (it was
 // listed as ignored).
 TEST(TorchtitanConfig, DeepEpBackend) {

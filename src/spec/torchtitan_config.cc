@@ -97,6 +97,10 @@ const std::set<std::string> kRead = {
     "float8.filter_fqns",
     "float8.emulate",
     "float8.enable_fsdp_float8_all_gather",
+    "quantize.linear.float8.enable_fsdp_float8_all_gather",
+    "quantize.dense.float8.enable_fsdp_float8_all_gather",
+    "quantize.linear.float8.recipe_name",
+    "quantize.dense.float8.recipe_name",
     "float8.precompute_float8_dynamic_scale_for_fsdp",
     "mx.recipe_name",
     "mx.filter_fqns",
@@ -380,6 +384,36 @@ bool HasConverter(Ctx& c, const std::string& name) {
   return false;
 }
 
+// The float8 table's options (torchtitan components/quantization/float8.py, Float8Converter):
+// recipe_name (tensorwise when absent; rowwise, rowwise_with_gw_hp) and
+// enable_fsdp_float8_all_gather, which FSDP2 honours only with dp_shard > 1 and torchtitan
+// asserts against any recipe_name. The float8 all-gather sends 1 B per parameter and leaves no
+// 16-bit copy of the gathered weights: read as fp8_param_gather.
+void ReadFloat8Options(Ctx& c) {
+  const char* table = "float8";
+  for (const char* t : {"quantize.linear.float8", "quantize.dense.float8"})
+    if (HasConverter(c, t)) table = t;
+  const std::string prefix = std::string(table) + ".";
+  const auto recipe = c.Str(table, "recipe_name");
+  const bool gather = c.Bool(table, "enable_fsdp_float8_all_gather").value_or(false);
+  if (recipe && gather)
+    return c.Fail(prefix + "enable_fsdp_float8_all_gather",
+                  "cannot be true with " + prefix + "recipe_name (torchtitan asserts against it)");
+  if (recipe && *recipe != "tensorwise")
+    c.out.ignored.push_back({prefix + "recipe_name", *recipe,
+                             "costed as tensorwise FP8 (the hardware profile's FP8 GEMM speed-up); "
+                             "row-wise scaling and the bf16 weight-gradient GEMMs of "
+                             "rowwise_with_gw_hp are slower"});
+  if (!gather) return;
+  const long long shard = c.Int("parallelism", "data_parallel_shard_degree").value_or(-1);
+  if (shard == 1) {
+    c.out.ignored.push_back({prefix + "enable_fsdp_float8_all_gather", "true",
+                             "takes effect only under FSDP (data_parallel_shard_degree > 1)"});
+    return;
+  }
+  c.out.settings["fp8_param_gather"] = "true";
+}
+
 void ReadLowPrecision(Ctx& c) {
   // Newer torchtitan splits the converters into quantize.dense.* and quantize.moe.* (the MoE
   // experts' grouped GEMMs); trainsim's dtype is model-wide, so the dense one sets it.
@@ -401,6 +435,7 @@ void ReadLowPrecision(Ctx& c) {
     c.out.settings["dtype"] = "mxfp8";
   } else if (fp8) {
     c.out.settings["dtype"] = "fp8";
+    ReadFloat8Options(c);
   }
 }
 
