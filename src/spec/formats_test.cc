@@ -340,6 +340,41 @@ TEST(TorchtitanConfig, Float8AllGatherAndRecipe) {
   }
 }
 
+// Keys that were accepted without effect and without a word: optimizer.name other than
+// Adam / AdamW, optimizer.early_step_in_backward, parallelism.disable_loss_parallel with TP, and
+// float8.emulate (FP8 emulated in high precision, which was costed as FP8) are now listed.
+TEST(TorchtitanConfig, SilentKeysAreListed) {
+  struct Row {
+    const char* toml;
+    const char* listed;  // "" = nothing listed
+  };
+  const Row rows[] = {
+      {"[optimizer]\nname = \"AdamW\"\n", ""},
+      {"[optimizer]\nname = \"Adam\"\n", ""},
+      {"[optimizer]\nname = \"Muon\"\n", "optimizer.name"},
+      {"[optimizer]\nearly_step_in_backward = true\n", "optimizer.early_step_in_backward"},
+      {"[parallelism]\ndisable_loss_parallel = true\n", ""},  // no TP: nothing changes
+      {"[parallelism]\ntensor_parallel_degree = 2\ndisable_loss_parallel = true\n",
+       "parallelism.disable_loss_parallel"},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nemulate = true\n", "float8.emulate"},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.toml);
+    auto c = ParseTorchtitanToml(r.toml, "o.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    if (*r.listed) {
+      EXPECT_EQ(c->ignored.size(), 1u);
+      EXPECT_EQ(Fields(c->ignored).count(r.listed), 1u);
+    } else {
+      EXPECT_TRUE(c->ignored.empty());
+    }
+  }
+  auto emu = ParseTorchtitanToml("[model]\nconverters = [\"float8\"]\n[float8]\nemulate = true\n",
+                                 "e.toml", 32);
+  ASSERT_TRUE(emu.ok());
+  EXPECT_EQ(Apply(emu.value()).dtype, DType::kBf16);
+}
+
 // expert_parallel_comm_backend deepep / hybridep dispatch each token once per node (it was
 // listed as ignored).
 TEST(TorchtitanConfig, DeepEpBackend) {

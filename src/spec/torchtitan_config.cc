@@ -414,6 +414,25 @@ void ReadFloat8Options(Ctx& c) {
   c.out.settings["fp8_param_gather"] = "true";
 }
 
+// [optimizer] name (torchtitan components/optimizer.py build_optimizers: "Adam" or "AdamW",
+// default AdamW) and early_step_in_backward (each parameter's step in its post-accumulate-grad
+// hook, freeing its gradient early); [parallelism] disable_loss_parallel (with TP the logits are
+// gathered for the loss instead of staying vocab-sharded). Listed when they change what runs.
+void ReadOptimizerAndLoss(Ctx& c) {
+  const std::string name = c.Str("optimizer", "name").value_or("AdamW");
+  if (name != "Adam" && name != "AdamW")
+    c.out.ignored.push_back({"optimizer.name", name, "costed as AdamW (torchtitan's default)"});
+  if (c.Bool("optimizer", "early_step_in_backward").value_or(false))
+    c.out.ignored.push_back({"optimizer.early_step_in_backward", "true",
+                             "the optimizer step inside the backward (gradients freed per "
+                             "parameter) is not modelled: costed as a step after the backward"});
+  const long long tp = c.Int("parallelism", "tensor_parallel_degree").value_or(1);
+  if (tp > 1 && c.Bool("parallelism", "disable_loss_parallel").value_or(false))
+    c.out.ignored.push_back({"parallelism.disable_loss_parallel", "true",
+                             "the loss costed vocab-parallel (logits sharded over TP), not on "
+                             "gathered logits"});
+}
+
 void ReadLowPrecision(Ctx& c) {
   // Newer torchtitan splits the converters into quantize.dense.* and quantize.moe.* (the MoE
   // experts' grouped GEMMs); trainsim's dtype is model-wide, so the dense one sets it.
@@ -433,6 +452,10 @@ void ReadLowPrecision(Ctx& c) {
     if (recipe.rfind("mxfp8", 0) != 0)
       return c.Fail("mx.recipe_name", "only mxfp8 recipes are represented, got '" + recipe + "'");
     c.out.settings["dtype"] = "mxfp8";
+  } else if (fp8 && c.Bool("float8", "emulate").value_or(false)) {
+    c.out.ignored.push_back({"float8.emulate", "true",
+                             "emulated float8 runs its GEMMs in high precision (torchtitan's "
+                             "test mode): costed in bf16"});
   } else if (fp8) {
     c.out.settings["dtype"] = "fp8";
     ReadFloat8Options(c);
@@ -628,6 +651,7 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   ReadParallelism(c);
   ReadTraining(c);
   ReadLowPrecision(c);
+  ReadOptimizerAndLoss(c);
   if (!out.model.empty())
     if (auto m = LoadModelPreset(out.model); m.ok()) model_layers = m->layers;
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
