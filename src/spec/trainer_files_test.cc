@@ -282,6 +282,15 @@ TEST(TrlArgsJson, LoadDtypeDecidesPrecision) {
       {R"({"bf16": true, "dtype": "auto"})", DType::kBf16, false, 8},
       {R"({"dtype": "float16"})", DType::kFp16, false, 8},
       {R"({"fp16": true, "dtype": "bfloat16"})", DType::kFp16, false, 8},
+      // Accelerate upcasts a 16-bit model under FSDP with mixed precision, DeepSpeed keeps fp32
+      // partitions: AMP again (ZeRO-3 / FSDP shard the 18 B over the 8 ranks; + 0.125 B for
+      // the two gathered layers of 32).
+      {R"({"bf16": true, "dtype": "bfloat16", "fsdp": "full_shard"})", DType::kBf16, true, 2.375},
+      {R"({"dtype": "bfloat16", "fsdp": "full_shard"})", DType::kBf16, false, 1.125},
+      {R"({"bf16": true, "dtype": "bfloat16", "deepspeed": {"zero_optimization": {"stage": 3},
+          "bf16": {"enabled": true}}})",
+       DType::kBf16, true, 2.375},
+      {R"({"fp16": true, "dtype": "float16", "fsdp": "full_shard"})", DType::kFp16, true, 2.375},
   };
   auto m = LoadModel("llama3-8b");
   auto hw = LoadHardware("h100_sxm_80gb");

@@ -77,6 +77,27 @@ void ReadPeft(TrainerKeys& k) {
 
 }  // namespace
 
+namespace {
+
+// The wrappers that hold 16-bit weights in fp32 whatever the load: Accelerate upcasts the
+// model to fp32 under FSDP with mixed precision on ("we follow DeepSpeed's strategy to hold the
+// parameters in full precision", accelerator.py prepare_model; fsdp2_prepare_model likewise),
+// and DeepSpeed's bf16 / fp16 optimizers keep fp32 partitions of the weights. The reason, or
+// nullptr when neither wraps the model.
+const char* UpcastBy(TrainerKeys& k, bool mixed) {
+  auto fsdp = k.Str("fsdp");
+  auto ds = k.Str("deepspeed");
+  if (ds && !ds->empty())
+    return "DeepSpeed keeps fp32 master partitions of 16-bit weights: mixed precision with fp32 "
+           "master weights, as a float32 load";
+  if (mixed && fsdp && !fsdp->empty() && *fsdp != "false")
+    return "Accelerate upcasts a 16-bit model to fp32 under FSDP with bf16 / fp16 on: mixed "
+           "precision with fp32 master weights, as a float32 load";
+  return nullptr;
+}
+
+}  // namespace
+
 std::string ReadTrlPrecision(TrainerKeys& k) {
   std::optional<std::string> load;
   std::string from;
@@ -100,6 +121,11 @@ std::string ReadTrlPrecision(TrainerKeys& k) {
   }
   const bool bf = k.Bool("bf16").value_or(false), fp = k.Bool("fp16").value_or(false);
   const bool half = *load == "float16";
+  if (const char* why = UpcastBy(k, bf || fp)) {
+    ReadTrainerPrecision(k, false);
+    k.Assume(from, *load, why);
+    return *load == "auto" ? "bfloat16" : *load;
+  }
   if (bf && fp) k.Fail("fp16", "bf16 and fp16 are both true");
   if (half && fp)
     k.Fail("fp16", "cannot be true with " + from +
