@@ -316,6 +316,20 @@ TEST(TrlArgsJson, LoadDtypeDecidesPrecision) {
   EXPECT_EQ(Fields(lora->assumed).count("dtype"), 1u);
 }
 
+// pure_bf16 under DeepSpeed ZeRO-1/2 was read as pure bf16, but DeepSpeed's bf16 optimizer keeps
+// fp32 master partitions (ZeRO-3 is refused, parse_errors.jsonl); without DeepSpeed it stays pure.
+TEST(LlamaFactoryYaml, PureBf16UnderDeepSpeedKeepsMasterWeights) {
+  const std::string base = "stage: sft\nfinetuning_type: full\npure_bf16: true\n";
+  auto plain = ParseLlamaFactoryYaml(base, "lf.yaml", 32);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(Apply(plain.value()).master_weights);
+  auto ds = ParseLlamaFactoryYaml(base + "deepspeed:\n  zero_optimization:\n    stage: 2\n",
+                                  "lf.yaml", 32);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_TRUE(Apply(ds.value()).master_weights);
+  EXPECT_EQ(Fields(ds->assumed).count("pure_bf16"), 1u);
+}
+
 // LoRA from a LLaMA-Factory file simulates, and holds less than full fine-tuning.
 TEST(LlamaFactoryYaml, LoraNeedsLessMemoryThanFull) {
   auto m = LoadModel("llama3-8b");
