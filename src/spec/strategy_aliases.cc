@@ -19,6 +19,22 @@ Status SetBool(Strategy& s, std::string_view t) {
   return detail::ParseBoolText(t, s.*M);
 }
 
+// A SimuMax switch trainsim cannot represent: false is accepted, true refused with `why`.
+template <size_t N>
+struct Why {
+  char text[N];
+  constexpr Why(const char (&s)[N]) {  // NOLINT(google-explicit-constructor)
+    for (size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+};
+template <Why W>
+Status RefuseTrue(Strategy&, std::string_view t) {
+  bool on = false;
+  if (Status st = detail::ParseBoolText(t, on); !st.ok()) return st;
+  if (on) return Status::Invalid(std::string(W.text) + " (give false)");
+  return Status::Ok();
+}
+
 template <auto M>
 Status SetLayers(Strategy& s, std::string_view t) {
   return detail::ParseIntText(t, 1, s.*M);
@@ -189,8 +205,15 @@ constexpr StrategyAlias kAliases[] = {
     {"use_accm_weight", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"use_fused_grad_accumulation", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"dispatch_probs", FieldKind::kBool, "ignored", false, nullptr},
-    {"cache_groupgemm_col_fp8_inputs", FieldKind::kBool, "ignored", false, nullptr},
-    {"offload_groupgemm_col_inputs", FieldKind::kBool, "ignored", false, nullptr},
+    // SimuMax docs/strategy.md: cache the grouped GEMMs' FP8 inputs (instead of their 16-bit
+    // ones) for the weight gradient; offload the grouped GEMMs' inputs to the host. Both change
+    // the saved activations, which trainsim cannot represent: refused when on.
+    {"cache_groupgemm_col_fp8_inputs", FieldKind::kBool,
+     "false only (true: FP8-cached grouped-GEMM inputs are not represented)", false,
+     RefuseTrue<"caching the grouped GEMMs' inputs in FP8 is not represented">},
+    {"offload_groupgemm_col_inputs", FieldKind::kBool,
+     "false only (true: host offload of grouped-GEMM inputs is not represented)", false,
+     RefuseTrue<"offloading the grouped GEMMs' inputs to the host is not represented">},
     {"te_version", FieldKind::kText, "accepted, no effect (SimuMax's TE memory audit)", false,
      nullptr},
     {"te_dummy_wgrad_min_version", FieldKind::kText, "accepted, no effect", false, nullptr},
