@@ -260,6 +260,36 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(eight.status().field(), "load_in_8bit");
 }
 
+// TRL's configs override two TrainingArguments defaults (trl/trainer/base_config.py):
+// gradient_checkpointing true and bf16 = not fp16. A file without them was read with HF's
+// defaults (fp32, no recompute): 2-4x the step time and no recompute.
+TEST(TrlArgsJson, TrlDefaultsBf16AndCheckpointing) {
+  struct Row {
+    const char* json;
+    DType dtype;
+    Recompute recompute;
+  };
+  const Row rows[] = {
+      {"{}", DType::kBf16, Recompute::kFull},
+      {R"({"fp16": true})", DType::kFp16, Recompute::kFull},
+      {R"({"bf16": false})", DType::kFp32, Recompute::kFull},
+      {R"({"gradient_checkpointing": false})", DType::kBf16, Recompute::kNone},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.json);
+    auto c = ParseTrlArgsJson(r.json, "t");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const Strategy s = Apply(c.value());
+    EXPECT_EQ(s.dtype, r.dtype);
+    EXPECT_EQ(s.recompute, r.recompute);
+    EXPECT_TRUE(s.master_weights);
+  }
+  auto c = ParseTrlArgsJson("{}", "t");
+  const auto a = Fields(c->assumed);
+  EXPECT_EQ(a.at("bf16"), "true");
+  EXPECT_EQ(a.at("gradient_checkpointing"), "true");
+}
+
 // The load dtype (ModelConfig dtype / torch_dtype / model_init_kwargs) decides what trains:
 // weights loaded in 16 bits train in place (no fp32 master, 16-bit gradients and AdamW
 // states) whatever bf16 / fp16 say; float32 (TRL's default) with bf16 is AMP. The dtype was
@@ -280,13 +310,14 @@ TEST(TrlArgsJson, LoadDtypeDecidesPrecision) {
       {R"({"bf16": true, "model_init_kwargs": {"dtype": "bfloat16"}})", DType::kBf16, false, 8},
       {R"({"model_init_kwargs": "{\"torch_dtype\": \"bfloat16\"}"})", DType::kBf16, false, 8},
       {R"({"bf16": true, "dtype": "auto"})", DType::kBf16, false, 8},
-      {R"({"dtype": "float16"})", DType::kFp16, false, 8},
+      {R"({"dtype": "float16"})", DType::kBf16, false, 8},  // TRL's bf16 autocast
+      {R"({"dtype": "float16", "bf16": false})", DType::kFp16, false, 8},
       {R"({"fp16": true, "dtype": "bfloat16"})", DType::kFp16, false, 8},
       // Accelerate upcasts a 16-bit model under FSDP with mixed precision, DeepSpeed keeps fp32
       // partitions: AMP again (ZeRO-3 / FSDP shard the 18 B over the 8 ranks; + 0.125 B for
       // the two gathered layers of 32).
       {R"({"bf16": true, "dtype": "bfloat16", "fsdp": "full_shard"})", DType::kBf16, true, 2.375},
-      {R"({"dtype": "bfloat16", "fsdp": "full_shard"})", DType::kBf16, false, 1.125},
+      {R"({"dtype": "bfloat16", "bf16": false, "fsdp": "full_shard"})", DType::kBf16, false, 1.125},
       {R"({"bf16": true, "dtype": "bfloat16", "deepspeed": {"zero_optimization": {"stage": 3},
           "bf16": {"enabled": true}}})",
        DType::kBf16, true, 2.375},

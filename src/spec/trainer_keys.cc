@@ -97,8 +97,9 @@ void ReadTrainerBatch(TrainerKeys& k) {
   if (!gas) k.Assume("gradient_accumulation_steps", "1", "HF TrainingArguments' default");
 }
 
-void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16) {
-  const bool bf = k.Bool("bf16").value_or(false), fp = k.Bool("fp16").value_or(false);
+void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16, bool bf16_default) {
+  const bool fp = k.Bool("fp16").value_or(false);
+  const bool bf = k.Bool("bf16").value_or(bf16_default && !fp);
   if (bf && fp) return k.Fail("fp16", "bf16 and fp16 are both true");
   if (pure_bf16 && fp) return k.Fail("pure_bf16", "contradicts fp16 true");
   // AMP keeps the trained parameters and the optimizer states in fp32 (the master copy);

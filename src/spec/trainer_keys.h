@@ -62,7 +62,8 @@ class TrainerKeys {
 // `gc_default` is nullopt or the key is given), fsdp, deepspeed (a path: noted in
 // deepspeed_file; an object: read with ParseDeepSpeedConfig), torch_compile.
 void ReadTrainerBatch(TrainerKeys& k);
-void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16);
+// `bf16_default`: the value of an absent bf16 (TRL's configs: true unless fp16 is set).
+void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16, bool bf16_default = false);
 void ReadTrainerOptim(TrainerKeys& k);
 void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_json);
 

@@ -1,6 +1,8 @@
 // A TRL / Hugging Face TrainingArguments JSON (--trl-args): SFTConfig, DPOConfig, GRPOConfig.
 //
-// Sources (huggingface/trl, trl/trainer/): sft_config.py — max_length 1024 (older releases:
+// Sources (huggingface/trl, trl/trainer/): base_config.py — _BaseConfig, the parent of every
+// trainer's config, overrides TrainingArguments: gradient_checkpointing true, bf16 = not fp16
+// when unset; sft_config.py — max_length 1024 (older releases:
 // max_seq_length), packing false, padding_free false; dpo_config.py — beta 0.1, loss_type
 // "sigmoid" (also "ipo", "hinge", "robust", ...; a list mixes losses), max_length 1024,
 // max_prompt_length 512, precompute_ref_log_probs false, reference_free false (no reference
@@ -230,9 +232,13 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   ReadTrainerBatch(k);
   const std::string load = detail::ReadTrlPrecision(k);
   ReadTrainerOptim(k);
+  // TRL's configs default gradient_checkpointing to true (trl/trainer/base_config.py
+  // _BaseConfig; HF TrainingArguments' default is false).
   auto gc = k.Bool("gradient_checkpointing");
-  k.Set("recompute", gc.value_or(false) ? "full" : "none");
-  if (!gc) k.Assume("gradient_checkpointing", "false", "HF TrainingArguments' default");
+  k.Set("recompute", gc.value_or(true) ? "full" : "none");
+  if (!gc)
+    k.Assume("gradient_checkpointing", "true",
+             "TRL's default (HF TrainingArguments' is false: give it for a plain Trainer file)");
   ReadTrainerParallel(k, deepspeed);  // after: fsdp_config's activation_checkpointing
   k.Ignore("use_liger_kernel", "Liger's fused kernels are not modelled");
   // Transformers' default attn_implementation is sdpa, whose flash backend is FlashAttention-2.

@@ -99,6 +99,12 @@ const char* UpcastBy(TrainerKeys& k, bool mixed) {
 }  // namespace
 
 std::string ReadTrlPrecision(TrainerKeys& k) {
+  // TRL's configs (trl/trainer/base_config.py, _BaseConfig.__post_init__): bf16 = not fp16 when
+  // unset; HF TrainingArguments' default is false.
+  if (!k.Has("bf16") && !k.Bool("fp16").value_or(false))
+    k.Assume("bf16", "true",
+             "TRL's default when fp16 is not set (HF TrainingArguments' is false: give bf16 "
+             "false for fp32)");
   std::optional<std::string> load;
   std::string from;
   for (const char* key : {"dtype", "torch_dtype", "model_init_kwargs.dtype"}) {
@@ -116,13 +122,14 @@ std::string ReadTrlPrecision(TrainerKeys& k) {
     from = key;
   }
   if (!load || *load == "float32") {
-    ReadTrainerPrecision(k, false);
+    ReadTrainerPrecision(k, false, true);
     return "float32";
   }
-  const bool bf = k.Bool("bf16").value_or(false), fp = k.Bool("fp16").value_or(false);
+  const bool fp = k.Bool("fp16").value_or(false);
+  const bool bf = k.Bool("bf16").value_or(!fp);  // TRL's default
   const bool half = *load == "float16";
   if (const char* why = UpcastBy(k, bf || fp)) {
-    ReadTrainerPrecision(k, false);
+    ReadTrainerPrecision(k, false, true);
     k.Assume(from, *load, why);
     return *load == "auto" ? "bfloat16" : *load;
   }
