@@ -260,6 +260,25 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(eight.status().field(), "load_in_8bit");
 }
 
+// loss_type belongs to SFTConfig and GRPOConfig too: an SFT file with loss_type chunked_nll
+// (SFTConfig's own default) was read as DPO, with a reference model.
+TEST(TrlArgsJson, LossTypeOfEachTrainer) {
+  const std::pair<const char*, const char*> rows[] = {
+      {R"({"loss_type": "chunked_nll"})", "sft"}, {R"({"loss_type": "nll"})", "sft"},
+      {R"({"loss_type": "dft"})", "sft"},         {R"({"loss_type": "dr_grpo"})", "grpo"},
+      {R"({"loss_type": "dapo"})", "grpo"},       {R"({"loss_type": "sigmoid"})", "dpo"},
+      {R"({"loss_type": "ipo"})", "ipo"},         {R"({"loss_type": "hinge"})", "dpo"},
+  };
+  for (const auto& [json, stage] : rows) {
+    auto c = ParseTrlArgsJson(json, "t");
+    ASSERT_TRUE(c.ok()) << json << ": " << c.status().message();
+    EXPECT_EQ(c->settings.at("stage"), stage) << json;
+  }
+  auto off = ParseTrlArgsJson(R"({"activation_offloading": true})", "t");
+  EXPECT_EQ(off.status().field(), "activation_offloading");
+  EXPECT_TRUE(ParseTrlArgsJson(R"({"activation_offloading": false})", "t").ok());
+}
+
 // TRL's configs override two TrainingArguments defaults (trl/trainer/base_config.py):
 // gradient_checkpointing true and bf16 = not fp16. A file without them was read with HF's
 // defaults (fp32, no recompute): 2-4x the step time and no recompute.

@@ -122,15 +122,30 @@ Result<std::map<std::string, std::string>> Flatten(const json& j, const std::str
   return out;
 }
 
+// loss_type is a key of several trainers: SFTConfig's nll / dft / chunked_nll (sft_config.py),
+// GRPOConfig's grpo / bnpo / dr_grpo / dapo / cispo (grpo_config.py); DPOConfig's others.
+std::string StageOfLoss(const std::string& loss) {
+  for (const char* sft : {"nll", "dft", "chunked_nll"})
+    if (loss == sft) return "sft";
+  for (const char* grpo : {"grpo", "bnpo", "dr_grpo", "dapo", "cispo"})
+    if (loss == grpo) return "grpo";
+  return "dpo";
+}
+
 // The stage the keys describe; --stage overrides it.
-std::string InferStage(const TrainerKeys& k, std::string& why) {
+std::string InferStage(TrainerKeys& k, std::string& why) {
   for (const char* key : {"num_generations", "max_completion_length", "use_vllm", "vllm_mode"})
     if (k.Has(key)) {
       why = key;
       return "grpo";
     }
+  if (k.Has("loss_type")) {
+    const std::string loss = k.Str("loss_type").value_or("");
+    why = "loss_type " + loss;
+    if (StageOfLoss(loss) != "dpo") return StageOfLoss(loss);
+  }
   for (const char* key :
-       {"precompute_ref_log_probs", "reference_free", "max_prompt_length", "beta", "loss_type"})
+       {"loss_type", "precompute_ref_log_probs", "reference_free", "max_prompt_length", "beta"})
     if (k.Has(key)) {
       why = key;
       return "dpo";
@@ -241,6 +256,8 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
              "TRL's default (HF TrainingArguments' is false: give it for a plain Trainer file)");
   ReadTrainerParallel(k, deepspeed);  // after: fsdp_config's activation_checkpointing
   k.Ignore("use_liger_kernel", "Liger's fused kernels are not modelled");
+  if (k.Bool("activation_offloading").value_or(false))
+    k.Fail("activation_offloading", "offloading activations to the host is not represented");
   // Transformers' default attn_implementation is sdpa, whose flash backend is FlashAttention-2.
   k.Set("use_flash_sdp", "true");
   k.Set("attention_kernel", "fa2");
