@@ -309,6 +309,45 @@ TEST(TrlArgsJson, TrlDefaultsBf16AndCheckpointing) {
   EXPECT_EQ(a.at("gradient_checkpointing"), "true");
 }
 
+// DeepSpeed ZeRO reduces and keeps the gradients in the training dtype unless
+// communication_data_type (or ZeRO-1's bf16 grad_accum_dtype fp32) says fp32 (engine.py
+// communication_data_type); they were costed as fp32 main gradients, a 2x DP reduce. "auto"
+// precision takes the trainer's.
+TEST(DeepSpeedConfig, GradientDtypeFollowsTheEngine) {
+  struct Row {
+    const char* json;
+    bool fp32_grads;
+  };
+  const Row rows[] = {
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})", false},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 3}})", false},
+      {R"({"fp16": {"enabled": true}, "zero_optimization": {"stage": 1}})", false},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 0}})", true},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2},
+           "communication_data_type": "fp32"})",
+       true},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1},
+           "data_types": {"grad_accum_dtype": "fp32"}})",
+       true},
+      {R"({"bf16": {"enabled": false}, "fp16": {"enabled": false},
+           "zero_optimization": {"stage": 2}})",
+       true},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.json);
+    auto c = ParseDeepSpeedConfig(r.json, "ds.json");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(Apply(c.value(), {{"world_size", "8"}}).main_grad_fp32, r.fp32_grads);
+    EXPECT_TRUE(c->ignored.empty());
+  }
+  // "auto" precision inside a TRL file: the trainer's bf16 decides.
+  auto trl = ParseTrlArgsJson(
+      R"({"bf16": true, "deepspeed": {"bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 2}}})",
+      "t");
+  ASSERT_TRUE(trl.ok()) << trl.status().message();
+  EXPECT_FALSE(Apply(trl.value(), {{"world_size", "8"}}).main_grad_fp32);
+}
+
 // The load dtype (ModelConfig dtype / torch_dtype / model_init_kwargs) decides what trains:
 // weights loaded in 16 bits train in place (no fp32 master, 16-bit gradients and AdamW
 // states) whatever bf16 / fp16 say; float32 (TRL's default) with bf16 is AMP. The dtype was
@@ -339,7 +378,7 @@ TEST(TrlArgsJson, LoadDtypeDecidesPrecision) {
       {R"({"dtype": "bfloat16", "bf16": false, "fsdp": "full_shard"})", DType::kBf16, false, 1.125},
       {R"({"bf16": true, "dtype": "bfloat16", "deepspeed": {"zero_optimization": {"stage": 3},
           "bf16": {"enabled": true}}})",
-       DType::kBf16, true, 2.375},
+       DType::kBf16, true, 2.125},  // ZeRO keeps bf16 gradients: 16 B / 8
       {R"({"fp16": true, "dtype": "float16", "fsdp": "full_shard"})", DType::kFp16, true, 2.375},
   };
   auto m = LoadModel("llama3-8b");

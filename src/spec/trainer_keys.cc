@@ -357,6 +357,14 @@ void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c) {
       c.settings[key] = value;
     else
       c.settings.emplace(key, value);
+  // "auto" precision: ZeRO keeps and reduces the gradients in the trainer's 16-bit dtype
+  // (ParseDeepSpeedConfig, ReadGradientDtype).
+  const auto zero = ds.settings.find("zero_state");
+  const auto dt = c.settings.find("dtype");
+  if (!ds.settings.count("use_fp32_accum_grad") && zero != ds.settings.end() &&
+      zero->second != "0" && dt != c.settings.end() &&
+      (dt->second == "bf16" || dt->second == "fp16"))
+    c.settings["use_fp32_accum_grad"] = "false";
   auto it = std::remove_if(c.assumed.begin(), c.assumed.end(),
                            [](const Assumption& a) { return a.field == "deepspeed"; });
   c.assumed.erase(it, c.assumed.end());
