@@ -274,6 +274,9 @@ TEST(TrlArgsJson, LossTypeOfEachTrainer) {
     ASSERT_TRUE(c.ok()) << json << ": " << c.status().message();
     EXPECT_EQ(c->settings.at("stage"), stage) << json;
   }
+  auto chunked = ParseTrlArgsJson(R"({"loss_type": "chunked_nll"})", "t");
+  EXPECT_TRUE(Apply(chunked.value()).fused_cross_entropy);  // logits never held whole
+  EXPECT_FALSE(Apply(ParseTrlArgsJson(R"({"loss_type": "nll"})", "t").value()).fused_cross_entropy);
   auto off = ParseTrlArgsJson(R"({"activation_offloading": true})", "t");
   EXPECT_EQ(off.status().field(), "activation_offloading");
   EXPECT_TRUE(ParseTrlArgsJson(R"({"activation_offloading": false})", "t").ok());

@@ -155,6 +155,14 @@ std::string InferStage(TrainerKeys& k, std::string& why) {
 }
 
 void ReadPreference(TrainerKeys& k, std::string& stage) {
+  // SFTConfig loss_type chunked_nll: the lm_head runs on the non-ignored tokens in chunks, so the
+  // logits are never held whole (sft_config.py): read as a fused cross-entropy.
+  if (auto loss = k.Str("loss_type"); loss && *loss == "chunked_nll" && stage == "sft") {
+    k.Set("fused_cross_entropy", "true");
+    k.Assume("loss_type", *loss,
+             "chunked lm_head and cross-entropy: costed as a fused cross-entropy (no fp32 "
+             "logits copy)");
+  }
   if (auto loss = k.Str("loss_type"); loss && stage == "dpo") {
     if (*loss == "ipo") {
       stage = "ipo";
