@@ -3,7 +3,7 @@
 //
 // DeepSpeed keys: deepspeed.ai/docs/config-json (train_batch_size = micro-batch x gradient
 // accumulation x data-parallel GPUs; zero_optimization.stage, overlap_comm,
-// offload_optimizer.device; bf16.enabled / fp16.enabled). torchtitan keys:
+// offload_optimizer.device; bf16.enabled / fp16.enabled; communication_data_type). torchtitan keys:
 // torchtitan/config/job_config.py of the TOML-configured releases (2025): [parallelism]
 // data_parallel_replicate_degree / data_parallel_shard_degree / tensor_parallel_degree /
 // pipeline_parallel_degree / context_parallel_degree / expert_parallel_degree /
@@ -123,6 +123,9 @@ Result<ExportFile> ExportDeepSpeed(const ModelSpec& m, const Strategy& s) {
   const bool full = s.dtype == DType::kFp32 || s.dtype == DType::kTf32;
   j["bf16"] = {{"enabled", !fp16 && !full}};
   j["fp16"] = {{"enabled", fp16}};
+  // With ZeRO, DeepSpeed reduces in the 16-bit dtype unless told (engine.py
+  // communication_data_type): fp32 gradients say so.
+  if ((s.fsdp || s.zero >= 1) && !full && s.main_grad_fp32) j["communication_data_type"] = "fp32";
   nlohmann::ordered_json z;
   z["stage"] = s.fsdp ? 3 : s.zero;
   z["overlap_comm"] = s.overlap_grad_reduce;

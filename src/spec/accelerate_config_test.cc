@@ -104,6 +104,8 @@ TEST(AccelerateConfig, DeepSpeedKeysAndFile) {
   EXPECT_TRUE(s.offload_optimizer);
   EXPECT_EQ(s.micro_batch_num, 4);
   EXPECT_EQ(s.dtype, DType::kBf16);  // from mixed_precision, as Accelerate fills DeepSpeed's
+  EXPECT_FALSE(s.main_grad_fp32);    // ZeRO keeps and reduces bf16 gradients (was fp32)
+  EXPECT_TRUE(s.master_weights);
   EXPECT_TRUE(s.overlap_grad_reduce);
   FrameworkConfig f = Acc("deepspeed_file.yaml");
   EXPECT_EQ(f.deepspeed_file, "../deepspeed/ds_z3_config.json");

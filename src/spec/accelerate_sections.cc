@@ -58,6 +58,9 @@ void ReadAccelerateDeepSpeed(TrainerKeys& k) {
   const std::string dtype = k.out().settings["dtype"];
   for (auto& [key, value] : ds.value().settings) k.Set(key, value);
   k.Set("dtype", dtype);
+  // ZeRO keeps and reduces the gradients in the 16-bit training dtype (ParseDeepSpeedConfig).
+  if (stage.value_or(2) >= 1 && (dtype == "bf16" || dtype == "fp16"))
+    k.Set("use_fp32_accum_grad", "false");
   for (const Assumption& a : ds.value().assumed)
     if (a.field != "zero_optimization.stage") k.Assume(a.field, a.value, a.why);
   if (!gas) k.Assume(p + "gradient_accumulation_steps", "1", "Accelerate's default");

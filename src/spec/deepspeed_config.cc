@@ -45,7 +45,9 @@ const std::set<std::string> kHarmless = {"optimizer",
                                          "bf16",
                                          "bfloat16",
                                          "fp16",
-                                         "zero_optimization"};
+                                         "zero_optimization",
+                                         "communication_data_type",
+                                         "data_types"};
 const std::set<std::string> kZeroHarmless = {"stage",
                                              "offload_optimizer",
                                              "offload_param",
@@ -245,6 +247,44 @@ void ReadZero(Reader& r, const json& j) {
                 "not modelled (trainsim overlaps whole collectives at comm_overlap)");
 }
 
+// The gradients' dtype and reduce. DeepSpeed's engine reduces in communication_data_type, else
+// in the 16-bit training dtype (deepspeed/runtime/engine.py, communication_data_type: fp16, then
+// bf16, then fp32), and ZeRO-1/2/3 keep the gradients in the model's 16-bit dtype (the
+// gradient accumulation dtype defaults to the model's, get_data_types); ZeRO-1 with bf16 and
+// data_types.grad_accum_dtype fp32 runs the BF16 optimizer with fp32 accumulation. Without ZeRO,
+// the bf16 / fp16 optimizers accumulate in fp32 (left as read). With "auto" precision the trainer
+// file decides (MergeDeepSpeedConfig).
+void ReadGradientDtype(Reader& r, const json& j) {
+  auto text = [&](const json& o, const char* key, const std::string& path) -> std::string {
+    if (!o.is_object() || !o.contains(key) || o[key].is_null()) return "";
+    if (!o[key].is_string()) {
+      r.Fail(path, "must be fp32, fp16 or bf16, got " + o[key].dump());
+      return "";
+    }
+    std::string v = o[key].get<std::string>();
+    if (v == "float32") v = "fp32";
+    if (v == "float16") v = "fp16";
+    if (v == "bfloat16") v = "bf16";
+    if (v != "fp32" && v != "fp16" && v != "bf16")
+      r.Fail(path, "must be fp32, fp16 or bf16, got '" + v + "'");
+    return v;
+  };
+  const std::string comm = text(j, "communication_data_type", "communication_data_type");
+  const std::string accum = j.contains("data_types") ? text(j["data_types"], "grad_accum_dtype",
+                                                            "data_types.grad_accum_dtype")
+                                                     : "";
+  const int stage = std::stoi(r.out.settings["zero_state"]);
+  const auto dt = r.out.settings.find("dtype");
+  const bool half = dt != r.out.settings.end() && (dt->second == "bf16" || dt->second == "fp16");
+  if (!comm.empty()) {
+    r.out.settings["use_fp32_accum_grad"] = comm == "fp32" ? "true" : "false";
+  } else if (stage == 1 && half && dt->second == "bf16" && accum == "fp32") {
+    r.out.settings["use_fp32_accum_grad"] = "true";  // the BF16 optimizer
+  } else if (stage >= 1 && half) {
+    r.out.settings["use_fp32_accum_grad"] = "false";
+  }
+}
+
 }  // namespace
 
 Result<FrameworkConfig> ParseDeepSpeedConfig(std::string_view text, std::string_view origin_sv) {
@@ -259,6 +299,7 @@ Result<FrameworkConfig> ParseDeepSpeedConfig(std::string_view text, std::string_
   ReadBatch(r, j);
   ReadPrecision(r, j);
   ReadZero(r, j);
+  if (r.status.ok()) ReadGradientDtype(r, j);
   if (!r.status.ok()) return r.status;
   for (const auto& [k, v] : j.items())
     if (!kHarmless.count(k)) r.Ignored(k, v, "not read by trainsim");

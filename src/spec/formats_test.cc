@@ -178,7 +178,7 @@ TEST(TorchtitanConfig, NewerKeys) {
   size_t compile_rows = 0;  // listed once, with its reason
   for (const auto& i : c->ignored) compile_rows += i.field == "compile.enable";
   EXPECT_EQ(compile_rows, 1u);
-  EXPECT_EQ(ignored.at("training.mixed_precision_reduce"), "bfloat16");
+  EXPECT_EQ(ignored.count("training.mixed_precision_reduce"), 0u);  // read: bf16 reduce
   EXPECT_EQ(ignored.count("compile.enable"), 1u);
   EXPECT_EQ(ignored.count("validation.enable"), 0u);  // harmless section
 }
@@ -224,9 +224,9 @@ TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
     bool fsdp;
     int zero;
   };
-  for (const Row& r : {Row{"always", 1, true, 3}, Row{"default", 1, true, 3},
-                       Row{"never", 1, false, 2}, Row{"default", 2, false, 2},
-                       Row{"always", 2, true, 3}}) {
+  for (const Row& r :
+       {Row{"always", 1, true, 3}, Row{"default", 1, true, 3}, Row{"never", 1, false, 2},
+        Row{"default", 2, false, 2}, Row{"always", 2, true, 3}}) {
     const std::string toml = std::string("[parallelism]\ndata_parallel_shard_degree = 4\n") +
                              "pipeline_parallel_degree = " + std::to_string(r.pp) +
                              "\nfsdp_reshard_after_forward = \"" + r.policy + "\"\n";
@@ -252,13 +252,135 @@ TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
   EXPECT_EQ(Apply(ds.value(), {{"world_size", "256"}}).dtype, DType::kBf16);
 }
 
+// training.mixed_precision_reduce (FSDP2's reduce_dtype) was listed as ignored: bfloat16 now
+// reduces the gradients in bf16 (use_fp32_accum_grad false, as --grad-reduce-in-bf16), halving
+// the FSDP reduce-scatter; without FSDP it has no effect in torchtitan and is listed.
+TEST(TorchtitanConfig, MixedPrecisionReduce) {
+  struct Row {
+    const char* toml;
+    bool fp32_grads;
+    bool listed;
+  };
+  const Row rows[] = {
+      {"[training]\nmixed_precision_reduce = \"float32\"\n", true, false},
+      {"[training]\nmixed_precision_reduce = \"bfloat16\"\n", false, false},
+      {"[parallelism]\ndata_parallel_shard_degree = 8\n"
+       "[training]\nmixed_precision_reduce = \"bfloat16\"\n",
+       false, false},
+      {"[parallelism]\ndata_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n"
+       "[training]\nmixed_precision_reduce = \"bfloat16\"\n",
+       true, true},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.toml);
+    auto c = ParseTorchtitanToml(r.toml, "mp.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(Apply(c.value(), {{"world_size", "8"}}).main_grad_fp32, r.fp32_grads);
+    EXPECT_EQ(Fields(c->ignored).count("training.mixed_precision_reduce"), r.listed ? 1u : 0u);
+  }
+  // The FSDP gradient reduce-scatter moves half the bytes.
+  auto m = LoadModel("llama3-8b");
+  auto hw = LoadHardware("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  auto fp32 = ParseTorchtitanToml("[parallelism]\ndata_parallel_shard_degree = 16\n", "a", 32);
+  auto bf16 = ParseTorchtitanToml(
+      "[parallelism]\ndata_parallel_shard_degree = 16\n"
+      "[training]\nmixed_precision_reduce = \"bfloat16\"\n",
+      "b", 32);
+  ASSERT_TRUE(fp32.ok() && bf16.ok());
+  auto r32 = Simulate(m.value(), hw.value(), Apply(fp32.value(), {{"world_size", "16"}}));
+  auto r16 = Simulate(m.value(), hw.value(), Apply(bf16.value(), {{"world_size", "16"}}));
+  ASSERT_TRUE(r32.ok() && r16.ok());
+  EXPECT_LT(r16->stages.at(0).fsdp_reduce_per_mb_s, 0.6 * r32->stages.at(0).fsdp_reduce_per_mb_s);
+  EXPECT_GT(r16->stages.at(0).fsdp_reduce_per_mb_s, 0);
+}
+
+// float8.enable_fsdp_float8_all_gather (set in the published llama3_405b.toml) was accepted
+// and dropped: FSDP2 gathers the float8 weights (1 B per parameter), read as fp8_param_gather;
+// it needs FSDP, and torchtitan refuses it with a recipe_name. Recipes other than tensorwise
+// are listed (costed as tensorwise).
+TEST(TorchtitanConfig, Float8AllGatherAndRecipe) {
+  auto c405 = ParseTorchtitanToml(Data("torchtitan/llama3_405b.toml"), "llama3_405b.toml");
+  ASSERT_TRUE(c405.ok()) << c405.status().message();
+  const Strategy s = Apply(c405.value(), {{"world_size", "512"}});
+  EXPECT_EQ(s.dtype, DType::kFp8);
+  EXPECT_TRUE(s.fp8_param_gather);
+  EXPECT_EQ(Fields(c405->ignored).count("float8.enable_fsdp_float8_all_gather"), 0u);
+  struct Row {
+    const char* toml;
+    bool gather;
+    const char* listed;  // "" = nothing listed
+  };
+  const Row rows[] = {
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nenable_fsdp_float8_all_gather = true\n", true,
+       ""},
+      {"[model]\nconverters = [\"quantize.linear.float8\"]\n[quantize.linear.float8]\n"
+       "enable_fsdp_float8_all_gather = true\n",
+       true, ""},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nenable_fsdp_float8_all_gather = true\n"
+       "[parallelism]\ndata_parallel_shard_degree = 1\n",
+       false, "float8.enable_fsdp_float8_all_gather"},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nrecipe_name = \"rowwise\"\n", false,
+       "float8.recipe_name"},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nrecipe_name = \"tensorwise\"\n", false, ""},
+      {"[float8]\nenable_fsdp_float8_all_gather = true\n", false, ""},  // no converter: bf16
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.toml);
+    auto c = ParseTorchtitanToml(r.toml, "f8.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(Apply(c.value(), {{"world_size", "8"}}).fp8_param_gather, r.gather);
+    const auto ignored = Fields(c->ignored);
+    if (*r.listed) {
+      EXPECT_EQ(ignored.count(r.listed), 1u);
+    }
+    EXPECT_EQ(
+        ignored.count("float8.recipe_name") + ignored.count("float8.enable_fsdp_float8_all_gather"),
+        *r.listed ? 1u : 0u);
+  }
+}
+
+// Keys that were accepted without effect and without a word: optimizer.name other than
+// Adam / AdamW, optimizer.early_step_in_backward, parallelism.disable_loss_parallel with TP, and
+// float8.emulate (FP8 emulated in high precision, which was costed as FP8) are now listed.
+TEST(TorchtitanConfig, SilentKeysAreListed) {
+  struct Row {
+    const char* toml;
+    const char* listed;  // "" = nothing listed
+  };
+  const Row rows[] = {
+      {"[optimizer]\nname = \"AdamW\"\n", ""},
+      {"[optimizer]\nname = \"Adam\"\n", ""},
+      {"[optimizer]\nname = \"Muon\"\n", "optimizer.name"},
+      {"[optimizer]\nearly_step_in_backward = true\n", "optimizer.early_step_in_backward"},
+      {"[parallelism]\ndisable_loss_parallel = true\n", ""},  // no TP: nothing changes
+      {"[parallelism]\ntensor_parallel_degree = 2\ndisable_loss_parallel = true\n",
+       "parallelism.disable_loss_parallel"},
+      {"[model]\nconverters = [\"float8\"]\n[float8]\nemulate = true\n", "float8.emulate"},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.toml);
+    auto c = ParseTorchtitanToml(r.toml, "o.toml", 32);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    if (*r.listed) {
+      EXPECT_EQ(c->ignored.size(), 1u);
+      EXPECT_EQ(Fields(c->ignored).count(r.listed), 1u);
+    } else {
+      EXPECT_TRUE(c->ignored.empty());
+    }
+  }
+  auto emu = ParseTorchtitanToml("[model]\nconverters = [\"float8\"]\n[float8]\nemulate = true\n",
+                                 "e.toml", 32);
+  ASSERT_TRUE(emu.ok());
+  EXPECT_EQ(Apply(emu.value()).dtype, DType::kBf16);
+}
+
 // expert_parallel_comm_backend deepep / hybridep dispatch each token once per node (it was
 // listed as ignored).
 TEST(TorchtitanConfig, DeepEpBackend) {
   for (const char* b : {"deepep", "hybridep"}) {
-    auto c = ParseTorchtitanToml(std::string("[parallelism]\nexpert_parallel_comm_backend = \"") +
-                                     b + "\"\n",
-                                 "d.toml", 32);
+    auto c = ParseTorchtitanToml(
+        std::string("[parallelism]\nexpert_parallel_comm_backend = \"") + b + "\"\n", "d.toml", 32);
     ASSERT_TRUE(c.ok()) << c.status().message();
     EXPECT_EQ(c->settings.at("moe_dedup_dispatch"), "true") << b;
     EXPECT_TRUE(c->ignored.empty()) << b;

@@ -356,6 +356,21 @@ void ReadModels(TrainerKeys& k) {
   if (auto m = k.Str("model_name_or_path")) k.out().model_path = *m;
 }
 
+// pure_bf16 with DeepSpeed: LLaMA-Factory refuses it with ZeRO-3 (hparams/parser.py: "`pure_bf16`
+// is incompatible with DeepSpeed ZeRO-3."); under ZeRO-0/1/2 DeepSpeed's bf16 optimizer keeps
+// fp32 partitions of the weights (the master copy) whatever the model's dtype.
+void ReadPureBf16UnderDeepSpeed(TrainerKeys& k) {
+  if (!k.Bool("pure_bf16").value_or(false) || !k.Has("deepspeed")) return;
+  const auto& st = k.out().settings;
+  if (st.count("zero_state") && st.at("zero_state") == "3")
+    return k.Fail("pure_bf16", "is incompatible with DeepSpeed ZeRO-3 (LLaMA-Factory's rule)");
+  k.Set("master_weights", "true");
+  k.Set("use_fp32_accum_grad", "true");
+  k.Assume("pure_bf16", "true",
+           "DeepSpeed keeps fp32 master partitions of the bf16 weights: costed with fp32 master "
+           "weights");
+}
+
 }  // namespace
 
 Result<FrameworkConfig> ParseLlamaFactoryYaml(std::string_view text, std::string_view origin_sv,
@@ -378,6 +393,7 @@ Result<FrameworkConfig> ParseLlamaFactoryYaml(std::string_view text, std::string
   if (k.Has("deepspeed"))
     if (auto ds = k.Str("deepspeed"); ds && ds->starts_with("{")) ds_object = *ds;
   ReadTrainerParallel(k, ds_object);
+  ReadPureBf16UnderDeepSpeed(k);
   if (Status st = k.Finish(kHarmless, "LLaMA-Factory"); !st.ok()) return st;
   return out;
 }

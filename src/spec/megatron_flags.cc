@@ -57,6 +57,8 @@ constexpr FlagInfo kFlags[] = {
     {"--mtp-num-layers", kShape, ""},
     // Performance-relevant, not modelled.
     {"--cpu-offloading", kNo, "activation/weight offload to host memory is not modelled"},
+    {"--optimizer-offload-fraction", kNo,
+     "a partial optimizer offload is costed as the whole (--optimizer-cpu-offload)"},
     {"--cpu-offloading-num-layers", kNo, "activation offload to host memory is not modelled"},
     {"--cpu-offloading-activations", kNo, "activation offload to host memory is not modelled"},
     {"--cpu-offloading-weights", kNo, "weight offload to host memory is not modelled"},
@@ -175,7 +177,6 @@ constexpr FlagInfo kFlags[] = {
     {"--adam-beta1", kOk, ""},
     {"--adam-beta2", kOk, ""},
     {"--adam-eps", kOk, ""},
-    {"--optimizer", kOk, ""},
     {"--loss-scale", kOk, ""},
     {"--initial-loss-scale", kOk, ""},
     {"--min-loss-scale", kOk, ""},

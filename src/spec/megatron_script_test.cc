@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "spec/megatron_flags.h"
-
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
 
@@ -146,10 +145,17 @@ size_t RefDistance(std::string_view a, std::string_view b) {
 // table (it was 90% of the megatron fuzz targets' time): up to 3 random edits of a known flag
 // still find that flag or one at least as near.
 TEST(MegatronArgs, NearestFlagPruningKeepsTheNearest) {
-  const std::vector<std::string> known = {
-      "--num-layers", "--hidden-size", "--tensor-model-parallel-size", "--micro-batch-size",
-      "--sequence-parallel", "--recompute-granularity", "--use-distributed-optimizer",
-      "--fp8-format", "--bf16", "--seq-length", "--expert-model-parallel-size"};
+  const std::vector<std::string> known = {"--num-layers",
+                                          "--hidden-size",
+                                          "--tensor-model-parallel-size",
+                                          "--micro-batch-size",
+                                          "--sequence-parallel",
+                                          "--recompute-granularity",
+                                          "--use-distributed-optimizer",
+                                          "--fp8-format",
+                                          "--bf16",
+                                          "--seq-length",
+                                          "--expert-model-parallel-size"};
   uint32_t seed = 12345;
   auto next = [&seed](uint32_t n) {
     seed = seed * 1664525u + 1013904223u;
@@ -163,9 +169,15 @@ TEST(MegatronArgs, NearestFlagPruningKeepsTheNearest) {
       const size_t at = 2 + next(probe.size() - 2);
       const char c = "abcdefghijklmnopqrstuvwxyz-0123456789_"[next(38)];
       switch (next(3)) {
-        case 0: probe[at] = c; break;
-        case 1: probe.insert(probe.begin() + at, c); break;
-        default: probe.erase(at, 1); break;
+        case 0:
+          probe[at] = c;
+          break;
+        case 1:
+          probe.insert(probe.begin() + at, c);
+          break;
+        default:
+          probe.erase(at, 1);
+          break;
       }
     }
     const size_t want = RefDistance(probe, flag);
@@ -182,6 +194,30 @@ TEST(MegatronArgs, Fp8RecipeOrderDoesNotMatter) {
   EXPECT_EQ(Read("--bf16 --fp8-format e4m3 --fp8-recipe mxfp8").dtype, DType::kMxfp8);
   EXPECT_EQ(Read("--bf16 --fp8-format hybrid --fp8-recipe tensorwise").dtype, DType::kFp8);
   EXPECT_EQ(Read("--bf16 --fp8-recipe mxfp8").dtype, DType::kBf16);  // no format: no FP8
+}
+
+// --optimizer was taken as harmless: --optimizer sgd was costed as Adam (12 B of optimizer
+// state per parameter instead of 8). Megatron-LM's choices: adam, sgd, muon, dist_muon.
+TEST(MegatronArgs, OptimizerChoices) {
+  const std::pair<const char*, OptimizerKind> rows[] = {
+      {"", OptimizerKind::kAdam},
+      {"--optimizer adam", OptimizerKind::kAdam},
+      {"--optimizer sgd", OptimizerKind::kSgd},
+      {"--optimizer muon", OptimizerKind::kMuon},
+      {"--optimizer dist_muon", OptimizerKind::kMuon}};
+  for (const auto& [args, kind] : rows) {
+    EXPECT_EQ(Read(std::string("--bf16 ") + args).exec.optimizer, kind) << args;
+    Strategy s = Read(std::string("--bf16 ") + args);
+    EXPECT_EQ(Read(FormatMegatronArgs(s)).exec.optimizer, kind) << args;  // and written back
+  }
+  EXPECT_FALSE(ParseMegatronArgs("--optimizer lamb", Strategy{}).ok());
+  // A partial optimizer offload is listed, not dropped.
+  MegatronReading r;
+  EXPECT_TRUE(
+      Read("--optimizer-cpu-offload --optimizer-offload-fraction 0.5", &r).offload_optimizer);
+  bool listed = false;
+  for (const auto& i : r.ignored) listed |= i.field == "--optimizer-offload-fraction";
+  EXPECT_TRUE(listed);
 }
 
 TEST(MegatronArgs, ShardingStrategyLevels) {

@@ -58,6 +58,26 @@ TEST(SimuMaxStrategy, EnableRecomputeWithoutGranularityIsNone) {
       Recompute::kNone);
 }
 
+// grad_reduce_in_bf16 was accepted and ignored; SimuMax (perf_llm.py) halves the gradient
+// bytes and the DP reduce-scatter with it. skip_ckpt_micro_batch_num has no effect in SimuMax
+// (never read) and none here, with recompute on.
+TEST(SimuMaxStrategy, GradReduceInBf16AndSkipCkpt) {
+  EXPECT_TRUE(StrategyFile("tp2_pp1_dp4_mbs1.json").main_grad_fp32);
+  EXPECT_FALSE(
+      StrategyFile("tp2_pp1_dp4_mbs1.json", {{"grad_reduce_in_bf16", true}}).main_grad_fp32);
+  EXPECT_EQ(
+      StrategyFile("tp2_pp1_dp4_mbs1.json", {{"grad_reduce_in_bf16", true}}).grad_bytes_per_param(),
+      2.0);
+  const json full = {{"recompute_granularity", "full_block"}, {"recompute_layer_num", 4}};
+  json skip = full;
+  skip["skip_ckpt_micro_batch_num"] = 2;
+  const Strategy a = StrategyFile("tp2_pp1_dp4_mbs1.json", full);
+  const Strategy b = StrategyFile("tp2_pp1_dp4_mbs1.json", skip);
+  EXPECT_EQ(a.recompute, Recompute::kFull);
+  EXPECT_EQ(b.recompute, a.recompute);
+  EXPECT_EQ(b.recompute_layers, a.recompute_layers);
+}
+
 TEST(SimuMaxStrategy, GranularitiesWithLayers) {
   const Strategy full = StrategyFile("deepseek_r1_optimal_mfu_zb_h2.json");
   EXPECT_EQ(full.recompute, Recompute::kFull);
@@ -115,8 +135,8 @@ TEST(SimuMaxStrategy, NetworkKeysAreAcceptedAndListed) {
 TEST(SimuMaxStrategy, EnableCudaGraphZeroesHostIssue) {
   const Strategy off = StrategyFile("tp1_pp2_dp4_mbs1.json", {{"host_issue_us_per_kernel", 30}});
   EXPECT_EQ(off.exec.host_issue_us_per_kernel, 30);
-  const Strategy on = StrategyFile(
-      "tp1_pp2_dp4_mbs1.json", {{"enable_cuda_graph", true}, {"host_issue_us_per_kernel", 30}});
+  const Strategy on = StrategyFile("tp1_pp2_dp4_mbs1.json",
+                                   {{"enable_cuda_graph", true}, {"host_issue_us_per_kernel", 30}});
   EXPECT_EQ(on.exec.host_issue_us_per_kernel, 0);
   const Strategy no = StrategyFile(
       "tp1_pp2_dp4_mbs1.json", {{"enable_cuda_graph", false}, {"host_issue_us_per_kernel", 30}});

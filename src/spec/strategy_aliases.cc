@@ -19,6 +19,22 @@ Status SetBool(Strategy& s, std::string_view t) {
   return detail::ParseBoolText(t, s.*M);
 }
 
+// A SimuMax switch trainsim cannot represent: false is accepted, true refused with `why`.
+template <size_t N>
+struct Why {
+  char text[N];
+  constexpr Why(const char (&s)[N]) {  // NOLINT(google-explicit-constructor)
+    for (size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+};
+template <Why W>
+Status RefuseTrue(Strategy&, std::string_view t) {
+  bool on = false;
+  if (Status st = detail::ParseBoolText(t, on); !st.ok()) return st;
+  if (on) return Status::Invalid(std::string(W.text) + " (give false)");
+  return Status::Ok();
+}
+
 template <auto M>
 Status SetLayers(Strategy& s, std::string_view t) {
   return detail::ParseIntText(t, 1, s.*M);
@@ -121,7 +137,17 @@ constexpr StrategyAlias kAliases[] = {
     {"enable_dropout", FieldKind::kBool, "ignored (dropout comes from the model)", false, Nothing},
     {"account_for_loss_in_pipeline_split", FieldKind::kBool,
      "ignored (the embedding key sets uneven_pipeline)", false, nullptr},
-    {"grad_reduce_in_bf16", FieldKind::kBool, "ignored", false, nullptr},
+    // SimuMax (simumax/core/perf_llm.py, _compute_dp_time and _analysis_mem_impl) halves the
+    // gradient bytes and the DP reduce-scatter with it, as Megatron-LM's --grad-reduce-in-bf16.
+    {"grad_reduce_in_bf16", FieldKind::kBool,
+     "true: use_fp32_accum_grad false (bf16 gradient buffers and reduce)", true,
+     [](Strategy& s, std::string_view t) {
+       bool on = false;
+       Status st = detail::ParseBoolText(t, on);
+       if (on) s.main_grad_fp32 = false;
+       return st;
+     },
+     "use_fp32_accum_grad"},
     {"use_fused_norm", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"use_fused_swiglu", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"use_fused_rope", FieldKind::kBool, "accepted, no effect", false, nullptr},
@@ -139,7 +165,12 @@ constexpr StrategyAlias kAliases[] = {
      "host_issue_us_per_kernel"},
     {"attention_sparse_ratio", FieldKind::kNumber, "ignored", false, nullptr},
     {"recompute_variance", FieldKind::kBool, "SimuMax recompute (below)", false, nullptr},
-    {"skip_ckpt_micro_batch_num", FieldKind::kInt, "accepted, no effect", false, nullptr},
+    // SimuMax's StrategyConfig declares it, but perf_llm.py never reads it (analysis_mem passes
+    // no value to _analysis_mem_impl, which then recomputes every micro-batch; the compute-time
+    // lines that would read it are commented out): it has no effect there either.
+    {"skip_ckpt_micro_batch_num", FieldKind::kInt,
+     "accepted, no effect (SimuMax never reads it: recompute applies to every micro-batch)", false,
+     nullptr},
     // SimuMax's later StrategyConfig keys (simumax/core/config.py).
     {"pp_schedule", FieldKind::kText,
      "pipeline_schedule (1f1b, interleaved_1f1b, gpipe, zb_h1; zb_h2 and zb_v are refused)", false,
@@ -174,8 +205,15 @@ constexpr StrategyAlias kAliases[] = {
     {"use_accm_weight", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"use_fused_grad_accumulation", FieldKind::kBool, "accepted, no effect", false, nullptr},
     {"dispatch_probs", FieldKind::kBool, "ignored", false, nullptr},
-    {"cache_groupgemm_col_fp8_inputs", FieldKind::kBool, "ignored", false, nullptr},
-    {"offload_groupgemm_col_inputs", FieldKind::kBool, "ignored", false, nullptr},
+    // SimuMax docs/strategy.md: cache the grouped GEMMs' FP8 inputs (instead of their 16-bit
+    // ones) for the weight gradient; offload the grouped GEMMs' inputs to the host. Both change
+    // the saved activations, which trainsim cannot represent: refused when on.
+    {"cache_groupgemm_col_fp8_inputs", FieldKind::kBool,
+     "false only (true: FP8-cached grouped-GEMM inputs are not represented)", false,
+     RefuseTrue<"caching the grouped GEMMs' inputs in FP8 is not represented">},
+    {"offload_groupgemm_col_inputs", FieldKind::kBool,
+     "false only (true: host offload of grouped-GEMM inputs is not represented)", false,
+     RefuseTrue<"offloading the grouped GEMMs' inputs to the host is not represented">},
     {"te_version", FieldKind::kText, "accepted, no effect (SimuMax's TE memory audit)", false,
      nullptr},
     {"te_dummy_wgrad_min_version", FieldKind::kText, "accepted, no effect", false, nullptr},

@@ -168,6 +168,27 @@ void ParamGatherOut(const Strategy& s, std::string& out) {
   if (s.overlap_param_gather && s.zero >= 1) out += " --overlap-param-gather";
 }
 
+// --optimizer (Megatron-LM arguments.py: adam (default), sgd, muon, dist_muon). Megatron's
+// adam is AdamW (decoupled weight decay); its sgd keeps one momentum buffer (--sgd-momentum 0.9).
+Status OptimizerIn(Strategy& s, std::string_view, std::string_view value) {
+  if (value == "adam") {
+    s.exec.optimizer = OptimizerKind::kAdam;
+  } else if (value == "sgd") {
+    s.exec.optimizer = OptimizerKind::kSgd;
+  } else if (value == "muon" || value == "dist_muon") {
+    s.exec.optimizer = OptimizerKind::kMuon;
+  } else {
+    return Status::Invalid("must be adam, sgd, muon or dist_muon, got '" + std::string(value) +
+                           "'");
+  }
+  return Status::Ok();
+}
+
+void OptimizerOut(const Strategy& s, std::string& out) {
+  if (s.exec.optimizer == OptimizerKind::kSgd) out += " --optimizer sgd";
+  if (s.exec.optimizer == OptimizerKind::kMuon) out += " --optimizer muon";
+}
+
 Status DispatcherIn(Strategy& s, std::string_view, std::string_view value) {
   s.moe_dedup_dispatch = value == "flex";  // alltoall, allgather: one message per expert
   return Status::Ok();

@@ -41,6 +41,8 @@ Status RecomputeLayersIn(Strategy& s, std::string_view arg, std::string_view val
 void RecomputeLayersOut(const Strategy& s, std::string& out);
 void UnevenOut(const Strategy& s, std::string& out);
 void ParamGatherOut(const Strategy& s, std::string& out);
+Status OptimizerIn(Strategy& s, std::string_view arg, std::string_view value);
+void OptimizerOut(const Strategy& s, std::string& out);
 Status DispatcherIn(Strategy& s, std::string_view arg, std::string_view value);
 void DispatcherOut(const Strategy& s, std::string& out);
 Status AttentionIn(Strategy& s, std::string_view arg, std::string_view value);

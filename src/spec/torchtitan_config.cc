@@ -66,6 +66,7 @@ const std::set<std::string> kRead = {
     "training.global_batch_size",
     "training.seq_len",
     "training.mixed_precision_param",
+    "training.mixed_precision_reduce",
     "training.dtype",
     "training.max_norm",
     "training.steps",
@@ -96,6 +97,10 @@ const std::set<std::string> kRead = {
     "float8.filter_fqns",
     "float8.emulate",
     "float8.enable_fsdp_float8_all_gather",
+    "quantize.linear.float8.enable_fsdp_float8_all_gather",
+    "quantize.dense.float8.enable_fsdp_float8_all_gather",
+    "quantize.linear.float8.recipe_name",
+    "quantize.dense.float8.recipe_name",
     "float8.precompute_float8_dynamic_scale_for_fsdp",
     "mx.recipe_name",
     "mx.filter_fqns",
@@ -300,6 +305,28 @@ void ReadParallelism(Ctx& c) {
   ReadSchedule(c, pp);
 }
 
+// training.mixed_precision_reduce: FSDP2's MixedPrecisionPolicy reduce_dtype, the dtype of
+// the gradient reduce-scatter (job_config.py: "float32" default, "bfloat16" in later releases;
+// it "only takes effect when data_parallel_shard_degree > 1"). bfloat16 halves the reduce bytes,
+// read as Megatron-LM's --grad-reduce-in-bf16 is (use_fp32_accum_grad false). FSDP2 casts the
+// reduced shard back to the fp32 sharded parameter's dtype, a 1/dp-sized difference in memory
+// that this reading leaves out.
+void ReadReduceDtype(Ctx& c) {
+  const std::string reduce = c.Str("training", "mixed_precision_reduce").value_or("float32");
+  if (reduce != "float32" && reduce != "bfloat16")
+    return c.Fail("training.mixed_precision_reduce",
+                  "must be float32 or bfloat16, got '" + reduce + "'");
+  if (reduce == "float32") return;
+  const long long shard = c.Int("parallelism", "data_parallel_shard_degree").value_or(-1);
+  const long long cp = c.Int("parallelism", "context_parallel_degree").value_or(1);
+  if (shard == 1 && cp == 1) {
+    c.out.ignored.push_back({"training.mixed_precision_reduce", reduce,
+                             "takes effect only under FSDP (data_parallel_shard_degree > 1)"});
+    return;
+  }
+  c.out.settings["use_fp32_accum_grad"] = "false";
+}
+
 void ReadTraining(Ctx& c) {
   long long local = 8, seq = 2048;  // job_config.py defaults
   const char* local_key =
@@ -342,6 +369,7 @@ void ReadTraining(Ctx& c) {
   } else if (pure != "float32") {
     c.Fail("training.dtype", "must be float32 or bfloat16, got '" + pure + "'");
   }
+  ReadReduceDtype(c);
   if (c.Bool("training", "enable_cpu_offload").value_or(false))
     c.Fail("training.enable_cpu_offload",
            "FSDP CPU offload of parameters is not represented (trainsim offloads optimizer "
@@ -354,6 +382,55 @@ bool HasConverter(Ctx& c, const std::string& name) {
   for (const toml::node& e : *n->as_array())
     if (auto s = e.value<std::string>(); s && *s == name) return true;
   return false;
+}
+
+// The float8 table's options (torchtitan components/quantization/float8.py, Float8Converter):
+// recipe_name (tensorwise when absent; rowwise, rowwise_with_gw_hp) and
+// enable_fsdp_float8_all_gather, which FSDP2 honours only with dp_shard > 1 and torchtitan
+// asserts against any recipe_name. The float8 all-gather sends 1 B per parameter and leaves no
+// 16-bit copy of the gathered weights: read as fp8_param_gather.
+void ReadFloat8Options(Ctx& c) {
+  const char* table = "float8";
+  for (const char* t : {"quantize.linear.float8", "quantize.dense.float8"})
+    if (HasConverter(c, t)) table = t;
+  const std::string prefix = std::string(table) + ".";
+  const auto recipe = c.Str(table, "recipe_name");
+  const bool gather = c.Bool(table, "enable_fsdp_float8_all_gather").value_or(false);
+  if (recipe && gather)
+    return c.Fail(prefix + "enable_fsdp_float8_all_gather",
+                  "cannot be true with " + prefix + "recipe_name (torchtitan asserts against it)");
+  if (recipe && *recipe != "tensorwise")
+    c.out.ignored.push_back({prefix + "recipe_name", *recipe,
+                             "costed as tensorwise FP8 (the hardware profile's FP8 GEMM speed-up); "
+                             "row-wise scaling and the bf16 weight-gradient GEMMs of "
+                             "rowwise_with_gw_hp are slower"});
+  if (!gather) return;
+  const long long shard = c.Int("parallelism", "data_parallel_shard_degree").value_or(-1);
+  if (shard == 1) {
+    c.out.ignored.push_back({prefix + "enable_fsdp_float8_all_gather", "true",
+                             "takes effect only under FSDP (data_parallel_shard_degree > 1)"});
+    return;
+  }
+  c.out.settings["fp8_param_gather"] = "true";
+}
+
+// [optimizer] name (torchtitan components/optimizer.py build_optimizers: "Adam" or "AdamW",
+// default AdamW) and early_step_in_backward (each parameter's step in its post-accumulate-grad
+// hook, freeing its gradient early); [parallelism] disable_loss_parallel (with TP the logits are
+// gathered for the loss instead of staying vocab-sharded). Listed when they change what runs.
+void ReadOptimizerAndLoss(Ctx& c) {
+  const std::string name = c.Str("optimizer", "name").value_or("AdamW");
+  if (name != "Adam" && name != "AdamW")
+    c.out.ignored.push_back({"optimizer.name", name, "costed as AdamW (torchtitan's default)"});
+  if (c.Bool("optimizer", "early_step_in_backward").value_or(false))
+    c.out.ignored.push_back({"optimizer.early_step_in_backward", "true",
+                             "the optimizer step inside the backward (gradients freed per "
+                             "parameter) is not modelled: costed as a step after the backward"});
+  const long long tp = c.Int("parallelism", "tensor_parallel_degree").value_or(1);
+  if (tp > 1 && c.Bool("parallelism", "disable_loss_parallel").value_or(false))
+    c.out.ignored.push_back({"parallelism.disable_loss_parallel", "true",
+                             "the loss costed vocab-parallel (logits sharded over TP), not on "
+                             "gathered logits"});
 }
 
 void ReadLowPrecision(Ctx& c) {
@@ -375,8 +452,13 @@ void ReadLowPrecision(Ctx& c) {
     if (recipe.rfind("mxfp8", 0) != 0)
       return c.Fail("mx.recipe_name", "only mxfp8 recipes are represented, got '" + recipe + "'");
     c.out.settings["dtype"] = "mxfp8";
+  } else if (fp8 && c.Bool("float8", "emulate").value_or(false)) {
+    c.out.ignored.push_back({"float8.emulate", "true",
+                             "emulated float8 runs its GEMMs in high precision (torchtitan's "
+                             "test mode): costed in bf16"});
   } else if (fp8) {
     c.out.settings["dtype"] = "fp8";
+    ReadFloat8Options(c);
   }
 }
 
@@ -422,8 +504,8 @@ struct AttentionSuffix {
   const char* backend;
 };
 constexpr AttentionSuffix kAttentionSuffixes[] = {
-    {"_flex_attn", "flex"},   {"_flex_flash", "flex"}, {"_flex_triton", "flex"},
-    {"_flex", "flex"},        {"_varlen_attn", "varlen"}, {"_varlen", "varlen"},
+    {"_flex_attn", "flex"}, {"_flex_flash", "flex"},    {"_flex_triton", "flex"},
+    {"_flex", "flex"},      {"_varlen_attn", "varlen"}, {"_varlen", "varlen"},
 };
 
 // The flavor without its attention suffix, and the backend: "sdpa" unless a suffix says.
@@ -445,9 +527,10 @@ void ReadAttention(Ctx& c, const std::string& backend, const std::string& flavor
   c.out.settings["attention_kernel"] = "fa2";
   const std::string field = flavor.empty() ? "attention_kernel" : "model.flavor";
   if (backend == "flex") {
-    c.out.ignored.push_back({field, flavor,
-                             "FlexAttention (Triton kernels) has no trainsim kernel: costed as "
-                             "FlashAttention-2 (attention_kernel fa2), which it trails by ~5-10 %"});
+    c.out.ignored.push_back(
+        {field, flavor,
+         "FlexAttention (Triton kernels) has no trainsim kernel: costed as "
+         "FlashAttention-2 (attention_kernel fa2), which it trails by ~5-10 %"});
     return;
   }
   c.out.assumed.push_back(
@@ -568,6 +651,7 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   ReadParallelism(c);
   ReadTraining(c);
   ReadLowPrecision(c);
+  ReadOptimizerAndLoss(c);
   if (!out.model.empty())
     if (auto m = LoadModelPreset(out.model); m.ok()) model_layers = m->layers;
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
@@ -576,10 +660,9 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   // [compile] enable, or the older [training] compile.
   for (const char* section : {"compile", "training"})
     if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false))
-      out.ignored.push_back({section == std::string("compile") ? "compile.enable"
-                                                               : "training.compile",
-                             "true",
-                             "torch.compile fusions are not modelled (kernel times are eager's)"});
+      out.ignored.push_back(
+          {section == std::string("compile") ? "compile.enable" : "training.compile", "true",
+           "torch.compile fusions are not modelled (kernel times are eager's)"});
   if (!c.status.ok()) return c.status;
   ListIgnored(c);
   return out;

@@ -246,7 +246,7 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(c->settings.at("lora_alpha"), "32");  // TRL's default, not 2 x r
   EXPECT_EQ(c->settings.at("lora_targets"), "q_proj,k_proj,v_proj");
   EXPECT_FALSE(Apply(c.value()).flash_attention);
-  EXPECT_EQ(Fields(c->ignored).at("dtype"), "bfloat16");
+  EXPECT_FALSE(Apply(c.value()).master_weights);  // a bf16 load: see LoadDtypeDecidesPrecision
   auto q = ParseTrlArgsJson(R"({"use_peft": true, "load_in_4bit": true})", "t");
   ASSERT_TRUE(q.ok()) << q.status().message();
   EXPECT_EQ(q->settings.at("method"), "qlora");
@@ -258,6 +258,168 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(Fields(off->ignored).count("lora_r"), 1u);
   auto eight = ParseTrlArgsJson(R"({"use_peft": true, "load_in_8bit": true})", "t");
   EXPECT_EQ(eight.status().field(), "load_in_8bit");
+}
+
+// loss_type belongs to SFTConfig and GRPOConfig too: an SFT file with loss_type chunked_nll
+// (SFTConfig's own default) was read as DPO, with a reference model.
+TEST(TrlArgsJson, LossTypeOfEachTrainer) {
+  const std::pair<const char*, const char*> rows[] = {
+      {R"({"loss_type": "chunked_nll"})", "sft"}, {R"({"loss_type": "nll"})", "sft"},
+      {R"({"loss_type": "dft"})", "sft"},         {R"({"loss_type": "dr_grpo"})", "grpo"},
+      {R"({"loss_type": "dapo"})", "grpo"},       {R"({"loss_type": "sigmoid"})", "dpo"},
+      {R"({"loss_type": "ipo"})", "ipo"},         {R"({"loss_type": "hinge"})", "dpo"},
+  };
+  for (const auto& [json, stage] : rows) {
+    auto c = ParseTrlArgsJson(json, "t");
+    ASSERT_TRUE(c.ok()) << json << ": " << c.status().message();
+    EXPECT_EQ(c->settings.at("stage"), stage) << json;
+  }
+  auto chunked = ParseTrlArgsJson(R"({"loss_type": "chunked_nll"})", "t");
+  EXPECT_TRUE(Apply(chunked.value()).fused_cross_entropy);  // logits never held whole
+  EXPECT_FALSE(Apply(ParseTrlArgsJson(R"({"loss_type": "nll"})", "t").value()).fused_cross_entropy);
+  auto off = ParseTrlArgsJson(R"({"activation_offloading": true})", "t");
+  EXPECT_EQ(off.status().field(), "activation_offloading");
+  EXPECT_TRUE(ParseTrlArgsJson(R"({"activation_offloading": false})", "t").ok());
+}
+
+// TRL's configs override two TrainingArguments defaults (trl/trainer/base_config.py):
+// gradient_checkpointing true and bf16 = not fp16. A file without them was read with HF's
+// defaults (fp32, no recompute): 2-4x the step time and no recompute.
+TEST(TrlArgsJson, TrlDefaultsBf16AndCheckpointing) {
+  struct Row {
+    const char* json;
+    DType dtype;
+    Recompute recompute;
+  };
+  const Row rows[] = {
+      {"{}", DType::kBf16, Recompute::kFull},
+      {R"({"fp16": true})", DType::kFp16, Recompute::kFull},
+      {R"({"bf16": false})", DType::kFp32, Recompute::kFull},
+      {R"({"gradient_checkpointing": false})", DType::kBf16, Recompute::kNone},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.json);
+    auto c = ParseTrlArgsJson(r.json, "t");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const Strategy s = Apply(c.value());
+    EXPECT_EQ(s.dtype, r.dtype);
+    EXPECT_EQ(s.recompute, r.recompute);
+    EXPECT_TRUE(s.master_weights);
+  }
+  auto c = ParseTrlArgsJson("{}", "t");
+  const auto a = Fields(c->assumed);
+  EXPECT_EQ(a.at("bf16"), "true");
+  EXPECT_EQ(a.at("gradient_checkpointing"), "true");
+}
+
+// DeepSpeed ZeRO reduces and keeps the gradients in the training dtype unless
+// communication_data_type (or ZeRO-1's bf16 grad_accum_dtype fp32) says fp32 (engine.py
+// communication_data_type); they were costed as fp32 main gradients, a 2x DP reduce. "auto"
+// precision takes the trainer's.
+TEST(DeepSpeedConfig, GradientDtypeFollowsTheEngine) {
+  struct Row {
+    const char* json;
+    bool fp32_grads;
+  };
+  const Row rows[] = {
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})", false},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 3}})", false},
+      {R"({"fp16": {"enabled": true}, "zero_optimization": {"stage": 1}})", false},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 0}})", true},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2},
+           "communication_data_type": "fp32"})",
+       true},
+      {R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 1},
+           "data_types": {"grad_accum_dtype": "fp32"}})",
+       true},
+      {R"({"bf16": {"enabled": false}, "fp16": {"enabled": false},
+           "zero_optimization": {"stage": 2}})",
+       true},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.json);
+    auto c = ParseDeepSpeedConfig(r.json, "ds.json");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EXPECT_EQ(Apply(c.value(), {{"world_size", "8"}}).main_grad_fp32, r.fp32_grads);
+    EXPECT_TRUE(c->ignored.empty());
+  }
+  // "auto" precision inside a TRL file: the trainer's bf16 decides.
+  auto trl = ParseTrlArgsJson(
+      R"({"bf16": true, "deepspeed": {"bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 2}}})",
+      "t");
+  ASSERT_TRUE(trl.ok()) << trl.status().message();
+  EXPECT_FALSE(Apply(trl.value(), {{"world_size", "8"}}).main_grad_fp32);
+}
+
+// The load dtype (ModelConfig dtype / torch_dtype / model_init_kwargs) decides what trains:
+// weights loaded in 16 bits train in place (no fp32 master, 16-bit gradients and AdamW
+// states) whatever bf16 / fp16 say; float32 (TRL's default) with bf16 is AMP. The dtype was
+// listed as ignored and every file read as AMP: 18 B of model state per parameter instead of 8.
+TEST(TrlArgsJson, LoadDtypeDecidesPrecision) {
+  struct Row {
+    const char* json;
+    DType dtype;
+    bool master;
+    double state_bytes;  // weights + gradients + optimizer, per parameter (DDP, no sharding)
+  };
+  const Row rows[] = {
+      {R"({"bf16": true})", DType::kBf16, true, 18},
+      {R"({"bf16": true, "dtype": "float32"})", DType::kBf16, true, 18},
+      {R"({"bf16": true, "dtype": "bfloat16"})", DType::kBf16, false, 8},
+      {R"({"dtype": "bfloat16"})", DType::kBf16, false, 8},
+      {R"({"bf16": true, "torch_dtype": "bfloat16"})", DType::kBf16, false, 8},
+      {R"({"bf16": true, "model_init_kwargs": {"dtype": "bfloat16"}})", DType::kBf16, false, 8},
+      {R"({"model_init_kwargs": "{\"torch_dtype\": \"bfloat16\"}"})", DType::kBf16, false, 8},
+      {R"({"bf16": true, "dtype": "auto"})", DType::kBf16, false, 8},
+      {R"({"dtype": "float16"})", DType::kBf16, false, 8},  // TRL's bf16 autocast
+      {R"({"dtype": "float16", "bf16": false})", DType::kFp16, false, 8},
+      {R"({"fp16": true, "dtype": "bfloat16"})", DType::kFp16, false, 8},
+      // Accelerate upcasts a 16-bit model under FSDP with mixed precision, DeepSpeed keeps fp32
+      // partitions: AMP again (ZeRO-3 / FSDP shard the 18 B over the 8 ranks; + 0.125 B for
+      // the two gathered layers of 32).
+      {R"({"bf16": true, "dtype": "bfloat16", "fsdp": "full_shard"})", DType::kBf16, true, 2.375},
+      {R"({"dtype": "bfloat16", "bf16": false, "fsdp": "full_shard"})", DType::kBf16, false, 1.125},
+      {R"({"bf16": true, "dtype": "bfloat16", "deepspeed": {"zero_optimization": {"stage": 3},
+          "bf16": {"enabled": true}}})",
+       DType::kBf16, true, 2.125},  // ZeRO keeps bf16 gradients: 16 B / 8
+      {R"({"fp16": true, "dtype": "float16", "fsdp": "full_shard"})", DType::kFp16, true, 2.375},
+  };
+  auto m = LoadModel("llama3-8b");
+  auto hw = LoadHardware("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.json);
+    auto c = ParseTrlArgsJson(row.json, "t");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    Strategy s = Apply(c.value(), {{"world_size", "8"}});
+    EXPECT_EQ(s.dtype, row.dtype);
+    EXPECT_EQ(s.master_weights, row.master);
+    auto r = Simulate(m.value(), hw.value(), s);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const StageReport& st = r->stages.at(0);
+    EXPECT_NEAR((st.weight_bytes + st.grad_bytes + st.optimizer_bytes) / st.params, row.state_bytes,
+                0.01);
+  }
+  auto a = ParseTrlArgsJson(R"({"bf16": true, "dtype": "auto"})", "t");
+  EXPECT_EQ(Fields(a->assumed).at("dtype"), "bfloat16");  // the last note names the reading
+  // LoRA over an fp32 load: the frozen fp32 base is noted (costed at 2 B).
+  auto lora = ParseTrlArgsJson(R"({"bf16": true, "use_peft": true})", "t");
+  ASSERT_TRUE(lora.ok()) << lora.status().message();
+  EXPECT_EQ(Fields(lora->assumed).count("dtype"), 1u);
+}
+
+// pure_bf16 under DeepSpeed ZeRO-1/2 was read as pure bf16, but DeepSpeed's bf16 optimizer keeps
+// fp32 master partitions (ZeRO-3 is refused, parse_errors.jsonl); without DeepSpeed it stays pure.
+TEST(LlamaFactoryYaml, PureBf16UnderDeepSpeedKeepsMasterWeights) {
+  const std::string base = "stage: sft\nfinetuning_type: full\npure_bf16: true\n";
+  auto plain = ParseLlamaFactoryYaml(base, "lf.yaml", 32);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(Apply(plain.value()).master_weights);
+  auto ds = ParseLlamaFactoryYaml(base + "deepspeed:\n  zero_optimization:\n    stage: 2\n",
+                                  "lf.yaml", 32);
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_TRUE(Apply(ds.value()).master_weights);
+  EXPECT_EQ(Fields(ds->assumed).count("pure_bf16"), 1u);
 }
 
 // LoRA from a LLaMA-Factory file simulates, and holds less than full fine-tuning.

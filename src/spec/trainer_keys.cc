@@ -97,8 +97,9 @@ void ReadTrainerBatch(TrainerKeys& k) {
   if (!gas) k.Assume("gradient_accumulation_steps", "1", "HF TrainingArguments' default");
 }
 
-void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16) {
-  const bool bf = k.Bool("bf16").value_or(false), fp = k.Bool("fp16").value_or(false);
+void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16, bool bf16_default) {
+  const bool fp = k.Bool("fp16").value_or(false);
+  const bool bf = k.Bool("bf16").value_or(bf16_default && !fp);
   if (bf && fp) return k.Fail("fp16", "bf16 and fp16 are both true");
   if (pure_bf16 && fp) return k.Fail("pure_bf16", "contradicts fp16 true");
   // AMP keeps the trained parameters and the optimizer states in fp32 (the master copy);
@@ -356,6 +357,14 @@ void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c) {
       c.settings[key] = value;
     else
       c.settings.emplace(key, value);
+  // "auto" precision: ZeRO keeps and reduces the gradients in the trainer's 16-bit dtype
+  // (ParseDeepSpeedConfig, ReadGradientDtype).
+  const auto zero = ds.settings.find("zero_state");
+  const auto dt = c.settings.find("dtype");
+  if (!ds.settings.count("use_fp32_accum_grad") && zero != ds.settings.end() &&
+      zero->second != "0" && dt != c.settings.end() &&
+      (dt->second == "bf16" || dt->second == "fp16"))
+    c.settings["use_fp32_accum_grad"] = "false";
   auto it = std::remove_if(c.assumed.begin(), c.assumed.end(),
                            [](const Assumption& a) { return a.field == "deepspeed"; });
   c.assumed.erase(it, c.assumed.end());

@@ -62,7 +62,8 @@ class TrainerKeys {
 // `gc_default` is nullopt or the key is given), fsdp, deepspeed (a path: noted in
 // deepspeed_file; an object: read with ParseDeepSpeedConfig), torch_compile.
 void ReadTrainerBatch(TrainerKeys& k);
-void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16);
+// `bf16_default`: the value of an absent bf16 (TRL's configs: true unless fp16 is set).
+void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16, bool bf16_default = false);
 void ReadTrainerOptim(TrainerKeys& k);
 void ReadTrainerParallel(TrainerKeys& k, const std::string& deepspeed_object_json);
 
@@ -82,10 +83,17 @@ enum class PytorchLaunch { kEager, kCompiled, kCudaGraphs };
 void ApplyPytorchLaunch(TrainerKeys& k, PytorchLaunch launch, const std::string& key,
                         const std::string& value);
 
-// TRL's ModelConfig keys (model_name_or_path, dtype, attn_implementation, use_peft and the LoRA
+// TRL's ModelConfig keys (model_name_or_path, attn_implementation, use_peft and the LoRA
 // / bitsandbytes keys), which TRL config files hold beside the trainer's
-// (spec/trl_model_config.cc).
-void ReadTrlModelConfig(TrainerKeys& k);
+// (spec/trl_model_config.cc). `load`: the dtype ReadTrlPrecision resolved.
+void ReadTrlModelConfig(TrainerKeys& k, const std::string& load);
+
+// The precision of a TRL run: the dtype the weights are loaded in (ModelConfig dtype, older
+// torch_dtype, or model_init_kwargs' dtype, read as "model_init_kwargs.dtype") with the
+// trainer's bf16 / fp16. A 16-bit load trains without fp32 master weights; float32 (or none)
+// is AMP as ReadTrainerPrecision reads it. Returns the load dtype ("float32", "bfloat16",
+// "float16"; "auto" taken as bfloat16).
+std::string ReadTrlPrecision(TrainerKeys& k);
 
 // The keys of HF TrainingArguments that do not change one step's time or memory (logging,
 // saving, the learning-rate schedule, evaluation, hub and data-loader settings).

@@ -1,6 +1,8 @@
 // A TRL / Hugging Face TrainingArguments JSON (--trl-args): SFTConfig, DPOConfig, GRPOConfig.
 //
-// Sources (huggingface/trl, trl/trainer/): sft_config.py — max_length 1024 (older releases:
+// Sources (huggingface/trl, trl/trainer/): base_config.py — _BaseConfig, the parent of every
+// trainer's config, overrides TrainingArguments: gradient_checkpointing true, bf16 = not fp16
+// when unset; sft_config.py — max_length 1024 (older releases:
 // max_seq_length), packing false, padding_free false; dpo_config.py — beta 0.1, loss_type
 // "sigmoid" (also "ipo", "hinge", "robust", ...; a list mixes losses), max_length 1024,
 // max_prompt_length 512, precompute_ref_log_probs false, reference_free false (no reference
@@ -75,12 +77,27 @@ const std::set<std::string> kHarmless = {"dataset_text_field",
                                          "max_prompt_length",
                                          "loss_type"};
 
+// model_init_kwargs (an object, or its JSON text as TRL's CLI takes it): the trainer's
+// from_pretrained arguments, whose dtype (or torch_dtype) is the load dtype, read as
+// "model_init_kwargs.dtype" (detail::ReadTrlPrecision).
+void InitKwargsDtype(const json& v, std::map<std::string, std::string>& out) {
+  json obj = v;
+  if (v.is_string()) obj = json::parse(v.get<std::string>(), nullptr, false);
+  if (!obj.is_object()) return;
+  for (const char* key : {"dtype", "torch_dtype"})
+    if (auto it = obj.find(key); it != obj.end() && it->is_string()) {
+      out["model_init_kwargs.dtype"] = it->get<std::string>();
+      return;
+    }
+}
+
 // The JSON object as key -> text; `deepspeed` as an object is returned apart.
 Result<std::map<std::string, std::string>> Flatten(const json& j, const std::string& origin,
                                                    std::string& deepspeed) {
   std::map<std::string, std::string> out;
   for (const auto& [key, v] : j.items()) {
     if (v.is_null()) continue;
+    if (key == "model_init_kwargs") InitKwargsDtype(v, out);
     if (key == "deepspeed" && v.is_object()) {
       deepspeed = v.dump();
       out[key] = "(object)";
@@ -105,15 +122,30 @@ Result<std::map<std::string, std::string>> Flatten(const json& j, const std::str
   return out;
 }
 
+// loss_type is a key of several trainers: SFTConfig's nll / dft / chunked_nll (sft_config.py),
+// GRPOConfig's grpo / bnpo / dr_grpo / dapo / cispo (grpo_config.py); DPOConfig's others.
+std::string StageOfLoss(const std::string& loss) {
+  for (const char* sft : {"nll", "dft", "chunked_nll"})
+    if (loss == sft) return "sft";
+  for (const char* grpo : {"grpo", "bnpo", "dr_grpo", "dapo", "cispo"})
+    if (loss == grpo) return "grpo";
+  return "dpo";
+}
+
 // The stage the keys describe; --stage overrides it.
-std::string InferStage(const TrainerKeys& k, std::string& why) {
+std::string InferStage(TrainerKeys& k, std::string& why) {
   for (const char* key : {"num_generations", "max_completion_length", "use_vllm", "vllm_mode"})
     if (k.Has(key)) {
       why = key;
       return "grpo";
     }
+  if (k.Has("loss_type")) {
+    const std::string loss = k.Str("loss_type").value_or("");
+    why = "loss_type " + loss;
+    if (StageOfLoss(loss) != "dpo") return StageOfLoss(loss);
+  }
   for (const char* key :
-       {"precompute_ref_log_probs", "reference_free", "max_prompt_length", "beta", "loss_type"})
+       {"loss_type", "precompute_ref_log_probs", "reference_free", "max_prompt_length", "beta"})
     if (k.Has(key)) {
       why = key;
       return "dpo";
@@ -123,6 +155,14 @@ std::string InferStage(const TrainerKeys& k, std::string& why) {
 }
 
 void ReadPreference(TrainerKeys& k, std::string& stage) {
+  // SFTConfig loss_type chunked_nll: the lm_head runs on the non-ignored tokens in chunks, so the
+  // logits are never held whole (sft_config.py): read as a fused cross-entropy.
+  if (auto loss = k.Str("loss_type"); loss && *loss == "chunked_nll" && stage == "sft") {
+    k.Set("fused_cross_entropy", "true");
+    k.Assume("loss_type", *loss,
+             "chunked lm_head and cross-entropy: costed as a fused cross-entropy (no fp32 "
+             "logits copy)");
+  }
   if (auto loss = k.Str("loss_type"); loss && stage == "dpo") {
     if (*loss == "ipo") {
       stage = "ipo";
@@ -213,17 +253,23 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   std::string why;
   std::string stage = InferStage(k, why);
   ReadTrainerBatch(k);
-  ReadTrainerPrecision(k, false);
+  const std::string load = detail::ReadTrlPrecision(k);
   ReadTrainerOptim(k);
+  // TRL's configs default gradient_checkpointing to true (trl/trainer/base_config.py
+  // _BaseConfig; HF TrainingArguments' default is false).
   auto gc = k.Bool("gradient_checkpointing");
-  k.Set("recompute", gc.value_or(false) ? "full" : "none");
-  if (!gc) k.Assume("gradient_checkpointing", "false", "HF TrainingArguments' default");
+  k.Set("recompute", gc.value_or(true) ? "full" : "none");
+  if (!gc)
+    k.Assume("gradient_checkpointing", "true",
+             "TRL's default (HF TrainingArguments' is false: give it for a plain Trainer file)");
   ReadTrainerParallel(k, deepspeed);  // after: fsdp_config's activation_checkpointing
   k.Ignore("use_liger_kernel", "Liger's fused kernels are not modelled");
+  if (k.Bool("activation_offloading").value_or(false))
+    k.Fail("activation_offloading", "offloading activations to the host is not represented");
   // Transformers' default attn_implementation is sdpa, whose flash backend is FlashAttention-2.
   k.Set("use_flash_sdp", "true");
   k.Set("attention_kernel", "fa2");
-  ReadTrlModelConfig(k);
+  ReadTrlModelConfig(k, load);
   if (stage == "grpo") {
     ReadGrpo(k);
   } else {
