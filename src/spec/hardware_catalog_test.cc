@@ -283,6 +283,11 @@ TEST(HardwareCatalog, Mi300xEfficienciesAreMeasuredWithSources) {
   EXPECT_EQ(azure->scaleup_bus_by_group, hw->scaleup_bus_by_group);
   EXPECT_EQ(azure->scaleup_a2a_by_group, hw->scaleup_a2a_by_group);
   EXPECT_EQ(CalibrationStatus(azure.value()), "uncalibrated (from mi300x_192gb)");
+  // Efficiencies set by hand are neither fitted nor the measured ones.
+  HardwareSpec edited = hw.value();
+  ASSERT_TRUE(ApplyHardwareOverrides(edited, R"({"efficiency": {"gemm_max": 0.5}})", "req").ok());
+  EXPECT_FALSE(edited.efficiency_measured);
+  EXPECT_EQ(CalibrationStatus(edited), "uncalibrated (nominal)");
 }
 
 // Every profile simulates a small dense model on 8 accelerators (a layout every profile holds,
