@@ -38,6 +38,8 @@ def main():
             cal = f"yes ({eff['fitted_date']})"
         elif j.get('efficiency_from'):
             cal = f"no (from {j['efficiency_from']})"
+        elif eff and j.get('efficiency_measured'):
+            cal = 'no (measured)'
         else:
             cal = 'no (nominal)'
         kind = f"shape of {j['instance_of']}" if j.get('instance_of') else 'silicon'

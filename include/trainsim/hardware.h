@@ -130,6 +130,9 @@ struct HardwareSpec {
   // "efficiency" block with a fitted_date); false when they are borrowed (efficiency_from), the
   // nominal defaults, or overridden. Reports mark uncalibrated hardware and widen the band.
   bool calibrated = false;
+  // True when the preset's own efficiency block comes from microbenchmarks of this hardware (the
+  // file's "efficiency_measured" provenance) and was not fitted: still uncalibrated.
+  bool efficiency_measured = false;
   std::string efficiency_from;  // the preset the efficiencies are borrowed from; "" = none
 
   // Peak FLOP/s for GEMMs in `d`; 0 when unsupported.
@@ -142,7 +145,8 @@ struct HardwareSpec {
 // One line for reports on an uncalibrated spec (!hw.calibrated): "uncalibrated hardware:
 // efficiencies borrowed from h100_sxm_80gb, not fitted on <id>; wider uncertainty band".
 std::string UncalibratedNote(const HardwareSpec& hw);
-// "calibrated <fitted_date>", "uncalibrated (from <id>)" or "uncalibrated (nominal)".
+// "calibrated <fitted_date>", "uncalibrated (from <id>)", "uncalibrated (measured)" (own block
+// from microbenchmarks, not fitted) or "uncalibrated (nominal)".
 std::string CalibrationStatus(const HardwareSpec& hw);
 
 // Parses a hardware preset (data/hardware/*.json schema, docs/INPUTS.md). A spec without an

@@ -387,6 +387,7 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
 void MarkCalibration(const json& j, HardwareSpec& hw) {
   const bool own = j.contains("efficiency") && j["efficiency"].is_object();
   hw.calibrated = own && !hw.eff.fitted_date.empty();
+  hw.efficiency_measured = own && !hw.calibrated && j.contains("efficiency_measured");
   hw.efficiency_from.clear();
   if (!own && j.contains("efficiency_from") && j["efficiency_from"].is_string())
     hw.efficiency_from = j["efficiency_from"].get<std::string>();
@@ -413,17 +414,18 @@ Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& o
 }  // namespace
 
 std::string UncalibratedNote(const HardwareSpec& hw) {
-  const std::string what = hw.efficiency_from.empty()
-                               ? "nominal efficiencies (no fit)"
-                               : "efficiencies borrowed from " + hw.efficiency_from;
+  const std::string what = !hw.efficiency_from.empty()
+                               ? "efficiencies borrowed from " + hw.efficiency_from
+                           : hw.efficiency_measured ? "efficiencies from microbenchmarks (no fit)"
+                                                    : "nominal efficiencies (no fit)";
   return "UNCALIBRATED hardware: " + what + ", not fitted on measured runs of " + hw.id +
          "; the uncertainty band is widened (docs/VALIDATION.md)";
 }
 
 std::string CalibrationStatus(const HardwareSpec& hw) {
   if (hw.calibrated) return "calibrated " + hw.eff.fitted_date;
-  return hw.efficiency_from.empty() ? "uncalibrated (nominal)"
-                                    : "uncalibrated (from " + hw.efficiency_from + ")";
+  if (!hw.efficiency_from.empty()) return "uncalibrated (from " + hw.efficiency_from + ")";
+  return hw.efficiency_measured ? "uncalibrated (measured)" : "uncalibrated (nominal)";
 }
 
 Status ValidateHardware(const HardwareSpec& hw) {
@@ -455,7 +457,7 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().contains("efficiency_from") && !parsed.value().contains("efficiency"))
     MarkCalibration(parsed.value(), copy);
   else if (parsed.value().contains("efficiency"))
-    copy.calibrated = false;
+    copy.calibrated = copy.efficiency_measured = false;
   if (Status s = ValidateHardware(copy); !s.ok()) return s.WithContext(origin);
   hw = copy;
   return Status::Ok();

@@ -217,6 +217,7 @@ TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
   const std::set<std::string> fitted = {"a100_sxm_40gb",  "a100_sxm_80gb", "b200_sxm_180gb",
                                         "b300_sxm_288gb", "gb200_nvl72",   "gb300_nvl72",
                                         "h100_sxm_80gb",  "v100_sxm_32gb"};
+  const std::set<std::string> measured = {"mi300x_192gb", "mi325x_256gb"};
   for (const std::string& id : ListHardwarePresets()) {
     SCOPED_TRACE(id);
     auto hw = LoadHardwarePreset(id);
@@ -228,9 +229,65 @@ TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
       continue;
     }
     EXPECT_NE(UncalibratedNote(hw.value()).find("UNCALIBRATED"), std::string::npos);
-    if (id == "mi300x_192gb" || id == "mi355x_288gb") continue;  // nominal (no AMD fit)
+    if (measured.count(id) == 1) {  // own block from microbenchmarks, not fitted
+      EXPECT_TRUE(hw->efficiency_measured);
+      EXPECT_EQ(CalibrationStatus(hw.value()), "uncalibrated (measured)");
+      EXPECT_NE(UncalibratedNote(hw.value()).find("microbenchmarks"), std::string::npos);
+      continue;
+    }
+    EXPECT_FALSE(hw->efficiency_measured);
+    if (id == "mi355x_288gb") continue;  // nominal (no measurement found)
     EXPECT_FALSE(hw->efficiency_from.empty());
   }
+}
+
+// Every efficiency block a preset carries says where it comes from: fitted by `trainsim
+// calibrate` (fitted_date) or measured on this hardware (efficiency_measured, a non-empty text).
+TEST(HardwareCatalog, EveryEfficiencyBlockHasProvenance) {
+  int blocks = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    SCOPED_TRACE(id);
+    const json raw = Raw(id);
+    if (!raw.contains("efficiency")) continue;
+    ++blocks;
+    const bool fitted = raw["efficiency"].contains("fitted_date");
+    const bool measured = raw.contains("efficiency_measured") &&
+                          raw["efficiency_measured"].is_string() &&
+                          raw["efficiency_measured"].get<std::string>().size() > 40;
+    EXPECT_TRUE(fitted || measured);
+  }
+  EXPECT_GE(blocks, 10);
+}
+
+// The MI300X block is the public MI300X microbenchmarks (AMD MAF blog, RCCL/xGMI blog, CVS
+// BabelStream figures): measured, not fitted, and far below the nominal defaults.
+TEST(HardwareCatalog, Mi300xEfficienciesAreMeasuredWithSources) {
+  auto hw = LoadHardwarePreset("mi300x_192gb");
+  ASSERT_TRUE(hw.ok());
+  EXPECT_FALSE(hw->calibrated);
+  EXPECT_TRUE(hw->efficiency_measured);
+  EXPECT_TRUE(hw->eff.fitted_date.empty());
+  const std::string text = Raw("mi300x_192gb")["efficiency_measured"].get<std::string>();
+  for (const char* cite : {"Measuring Max-Achievable FLOPs", "Understanding RCCL Bandwidth",
+                           "BabelStream", "708 TFLOP/s", "318.98 GB/s"})
+    EXPECT_NE(text.find(cite), std::string::npos) << cite;
+  // 708 TFLOP/s of 1307.4 at a shape whose cost.cc factors are 0.997 and 1.
+  EXPECT_NEAR(hw->eff.gemm_max, 708.0 / 1307.4 / (32896.0 / 32996.0), 1e-3);
+  EXPECT_NEAR(hw->eff.scaleup_bus, 318.98 / 448, 1e-3);
+  EXPECT_NEAR(hw->ScaleupBusEfficiency(2), 46.55 / 448, 1e-3);  // one direct xGMI link
+  EXPECT_NEAR(hw->ScaleupBusEfficiency(8), 318.98 / 448, 1e-3);
+  // The Azure shape borrows the block and keeps the same xGMI tables.
+  auto azure = LoadHardwarePreset("azure_nd_mi300x_v5");
+  ASSERT_TRUE(azure.ok());
+  EXPECT_EQ(azure->eff.gemm_max, hw->eff.gemm_max);
+  EXPECT_EQ(azure->scaleup_bus_by_group, hw->scaleup_bus_by_group);
+  EXPECT_EQ(azure->scaleup_a2a_by_group, hw->scaleup_a2a_by_group);
+  EXPECT_EQ(CalibrationStatus(azure.value()), "uncalibrated (from mi300x_192gb)");
+  // Efficiencies set by hand are neither fitted nor the measured ones.
+  HardwareSpec edited = hw.value();
+  ASSERT_TRUE(ApplyHardwareOverrides(edited, R"({"efficiency": {"gemm_max": 0.5}})", "req").ok());
+  EXPECT_FALSE(edited.efficiency_measured);
+  EXPECT_EQ(CalibrationStatus(edited), "uncalibrated (nominal)");
 }
 
 // Every profile simulates a small dense model on 8 accelerators (a layout every profile holds,
