@@ -54,20 +54,25 @@ validate: build
 fuzz-deps: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(FUZZ_APT_PACKAGES)"
 
-# The unit tests and the CLI script tests in an ASan + UBSan build, lean enough for CI: clang-14
-# (compiles these sanitized sources ~3x faster than gcc -O2) at -O1 with line tables only, ccache
-# when present, and only the two binaries the tests run (trainsim, trainsim_tests): no bench, no
-# MPI search (OpenMPI's allocations read as leaks), no Python module (an ASan module needs the
-# runtime preloaded into python), no web page. Every ctest test runs except `web_browser` (label
+# The unit tests and the CLI script tests in an ASan + UBSan build (by hand; CI runs the smaller
+# sanitize-ci below): clang-14 (compiles these sanitized sources ~3x faster than gcc -O2) at -O1
+# with line tables only, precompiled headers (cmake/pch.cmake), ccache when present, and only the
+# two binaries the tests run (trainsim, trainsim_tests): no bench, no MPI search (OpenMPI's
+# allocations read as leaks), no Python module (an ASan module needs the runtime preloaded into
+# python), no web page. Every ctest test runs except `web_browser` (label
 # browser: it needs the page, and drives Chromium, not the sanitized code).
 SAN_CCACHE = $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 SAN_CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DTRAINSIM_SANITIZE=ON \
-  -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF -DTRAINSIM_BUILD_WEB=OFF $(SAN_CCACHE)
+  -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF -DTRAINSIM_BUILD_WEB=OFF -DTRAINSIM_PCH=ON \
+  $(SAN_CCACHE)
+# The in-test fuzzer at a tenth of its inputs (1e5): the libFuzzer targets do the long runs.
+SAN_FUZZ_SCALE ?= 0.1
 test-sanitize: fuzz-deps
 	cmake -S . -B $(SAN_BUILD) $(SAN_CMAKE_FLAGS) >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target trainsim trainsim_tests
-	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE browser $(SAN_CTEST_ARGS)
+	cd $(SAN_BUILD) && TRAINSIM_FUZZ_SCALE=$(SAN_FUZZ_SCALE) $(SAN_ENV) \
+	  ctest --output-on-failure -j $(JOBS) -LE browser $(SAN_CTEST_ARGS)
 
 # FUZZ_CMAKE_EXTRA: more CMake flags (sanitize-ci: -O1 and precompiled headers).
 FUZZ_CMAKE_EXTRA ?=
