@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 0
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 .PHONY: deps build demo test bench validate format clean fuzz-deps test-sanitize fuzz-build fuzz \
-        fuzz-smoke
+        fuzz-smoke sanitize-ci
 
 # A package counts as present when installed or provided by an installed one (NodeSource's
 # nodejs provides npm, and Debian's npm would conflict with it).
@@ -54,28 +54,37 @@ validate: build
 fuzz-deps: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(FUZZ_APT_PACKAGES)"
 
-# The unit tests and the CLI script tests in an ASan + UBSan build, lean enough for CI: clang-14
-# (compiles these sanitized sources ~3x faster than gcc -O2) at -O1 with line tables only, ccache
-# when present, and only the two binaries the tests run (trainsim, trainsim_tests): no bench, no
-# MPI search (OpenMPI's allocations read as leaks), no Python module (an ASan module needs the
-# runtime preloaded into python), no web page. Every ctest test runs except `web_browser` (label
+# The unit tests and the CLI script tests in an ASan + UBSan build (by hand; CI runs the smaller
+# sanitize-ci below): clang-14 (compiles these sanitized sources ~3x faster than gcc -O2) at -O1
+# with line tables only, precompiled headers (cmake/pch.cmake), ccache when present, and only the
+# two binaries the tests run (trainsim, trainsim_tests): no bench, no MPI search (OpenMPI's
+# allocations read as leaks), no Python module (an ASan module needs the runtime preloaded into
+# python), no web page. Every ctest test runs except `web_browser` (label
 # browser: it needs the page, and drives Chromium, not the sanitized code).
 SAN_CCACHE = $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 SAN_CMAKE_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DTRAINSIM_SANITIZE=ON \
-  -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF -DTRAINSIM_BUILD_WEB=OFF $(SAN_CCACHE)
+  -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF -DTRAINSIM_BUILD_WEB=OFF -DTRAINSIM_PCH=ON \
+  $(SAN_CCACHE)
+# The in-test fuzzer at a tenth of its inputs (1e5): the libFuzzer targets do the long runs.
+SAN_FUZZ_SCALE ?= 0.1
 test-sanitize: fuzz-deps
 	cmake -S . -B $(SAN_BUILD) $(SAN_CMAKE_FLAGS) >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target trainsim trainsim_tests
-	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE browser $(SAN_CTEST_ARGS)
+	cd $(SAN_BUILD) && TRAINSIM_FUZZ_SCALE=$(SAN_FUZZ_SCALE) $(SAN_ENV) \
+	  ctest --output-on-failure -j $(JOBS) -LE browser $(SAN_CTEST_ARGS)
 
+# FUZZ_CMAKE_EXTRA: more CMake flags (sanitize-ci: -O1 and precompiled headers).
+FUZZ_CMAKE_EXTRA ?=
 fuzz-build: fuzz-deps
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-	  -DTRAINSIM_FUZZ=ON -DTRAINSIM_BUILD_TESTS=OFF -DTRAINSIM_BUILD_BENCH=OFF $(SAN_CCACHE) >/dev/null
+	  -DTRAINSIM_FUZZ=ON -DTRAINSIM_BUILD_TESTS=OFF -DTRAINSIM_BUILD_BENCH=OFF -DTRAINSIM_PYTHON=OFF \
+	  -DTRAINSIM_BUILD_WEB=OFF $(SAN_CCACHE) $(FUZZ_CMAKE_EXTRA) >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target trainsim_fuzz
 
 # FUZZ_RUNS inputs per parser (a FUZZ_SECONDS time box, if set, stops earlier); the corpus grows
-# in $(FUZZ_BUILD)/corpus, crashes land in $(FUZZ_BUILD)/crashes, counts in fuzz-summary.txt.
+# in $(FUZZ_BUILD)/corpus, crashes land in $(FUZZ_BUILD)/crashes, counts in fuzz-summary.txt; a
+# failing parser's log tail is printed.
 fuzz: fuzz-build
 	@mkdir -p $(FUZZ_BUILD)/crashes; : > $(FUZZ_BUILD)/fuzz-summary.txt; fail=0; \
 	for t in $(FUZZ_TARGETS); do \
@@ -85,14 +94,26 @@ fuzz: fuzz-build
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
 	    $(FUZZ_BUILD)/corpus/$$t fuzz/seeds/$$t $$extra > $(FUZZ_BUILD)/fuzz-$$t.log 2>&1; \
-	  rc=$$?; [ $$rc -ne 0 ] && fail=1; \
+	  rc=$$?; [ $$rc -ne 0 ] && { fail=1; tail -n 40 $(FUZZ_BUILD)/fuzz-$$t.log; }; \
 	  runs=$$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(FUZZ_BUILD)/fuzz-$$t.log | grep -o '[0-9]*$$'); \
 	  echo "$$t: $${runs:-?} inputs, exit $$rc" | tee -a $(FUZZ_BUILD)/fuzz-summary.txt; \
 	done; exit $$fail
 
-# A time-boxed fuzz run (30 s per parser) for CI.
+# A time-boxed fuzz run (30 s per parser).
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+
+# The sanitizer check in CI (.ci/run, after `make test`): the library and the libFuzzer harness
+# in an ASan + UBSan build at -O1 with line tables and precompiled headers (no tests, no CLI),
+# then every parser of FUZZ_TARGETS for SANITIZE_CI_SECONDS from the committed seeds. Any
+# sanitizer report, contract break, leak, hang or crash fails it (docs/INPUTS.md, "Sanitizer
+# build", has the measured times).
+SANITIZE_CI_BUILD ?= build-sanitize-ci
+SANITIZE_CI_SECONDS ?= 20
+sanitize-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZ_BUILD=$(SANITIZE_CI_BUILD) \
+	  FUZZ_SECONDS=$(SANITIZE_CI_SECONDS) \
+	  FUZZ_CMAKE_EXTRA='"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DTRAINSIM_PCH=ON'
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
