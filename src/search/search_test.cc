@@ -210,9 +210,20 @@ TEST(Search, ThreadCountIsChecked) {
   EXPECT_FALSE(Search(f.m, f.hw, f.o).ok());
 }
 
-// Issue 12: "Llama-3-70B, LoRA, on one 8xH100 node: which layout fits and runs fastest". The
-// lower bound must not reject what only full training cannot hold: LoRA keeps no gradients or
-// optimizer states for the frozen base.
+// SFT on one 8-GPU node in the coarse space without offload or rank orders (brute-forceable).
+SearchOptions SftOnOneNode(int gbs, int top_k) {
+  SearchOptions o;
+  o.gpus = 8;
+  o.gbs = gbs;
+  o.seq = 4096;
+  o.top_k = top_k;
+  o.coarse = true;
+  o.offload = false;
+  o.orders = false;
+  o.workload.stage = TrainStage::kSft;
+  return o;
+}
+
 // "Which method and rank fit and run fastest": methods and ranks are search dimensions. The
 // rank varies only for methods that have one (full fine-tuning appears once per layout), and the
 // search over {full, lora, qlora} x {8, 64} finds exactly the best of the three single-method
@@ -221,15 +232,7 @@ TEST(Search, MethodsAndRanksAreDimensions) {
   auto m = LoadModel("llama3-8b");
   auto hw = LoadHardware("h100_sxm_80gb");
   ASSERT_TRUE(m.ok() && hw.ok());
-  SearchOptions o;
-  o.gpus = 8;
-  o.gbs = 32;
-  o.seq = 4096;
-  o.top_k = 50;
-  o.coarse = true;
-  o.offload = false;
-  o.orders = false;
-  o.workload.stage = TrainStage::kSft;
+  SearchOptions o = SftOnOneNode(32, 50);
   const SearchSpace one(m.value(), hw.value(), o);
   o.methods = {FtMethod::kFull, FtMethod::kLora, FtMethod::kQlora};
   o.lora_ranks = {8, 64};
@@ -265,19 +268,14 @@ TEST(Search, MethodsAndRanksAreDimensions) {
   EXPECT_DOUBLE_EQ(mixed->top.front().step_time_s, best);
 }
 
+// Issue 12: "Llama-3-70B, LoRA, on one 8xH100 node: which layout fits and runs fastest". The
+// lower bound must not reject what only full training cannot hold: LoRA keeps no gradients or
+// optimizer states for the frozen base.
 TEST(Search, LoraOnLlama70bFitsOneNode) {
   auto m = LoadModel("llama3-70b");
   auto hw = LoadHardware("h100_sxm_80gb");
   ASSERT_TRUE(m.ok() && hw.ok());
-  SearchOptions o;
-  o.gpus = 8;
-  o.gbs = 64;
-  o.seq = 4096;
-  o.top_k = 3;
-  o.coarse = true;
-  o.offload = false;
-  o.orders = false;
-  o.workload.stage = TrainStage::kSft;
+  SearchOptions o = SftOnOneNode(64, 3);
   o.workload.method = FtMethod::kLora;
   o.workload.lora_rank = 16;
   auto lora = Search(m.value(), hw.value(), o);
