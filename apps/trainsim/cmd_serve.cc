@@ -28,6 +28,11 @@ void AddServe(CLI::App& app, ServeArgs& a) {
       ->capture_default_str();
   c->add_option("--search-threads", a.search_threads, "threads per search (0 = all cores)")
       ->check(CLI::Range(0, 1024));
+  c->add_option("--compute-slots", a.compute_slots,
+                "simulate / timeline / validate requests computing at once; the rest wait first "
+                "come, first served (0 = four per core)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
   c->add_option("--simulate-cache", a.simulate_cache,
                 "answers of POST /v1/simulate kept by body (0 = none)")
       ->check(CLI::Range(0, 1000000))
@@ -69,6 +74,7 @@ int RunServe(const ServeArgs& a) {
   o.service.max_searches = a.max_searches;
   o.service.search_threads = a.search_threads;
   o.service.simulate_cache_entries = a.simulate_cache;
+  o.service.compute_slots = a.compute_slots;
   o.service.search_seconds = a.search_seconds;
   o.service.request_seconds = a.request_seconds;
   for (const std::string& f : a.cases) {  // read once, here: no request names a file

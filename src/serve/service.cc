@@ -4,6 +4,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "serve/endpoints.h"
 #include "serve/openapi.h"
@@ -114,10 +115,21 @@ Route FindRoute(std::string_view method, std::string_view path, std::string_view
 
 }  // namespace
 
+// Default compute slots per core: a slot whose thread the OS preempts (the machine runs other
+// work) or hands over to the next waiter leaves its core idle for a moment, so the gate admits a
+// few per core. Measured 2026-11-24 on the 2-core machine under load 12-23, 4 interleaved rounds
+// of `serve_load --requests 20000 --concurrency 64 --distinct 1` (docs/SERVE.md, Load): p99
+// 27-38 ms ungated, 14-30 ms at 2 slots per core, 14-22 ms at 4.
+constexpr int kComputeSlotsPerCore = 4;
+
 Service::Service(ServiceOptions o)
     : opt_(std::move(o)),
       simulate_cache_(std::make_shared<ResponseCache>(
-          static_cast<size_t>(std::max(0, opt_.simulate_cache_entries)))) {}
+          static_cast<size_t>(std::max(0, opt_.simulate_cache_entries)))),
+      gate_(std::make_shared<ComputeGate>(
+          opt_.compute_slots > 0
+              ? opt_.compute_slots
+              : kComputeSlotsPerCore * static_cast<int>(std::thread::hardware_concurrency()))) {}
 
 Response Service::Handle(std::string_view method, std::string_view path,
                          std::string_view body) const {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "serve/compute_gate.h"
 #include "serve/response_cache.h"
 #include "trainsim/limits.h"
 #include "trainsim/status.h"
@@ -39,6 +40,10 @@ struct ServiceOptions {
   // Answers of POST /v1/simulate kept by body (a pure function of it; serve/response_cache.h):
   // a repeated body is answered without simulating and formatting again. 0 disables it.
   int simulate_cache_entries = 1024;
+  // Requests of the CPU-bound endpoints (simulate after a cache miss, timeline, validate)
+  // computing at once; the rest wait first come, first served (serve/compute_gate.h). 0 = four per
+  // core. Searches are bounded by max_searches instead.
+  int compute_slots = 0;
   // Validation cases (JSONL text) that POST /v1/validate scores when the body gives none: the
   // files given to `trainsim serve --cases`, read once at start-up.
   std::string shipped_cases;
@@ -94,6 +99,7 @@ class Service {
   ServiceOptions opt_;
   mutable std::atomic<int> searches_{0};
   std::shared_ptr<const ResponseCache> simulate_cache_;
+  std::shared_ptr<ComputeGate> gate_;
   friend class SearchSlot;
 };
 

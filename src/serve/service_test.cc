@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "serve/endpoints.h"
 #include "serve/openapi.h"
@@ -360,3 +363,31 @@ TEST(Serve, RootServesAPage) {
 
 }  // namespace
 }  // namespace trainsim::serve
+
+// The compute gate admits at most its slots at once and the waiters in arrival order.
+TEST(ComputeGate, BoundsConcurrencyAndServesInArrivalOrder) {
+  using trainsim::serve::ComputeGate;
+  ComputeGate gate(1);
+  std::vector<int> order;
+  std::mutex order_mutex;
+  std::vector<std::thread> threads;
+  {
+    const ComputeGate::Pass first(gate);  // holds the only slot while the others queue
+    for (int i = 0; i < 4; ++i) {
+      threads.emplace_back([&, i] {
+        const ComputeGate::Pass pass(gate);
+        EXPECT_EQ(gate.active(), 1);
+        const std::lock_guard<std::mutex> lock(order_mutex);
+        order.push_back(i);
+      });
+      // Thread i is queued before thread i+1 starts.
+      while (gate.waiting() < i + 1) std::this_thread::yield();
+    }
+    EXPECT_EQ(gate.active(), 1);
+    EXPECT_EQ(gate.waiting(), 4);
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(gate.active(), 0);
+  EXPECT_EQ(gate.waiting(), 0);
+}
