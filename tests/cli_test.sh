@@ -398,6 +398,16 @@ if expect_ok "validate one case --json" validate --json "$TMP/one_case.jsonl"; t
   fi
 fi
 
+ONE_ID=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["id"])' "$TMP/one_case.jsonl")
+if expect_ok "validate --explain" validate "$TMP/one_case.jsonl" --explain "$ONE_ID"; then
+  if grep -q "step time" "$OUT" && grep -q "time breakdown" "$OUT" &&
+    grep -qE "^  case $ONE_ID \(.*\): measured [0-9.]+ s, predicted [0-9.]+ s, error [-+][0-9.]+ %$" "$OUT"; then
+    ok "validate --explain: the case's step report and its measured time"
+  else
+    bad "validate --explain: the case's step report and its measured time" "$(tail -c 400 "$OUT")"
+  fi
+fi
+expect_field_error "validate --explain unknown id" "--explain" validate "$TMP/one_case.jsonl" --explain no-such-case
 run "validate missing file" validate "$TMP/no_such_file.jsonl"
 if [ "$RC" -ne 0 ] && [ "$RC" -lt 128 ]; then
   ok "validate missing file: exit $RC"

@@ -6,7 +6,9 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "spec/pipeline_split.h"
 #include "trainsim/results_json.h"
+#include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
 
 namespace trainsim::cli {
@@ -19,9 +21,43 @@ void AddValidate(CLI::App& app, ValidateArgs& a) {
   c->add_flag("--markdown", a.markdown,
               "print the per-family table as Markdown (docs/VALIDATION.md)");
   c->add_option("--svg", a.svg, "also write a predicted-vs-measured scatter plot (SVG) here");
+  c->add_option("--explain", a.explain,
+                "a case id: print that case's full step report (breakdowns, memory, every "
+                "assumption) and its measured time, as validate scores it");
 }
 
+namespace {
+
+// validate --explain ID: the case's step report as `simulate` prints it, then its target.
+int ExplainCase(const ValidateArgs& a) {
+  std::vector<CaseResult> unparsable;
+  auto cases = LoadValidationCases(a.files, &unparsable);
+  if (!cases.ok()) return Fail(cases.status());
+  for (const CaseResult& r : unparsable)
+    if (r.id == a.explain) return Fail(Status::Invalid("--explain", r.reason));
+  for (const ValidationCase& c : cases.value()) {
+    if (c.id != a.explain) continue;
+    Strategy s;
+    Assumption recompute;
+    auto sim = SimulateCase(c, &s, &recompute);
+    if (!sim.ok()) return Fail(sim.status().WithContext(c.id));
+    StepReport rep = std::move(sim).value();
+    rep.assumed = c.assumed;
+    if (c.recompute_auto) rep.assumed.push_back(recompute);
+    if (auto split = detail::PipelineSplitAssumption(s, c.model)) rep.assumed.push_back(*split);
+    std::printf("%s", FormatReportText(rep, c.model, c.hw, s).c_str());
+    std::printf("\n  case %s (%s): measured %.4f s, predicted %.4f s, error %+.1f %%\n",
+                c.id.c_str(), c.family.c_str(), c.target_s, rep.step_time_s,
+                100 * (rep.step_time_s - c.target_s) / c.target_s);
+    return 0;
+  }
+  return Fail(Status::Invalid("--explain", "no case with id '" + a.explain + "' in the files"));
+}
+
+}  // namespace
+
 int RunValidate(const ValidateArgs& a) {
+  if (!a.explain.empty()) return ExplainCase(a);
   auto res = RunValidation(a.files);
   if (!res.ok()) {
     return Fail(res.status());

@@ -91,6 +91,7 @@ struct ValidateArgs {
   std::string family;
   std::string svg;
   bool markdown = false;
+  std::string explain;  // a case id: print its full step report instead of the table
 };
 void AddValidate(CLI::App& app, ValidateArgs& a);
 int RunValidate(const ValidateArgs& a);

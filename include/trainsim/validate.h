@@ -71,6 +71,11 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases);
 // Same, with the cases that could not be parsed reported as skipped (after the scored ones).
 ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases,
                              std::vector<CaseResult> unparsable);
+// One case as validation scores it: the case's strategy with its recompute chosen when null
+// (the lightest policy that fits); `used` (when non-null) gets the strategy simulated and
+// `recompute` the assumption made for it (empty field when the case gave one).
+Result<StepReport> SimulateCase(const ValidationCase& c, Strategy* used = nullptr,
+                                Assumption* recompute = nullptr);
 // A predicted-vs-measured scatter plot (SVG text) of a validation run.
 std::string ValidationScatterSvg(const ValidationSummary& s);
 

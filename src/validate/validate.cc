@@ -250,6 +250,19 @@ void Aggregate(ValidationSummary& sum) {
 
 }  // namespace
 
+Result<StepReport> SimulateCase(const ValidationCase& c, Strategy* used, Assumption* recompute) {
+  Strategy s = c.strategy;
+  SimOptions quiet;  // ScoreCases lists the split with the other assumptions
+  quiet.assumptions = false;
+  Assumption chosen;
+  Result<StepReport> rep = c.recompute_auto
+                               ? detail::SimulateLightestFittingRecompute(c.model, c.hw, s, &chosen)
+                               : Simulate(c.model, c.hw, s, quiet);
+  if (used) *used = s;
+  if (recompute) *recompute = std::move(chosen);
+  return rep;
+}
+
 ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
   ValidationSummary sum;
   for (const ValidationCase& c : cases) {
@@ -259,13 +272,9 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
     r.framework = c.framework;
     r.target_s = c.target_s;
     r.measured_mem_gib = c.measured_mem_gib;
-    Strategy s = c.strategy;
-    SimOptions quiet;  // the split is added below with the other assumptions
-    quiet.assumptions = false;
+    Strategy s;
     Assumption recompute;
-    Result<StepReport> rep =
-        c.recompute_auto ? detail::SimulateLightestFittingRecompute(c.model, c.hw, s, &recompute)
-                         : Simulate(c.model, c.hw, s, quiet);
+    Result<StepReport> rep = SimulateCase(c, &s, &recompute);
     if (rep.ok()) {
       r.assumed = c.assumed;
       if (c.recompute_auto) r.assumed.push_back(std::move(recompute));
