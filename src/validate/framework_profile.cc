@@ -2,6 +2,7 @@
 #include "validate/framework_profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "spec/embedded.h"
@@ -60,6 +61,12 @@ Framework ReadProfile(const json& f) {
   return w;
 }
 
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
 }  // namespace
 
 const std::vector<Framework>& Frameworks() {
@@ -77,19 +84,29 @@ const std::vector<Framework>& Frameworks() {
 
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw) {
-  if (!framework.empty())
+  // Sources and framework names are compared without case: "NeMo", "nemo" and "NEMO" name the
+  // same stack.
+  const std::string name = Lower(framework), text = Lower(source);
+  if (!name.empty())
     for (const Framework& f : Frameworks())
-      if (f.id == framework ||
-          std::find(f.names.begin(), f.names.end(), framework) != f.names.end())
+      if (Lower(f.id) == name ||
+          std::any_of(f.names.begin(), f.names.end(),
+                      [&](const std::string& n) { return Lower(n) == name; }))
         return {&f, "profile " + f.id + " (the case's framework is '" + framework + "')"};
+  // The longest matching substring wins: "NeMo-RL" names nemo-rl, not the "NeMo" of Bridge.
+  const Framework* best = nullptr;
+  const std::string* best_match = nullptr;
   for (const Framework& f : Frameworks())
     for (const std::string& m : f.match)
-      if (source.find(m) != std::string::npos)
-        return {&f, "profile " + f.id + " (source matches '" + m + "')"};
+      if (text.find(Lower(m)) != std::string::npos &&
+          (!best_match || m.size() > best_match->size()))
+        best = &f, best_match = &m;
+  if (best) return {best, "profile " + best->id + " (source matches '" + *best_match + "')"};
   const bool fp8 = hw.peak_fp8_flops > 0;
   for (const Framework& f : Frameworks())
     if (f.fallback == (fp8 ? "fp8" : "pre-fp8"))
-      return {&f, "no profile matches the source: " + f.id +
+      return {&f, (name.empty() ? "" : "no profile is named '" + framework + "'; ") +
+                      "no profile matches the source: " + f.id +
                       (fp8 ? " for GPUs with FP8 tensor cores (today's performance recipes)"
                            : " for GPUs before FP8 tensor cores (2020-21 Megatron-LM habits)")};
   static const Framework none = [] {

@@ -39,8 +39,9 @@ struct ProfilePick {
   std::string why;  // "profile X (source matches 'Y')" or why a fallback profile was taken
 };
 
-// The profile the case's `framework` field names (by id or `frameworks` list); else the first
-// profile with a `match` substring in `source`; else the fallback profile of the GPU's
+// The profile the case's `framework` field names (by id or `frameworks` list); else the profile
+// with the longest `match` substring in `source` (both ignore case); else the fallback profile of
+// the GPU's
 // class: "fp8" when it has FP8 tensor cores (Hopper, Ada, Blackwell, MI300: today's recipes),
 // "pre-fp8" otherwise (V100, A100: the 2020-21 Megatron-LM habits).
 ProfilePick PickFramework(const std::string& framework, const std::string& source,

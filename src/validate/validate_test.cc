@@ -10,6 +10,7 @@
 
 #include "spec/embedded.h"
 #include "trainsim/calibrate.h"
+#include "trainsim/presets.h"
 #include "validate/framework_profile.h"
 #include "validate/validate_test_cases.h"
 
@@ -203,6 +204,25 @@ TEST(ValidateAssumed, MegatronFsdpReducesGradientsInBf16) {
   auto foundry = ParseValidationCase(j.dump(), "case");
   ASSERT_TRUE(foundry.ok()) << foundry.status().message();
   EXPECT_TRUE(foundry->strategy.main_grad_fp32);
+}
+
+// Framework names and source strings pick profiles without regard to case; the longest matching
+// source string wins; an unknown name says so in the fallback's reason.
+TEST(FrameworkProfiles, PickIgnoresCaseAndPrefersTheLongestMatch) {
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  ASSERT_TRUE(hw.ok());
+  const auto id = [&](const std::string& framework, const std::string& source) {
+    return detail::PickFramework(framework, source, hw.value()).fw->id;
+  };
+  EXPECT_EQ(id("NeMo", ""), "megatron-bridge");
+  EXPECT_EQ(id("Megatron-DeepSpeed", ""), "deepspeed");
+  EXPECT_EQ(id("TorchTitan", ""), "torchtitan");
+  EXPECT_EQ(id("", "nvidia nemo performance table"), "megatron-bridge");
+  EXPECT_EQ(id("", "NVIDIA NeMo-RL docs, GRPO step times"), "nemo-rl");
+  EXPECT_EQ(id("", "pytorch/torchtune recipes README"), "torchtune");
+  const detail::ProfilePick unknown = detail::PickFramework("my-stack", "a blog", hw.value());
+  EXPECT_EQ(unknown.fw->id, "generic-modern");
+  EXPECT_NE(unknown.why.find("no profile is named 'my-stack'"), std::string::npos) << unknown.why;
 }
 
 // Every profile's "attention" names a kernel (an unknown name would silently mean "fused").
