@@ -11,6 +11,12 @@
 namespace trainsim {
 
 enum class DType { kFp32, kTf32, kFp16, kBf16, kFp8, kMxfp8, kFp4 };
+// Bytes of a model weight held in the training dtype: fp32 and tf32 keep fp32 weights (TF32 only
+// changes how the GEMMs multiply); the 16-bit and low-precision recipes keep 16-bit weights
+// (fp8/fp4 GEMMs quantize them on the fly).
+constexpr double WeightBytes(DType d) {
+  return d == DType::kFp32 || d == DType::kTf32 ? 4.0 : 2.0;
+}
 
 std::string_view DTypeName(DType d);
 // True for the FP8 / MXFP8 / FP4 GEMM precisions (Transformer Engine low-precision recipes).
@@ -76,7 +82,8 @@ struct HardwareSpec {
   double peak_fp8_flops = 0;
   double peak_fp4_flops = 0;
   double peak_fp32_flops = 0;
-  double hbm_bytes = 0;  // capacity
+  double peak_tf32_flops = 0;  // TF32 tensor cores (fp32 storage, 10-bit mantissa GEMMs); 0 = none
+  double hbm_bytes = 0;        // capacity
   double hbm_bw_bytes_per_s = 0;
   int sm_count = 0;
   int scaleup_domain = 8;             // GPUs per scale-up (NVLink) domain

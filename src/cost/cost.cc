@@ -88,7 +88,11 @@ double GemmTime(const HardwareSpec& hw, DType d, double m, double n, double k, d
     t = t / speedup + MemoryTime(hw, kFp8CastBytes * m * k * batch);
   } else if (d == DType::kFp4 && hw.peak_fp4_flops > 0) {
     t = t / hw.eff.fp4_gemm_speedup + MemoryTime(hw, kFp4CastBytes * m * k * batch);
-  } else if (d == DType::kFp32) {
+  } else if (d == DType::kTf32 && hw.peak_tf32_flops > 0) {
+    // TF32 runs on the tensor cores at their TF32 peak (half the BF16 one on Ampere and Hopper,
+    // datasheets); cuBLAS tiles it like BF16, so the same shape efficiency is assumed.
+    t = flops / (hw.peak_tf32_flops * GemmEfficiency(hw, m, n, k, batch));
+  } else if (d == DType::kFp32 || d == DType::kTf32) {
     t = flops / (hw.peak_fp32_flops > 0 ? hw.peak_fp32_flops : base_peak * kFp32PeakFraction);
   }
   return t;

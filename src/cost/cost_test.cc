@@ -15,6 +15,21 @@ HardwareSpec Hw() {
   return LoadHardware("h100_sxm_80gb").value();
 }
 
+// TF32 GEMMs run on the tensor cores at the TF32 peak (half BF16's on A100: 156 vs 312 TFLOP/s)
+// with BF16's shape efficiency; a GPU without TF32 tensor cores runs them on its fp32 units.
+// TF32 keeps fp32 weights.
+TEST(Gemm, Tf32RunsOnTheTensorCoresAtTheTf32Peak) {
+  HardwareSpec hw = LoadHardware("a100_sxm_80gb").value();
+  const double bf16 = GemmTime(hw, DType::kBf16, 4096, 4096, 4096, 1);
+  const double tf32 = GemmTime(hw, DType::kTf32, 4096, 4096, 4096, 1);
+  EXPECT_NEAR(tf32 / bf16, 312.0 / 156.0, 1e-9);
+  EXPECT_LT(tf32, GemmTime(hw, DType::kFp32, 4096, 4096, 4096, 1) / 4);
+  hw.peak_tf32_flops = 0;
+  EXPECT_DOUBLE_EQ(GemmTime(hw, DType::kTf32, 4096, 4096, 4096, 1),
+                   GemmTime(hw, DType::kFp32, 4096, 4096, 4096, 1));
+  static_assert(WeightBytes(DType::kTf32) == 4.0 && WeightBytes(DType::kBf16) == 2.0);
+}
+
 // FlashAttention-2 without a fitted pair of its own runs at 0.62 of the fused kernel on Hopper
 // (FA3 paper, Fig. 5-6) and at the fused kernel's speed on Ampere; a fitted pair wins.
 TEST(Attention, Fa2WithoutAFitRunsAtItsMeasuredShareOfTheFusedKernel) {

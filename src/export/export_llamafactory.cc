@@ -129,7 +129,8 @@ void ParallelNotes(const Strategy& s, std::vector<std::string>& notes) {
       notes.push_back(std::string(key) + " " + std::to_string(v) +
                       " (LLaMA-Factory's HF Trainer is data parallel only; use --format "
                       "megatron or bridge)");
-  if (s.dtype != DType::kBf16 && s.dtype != DType::kFp16 && s.dtype != DType::kFp32)
+  if (s.dtype != DType::kBf16 && s.dtype != DType::kFp16 && s.dtype != DType::kFp32 &&
+      s.dtype != DType::kTf32)
     notes.push_back("dtype " + std::string(DTypeName(s.dtype)) + " (bf16 written)");
   if (s.recompute == Recompute::kSelective ||
       (s.recompute == Recompute::kFull && s.recompute_layers > 0))
@@ -148,13 +149,15 @@ std::string Train(const Strategy& s, std::vector<std::string>& notes) {
   KV(out, "packing", s.packing ? "true" : "false");
   KV(out, "per_device_train_batch_size", std::to_string(s.mbs));
   KV(out, "gradient_accumulation_steps", std::to_string(s.num_micro_batches()));
-  const bool fp16 = s.dtype == DType::kFp16, fp32 = s.dtype == DType::kFp32;
+  const bool fp16 = s.dtype == DType::kFp16;
+  const bool fp32 = s.dtype == DType::kFp32 || s.dtype == DType::kTf32;
   if (!s.master_weights && !fp16 && !fp32) {
     KV(out, "pure_bf16", "true");
   } else {
     KV(out, "bf16", !fp16 && !fp32 ? "true" : "false");
     KV(out, "fp16", fp16 ? "true" : "false");
   }
+  if (s.dtype == DType::kTf32) KV(out, "tf32", "true");  // HF TrainingArguments: TF32 matmuls
   KV(out, "optim", Optim(s.exec.optimizer, notes));
   KV(out, "flash_attn",
      !s.flash_attention                            ? "disabled"

@@ -57,7 +57,7 @@ void SplitFrozenLayers(const ModelSpec& m, const Strategy& s, const graph::Stage
       sl.frozen_moe > 0 ? graph::RankLayerParams(m, s, true) : graph::LayerParams{};
   const double frozen = sl.frozen_dense * (dense.tp_sharded + dense.replicated) +
                         sl.frozen_moe * (moe.tp_sharded + moe.replicated);
-  const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
+  const double w_b = WeightBytes(s.dtype);
   if (graph::ParamGroup* g = Find(groups, "layers"); g && frozen > 0) {
     g->count -= frozen;
     groups.push_back({"frozen_layers", frozen, false, false, w_b});
@@ -82,7 +82,7 @@ double FirstStageAdapterParams(const ModelSpec& m, const Strategy& s) {
 
 void ApplyMethodToParams(const ModelSpec& m, const Strategy& s, const graph::StageLayers& sl,
                          std::vector<graph::ParamGroup>& groups) {
-  const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
+  const double w_b = WeightBytes(s.dtype);
   if (s.method == FtMethod::kFreeze) SplitFrozenLayers(m, s, sl, groups);
   const bool embeddings = EmbeddingsTrained(s);
   for (graph::ParamGroup& g : groups) {

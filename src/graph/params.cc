@@ -14,7 +14,7 @@ std::vector<ParamGroup> StageParamGroups(const ModelSpec& m, const Strategy& s,
   const LayerParams moe = has_moe ? RankLayerParams(m, s, true) : LayerParams{};
   const double h = static_cast<double>(m.hidden);
   const double vocab_rows = static_cast<double>(m.vocab) * h / s.tp;
-  const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
+  const double w_b = WeightBytes(s.dtype);
   std::vector<ParamGroup> g;
   auto add = [&](const char* name, double count, bool expert) {
     if (count > 0) g.push_back(ParamGroup{name, count, expert, true, w_b});

@@ -15,7 +15,7 @@ constexpr double kRuntimeOverhead = 1.5 * units::kGiB;
 
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   const double grad_b = s.grad_bytes_per_param();
-  const double w_b = s.dtype == DType::kFp32 ? 4.0 : 2.0;
+  const double w_b = WeightBytes(s.dtype);
   // Bytes of a per-parameter state, sharded over each group's DP group from ZeRO stage
   // `min_stage` on; `trainable_only` for gradients and optimizer states.
   // Distributed-optimizer instances shard optimizer states (ZeRO-2 gradients, ZeRO-3 / FSDP

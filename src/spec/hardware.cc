@@ -38,20 +38,21 @@ Status ReadPeaks(const json& j, HardwareSpec& hw, const std::string& origin) {
   FieldReader p(j, origin);
   double bf16 = FlopsToTflops(hw.peak_bf16_flops), fp16 = FlopsToTflops(hw.peak_fp16_flops);
   double fp8 = FlopsToTflops(hw.peak_fp8_flops), fp4 = FlopsToTflops(hw.peak_fp4_flops);
-  double fp32 = FlopsToTflops(hw.peak_fp32_flops);
+  double fp32 = FlopsToTflops(hw.peak_fp32_flops), tf32 = FlopsToTflops(hw.peak_tf32_flops);
   p.Double("bf16", bf16);
   p.Double("fp16", fp16);
   p.Double("fp8", fp8);
   p.Double("fp4", fp4);
   p.Double("fp32", fp32);
   p.Ignore("fp64");
-  p.Ignore("tf32");
+  p.Double("tf32", tf32);
   if (Status s = p.Finish(true); !s.ok()) return s;
   hw.peak_bf16_flops = TflopsToFlops(bf16);
   hw.peak_fp16_flops = TflopsToFlops(fp16);
   hw.peak_fp8_flops = TflopsToFlops(fp8);
   hw.peak_fp4_flops = TflopsToFlops(fp4);
   hw.peak_fp32_flops = TflopsToFlops(fp32);
+  hw.peak_tf32_flops = TflopsToFlops(tf32);
   return Status::Ok();
 }
 
@@ -62,13 +63,14 @@ Status CheckFinite(const HardwareSpec& hw, const std::string& origin) {
     double v;
     bool peak;  // under peak_tflops
   };
-  for (Conv c : {Conv{"bf16", hw.peak_bf16_flops, true}, Conv{"fp16", hw.peak_fp16_flops, true},
-                 Conv{"fp8", hw.peak_fp8_flops, true}, Conv{"fp4", hw.peak_fp4_flops, true},
-                 Conv{"fp32", hw.peak_fp32_flops, true}, Conv{"hbm_gib", hw.hbm_bytes, false},
-                 Conv{"hbm_tbps", hw.hbm_bw_bytes_per_s, false},
-                 Conv{"scaleup_gbps_per_dir", hw.scaleup_bw_bytes_per_s, false},
-                 Conv{"nic_gbps_per_gpu", hw.nic_bw_bytes_per_s, false},
-                 Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s, false}})
+  for (Conv c :
+       {Conv{"bf16", hw.peak_bf16_flops, true}, Conv{"fp16", hw.peak_fp16_flops, true},
+        Conv{"fp8", hw.peak_fp8_flops, true}, Conv{"fp4", hw.peak_fp4_flops, true},
+        Conv{"fp32", hw.peak_fp32_flops, true}, Conv{"tf32", hw.peak_tf32_flops, true},
+        Conv{"hbm_gib", hw.hbm_bytes, false}, Conv{"hbm_tbps", hw.hbm_bw_bytes_per_s, false},
+        Conv{"scaleup_gbps_per_dir", hw.scaleup_bw_bytes_per_s, false},
+        Conv{"nic_gbps_per_gpu", hw.nic_bw_bytes_per_s, false},
+        Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s, false}})
     if (!std::isfinite(c.v))
       return Status::Invalid(c.name, "value too large")
           .WithContext(c.peak ? origin + ": peak_tflops" : origin);
@@ -210,8 +212,10 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   if (Status s = r.Finish(strict); !s.ok()) return s;
   // A latency below the floor would reach CheckRanges as 0 s once converted (1e-320 us
   // underflows), read silently as "none": refuse it here, in the file's units.
-  for (auto [key, us] : {std::pair{"scaleup_latency_us", su_lat}, {"nic_latency_us", nic_lat},
-                         {"scaleup_hop_latency_us", su_hop}, {"nic_hop_latency_us", nic_hop},
+  for (auto [key, us] : {std::pair{"scaleup_latency_us", su_lat},
+                         {"nic_latency_us", nic_lat},
+                         {"scaleup_hop_latency_us", su_hop},
+                         {"nic_hop_latency_us", nic_hop},
                          {"nic_tree_level_latency_us", nic_tree}})
     if (us != 0 && std::abs(us) < kMinUs)
       return Status::Invalid(key, "must be in [" + detail::NumberText(kMinUs) + ", " +
@@ -251,6 +255,7 @@ Status CheckRanges(const HardwareSpec& hw) {
       {"fp8", FlopsToTflops(hw.peak_fp8_flops), 1e-3, 1e6, true, "peak_tflops"},
       {"fp4", FlopsToTflops(hw.peak_fp4_flops), 1e-3, 1e6, true, "peak_tflops"},
       {"fp32", FlopsToTflops(hw.peak_fp32_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"tf32", FlopsToTflops(hw.peak_tf32_flops), 1e-3, 1e6, true, "peak_tflops"},
       {"hbm_gib", BytesToGiB(hw.hbm_bytes), 1e-3, 1e6, false, ""},
       {"hbm_tbps", BytesPerSToTBps(hw.hbm_bw_bytes_per_s), 1e-3, 1e4, false, ""},
       {"scaleup_gbps_per_dir", BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), 1e-3, 1e6, false, ""},
@@ -341,8 +346,9 @@ Result<DType> ParseDType(std::string_view s) {
 double HardwareSpec::PeakFlops(DType d) const {
   switch (d) {
     case DType::kFp32:
-    case DType::kTf32:
       return peak_fp32_flops;
+    case DType::kTf32:  // TF32 tensor cores where the GPU has them, else fp32 units
+      return peak_tf32_flops > 0 ? peak_tf32_flops : peak_fp32_flops;
     case DType::kFp16:
       return peak_fp16_flops > 0 ? peak_fp16_flops : peak_bf16_flops;
     case DType::kBf16:

@@ -100,18 +100,24 @@ void ReadTrainerBatch(TrainerKeys& k) {
 void ReadTrainerPrecision(TrainerKeys& k, bool pure_bf16, bool bf16_default) {
   const bool fp = k.Bool("fp16").value_or(false);
   const bool bf = k.Bool("bf16").value_or(bf16_default && !fp);
+  // tf32 lets fp32 matmuls use the TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32);
+  // under bf16/fp16 autocast the GEMMs are 16-bit anyway. Unset keeps PyTorch's default (off).
+  const bool tf32 = k.Bool("tf32").value_or(false);
   if (bf && fp) return k.Fail("fp16", "bf16 and fp16 are both true");
   if (pure_bf16 && fp) return k.Fail("pure_bf16", "contradicts fp16 true");
   // AMP keeps the trained parameters and the optimizer states in fp32 (the master copy);
   // LLaMA-Factory's pure_bf16 trains the bf16 weights directly.
-  k.Set("dtype", pure_bf16 || bf ? "bf16" : fp ? "fp16" : "fp32");
+  k.Set("dtype", pure_bf16 || bf ? "bf16" : fp ? "fp16" : tf32 ? "tf32" : "fp32");
   k.Set("master_weights", pure_bf16 ? "false" : "true");
   // Gradients of fp32 trained parameters are fp32 (AMP); bf16 ones with pure bf16. Transformers
   // computes the loss from materialised logits (no fused cross-entropy).
   k.Set("use_fp32_accum_grad", pure_bf16 ? "false" : "true");
   k.Set("fused_cross_entropy", "false");
   if (!pure_bf16 && !bf && !fp)
-    k.Assume("bf16", "false", "neither bf16 nor fp16: HF Trainer trains in fp32");
+    k.Assume("bf16", "false",
+             tf32 ? "neither bf16 nor fp16: HF Trainer trains in fp32, tf32 true: its GEMMs on "
+                    "the TF32 tensor cores"
+                  : "neither bf16 nor fp16: HF Trainer trains in fp32");
 }
 
 // HF optim names -> trainsim optimizers.
@@ -305,7 +311,6 @@ const std::set<std::string>& HarmlessTrainerKeys() {
                                               "save_only_model",
                                               "seed",
                                               "data_seed",
-                                              "tf32",
                                               "local_rank",
                                               "ddp_backend",
                                               "ddp_timeout",
