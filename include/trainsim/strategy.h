@@ -109,6 +109,10 @@ struct Workload {
   int rollout_pp = 1;    // generation engine pipeline parallel
   // Separate pools: generation of step k+1 runs while step k trains (one-step off-policy).
   bool async_rollout = true;
+  // Separate async pools: steps the rollout may run ahead of training (NeMo RL
+  // grpo.async_grpo.max_trajectory_age_steps). With 2 or more the engines stream: a step's
+  // straggler decodes beside the next steps' prompts, so generation is bounded by throughput.
+  int rollout_max_age = 1;
   double rollout_mem_fraction = 0;  // generation engine's HBM fraction; 0 = 0.6
   int kl_reference = -1;  // reference forward each step: -1 = the stage's (not dapo), 0, 1
   int reward_model = -1;  // learned reward-model forward: -1 = the stage's (ppo, rloo, remax)

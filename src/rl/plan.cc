@@ -117,6 +117,7 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
                       std::vector<Assumption>& a) {
   p.separate = s.rollout_separate;
   p.async = s.async_rollout;
+  p.max_age = std::max(1, s.rollout_max_age);
   p.gen_gpus = p.separate ? (s.rollout_gpus > 0 ? s.rollout_gpus : s.world_size) : s.world_size;
   if (p.separate && s.rollout_gpus <= 0)
     Assume(a, "rollout_gpus", std::to_string(p.gen_gpus), "as many as train (world_size)");

@@ -24,6 +24,9 @@ struct RlPlan {
   bool kl_reference = true, reward_model = false, critic = false;
   bool rollout_logprobs = false;  // old-policy log-probs from the engine: no trainer forward
   bool separate = false, async = true;
+  // Steps the rollout may run ahead (separate async pools); >= 2: streaming generation.
+  int max_age = 1;
+  bool streaming() const { return separate && async && max_age >= 2; }
   int gen_gpus = 0, gen_tp = 1, gen_pp = 1, replicas = 1;
   double mem_fraction = 0.6;  // generation engine's share of HBM
   int max_num_seqs = 1024;    // concurrent sequences per engine

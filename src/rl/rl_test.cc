@@ -140,6 +140,33 @@ TEST(Rl, SeparateAsyncRolloutOverlapsGenerationWithTraining) {
   EXPECT_GT(sync->step_time_s, r->step_time_s);
 }
 
+// Multi-step off-policy (NeMo RL max_trajectory_age_steps >= 2): the straggler decodes beside
+// the next steps' prompts, so the step's generation is its token volume at the full batch, no
+// drain tail: faster than one-step async, and unchanged when the pool is colocated.
+TEST(Rl, StreamingRolloutIsBoundByThroughputNotTheStraggler) {
+  const ModelSpec m = Model("llama3-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  Strategy s = Grpo();
+  s.rollout_separate = true;
+  s.rollout_gpus = 8;
+  auto one = Simulate(m, hw, s);
+  s.rollout_max_age = 4;
+  auto four = Simulate(m, hw, s);
+  ASSERT_TRUE(one.ok() && four.ok()) << four.status().message();
+  EXPECT_LT(Phase(*four, "generation"), Phase(*one, "generation"));
+  // 64 x 8 responses of 1024 over 8 engines: 64 per engine, 4 steps in flight -> batch 256,
+  // and 64 x 1024 / 256 iterations.
+  EXPECT_DOUBLE_EQ(four->rl.batch, 256);
+  EXPECT_NEAR(four->rl.decode_steps, 64.0 * 1024 / 256, 1e-9);
+  EXPECT_LT(four->rl.decode_steps, one->rl.decode_steps);
+  Strategy c = Grpo();  // colocated: generation and training alternate, no streaming
+  auto base = Simulate(m, hw, c);
+  c.rollout_max_age = 4;
+  auto aged = Simulate(m, hw, c);
+  ASSERT_TRUE(base.ok() && aged.ok());
+  EXPECT_DOUBLE_EQ(aged->step_time_s, base->step_time_s);
+}
+
 TEST(Rl, BadInputsAreRefusedByField) {
   const ModelSpec m = Model("llama3-8b");
   const HardwareSpec hw = Hw("h100_sxm_80gb");
@@ -160,6 +187,29 @@ TEST(Rl, BadInputsAreRefusedByField) {
   s = Grpo();
   s.rollout_gpus = 4;  // colocated
   refused(s, "rollout_gpus");
+}
+
+// What the cases' notes state is read: "8-step off-policy" is NeMo RL's
+// max_trajectory_age_steps (streaming), "1-step" keeps the straggler-bound rollout, and a
+// published old_log_prob phase of 0 s means the engine's log-probs (no trainer forward).
+TEST(Rl, CaseNotesGiveTheRolloutAgeAndRolloutLogprobs) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/rl.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  auto all = LoadValidationCases({cases}, nullptr);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  int seen = 0;
+  for (const ValidationCase& c : *all) {
+    const Strategy& s = c.strategy;
+    if (c.id == "rl_nemorl-028" || c.id == "rl_nemorl-022") {
+      EXPECT_EQ(s.rollout_max_age, c.id == "rl_nemorl-028" ? 8 : 1) << c.id;
+      ++seen;
+    }
+    if (c.id == "rl_verl-009" || c.id == "rl_verl-001") {
+      EXPECT_EQ(s.rollout_logprobs, c.id == "rl_verl-009" ? 1 : -1) << c.id;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 4);
 }
 
 // The accuracy ratchet for the RL cases (tests/validation_ratchet.json, rl_*): every case

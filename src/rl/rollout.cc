@@ -47,14 +47,17 @@ Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const
   // Sequences per replica; the KV a running sequence holds on average (prompt + mean response:
   // vLLM allocates blocks as tokens are generated).
   const double n = std::ceil(p.generated() / p.replicas);
+  // Streaming (the pool runs up to max_age steps ahead): the engine holds the sequences of
+  // max_age steps at once, not only this step's.
+  const double waiting = p.streaming() ? n * p.max_age : n;
   const double kv_seq = mem->kv_bytes_per_token * (p.prompt + p.response);
-  const double by_kv = kv_seq > 0 ? std::floor(g.kv_pool_bytes / kv_seq) : n;
-  g.batch = std::min({n, static_cast<double>(p.max_num_seqs), by_kv});
+  const double by_kv = kv_seq > 0 ? std::floor(g.kv_pool_bytes / kv_seq) : waiting;
+  g.batch = std::min({waiting, static_cast<double>(p.max_num_seqs), by_kv});
   if (g.batch < 1) {
     // The weights leave no room for one sequence: flagged, and timed as the layout would run
     // with room (issue 12: a plan that does not fit still gets the time it would have).
     g.fits = false;
-    g.batch = std::min(n, static_cast<double>(p.max_num_seqs));
+    g.batch = std::min(waiting, static_cast<double>(p.max_num_seqs));
   }
   auto step = [&](double batch, double ctx) {
     return DecodeStepTime(m, hw, layout, std::max(1.0, batch), ctx);
@@ -62,6 +65,18 @@ Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const
   auto prefill = PrefillTime(m, hw, layout, n, p.prompt);
   if (!prefill.ok()) return prefill.status();
   g.prefill_s = prefill.value();
+  if (p.streaming()) {
+    // Continuous batching in steady state: every iteration emits one token per running
+    // sequence, whose context is on average halfway through its response; a step's share is
+    // its n x mean response tokens. The longest response of the step decodes beside the next
+    // steps' prompts (NeMo RL async GRPO with max_trajectory_age_steps >= 2, verl fully_async
+    // streaming), so it adds no drain tail.
+    auto full = step(g.batch, p.prompt + 0.5 * p.response);
+    if (!full.ok()) return full.status();
+    g.decode_steps = n * p.response / g.batch;
+    g.decode_s = g.decode_steps * full.value();
+    return g;
+  }
   // While sequences queue, the batch stays full: (n - B) * mean response tokens at batch B.
   if (n > g.batch) {
     auto full = step(g.batch, p.prompt + p.response);

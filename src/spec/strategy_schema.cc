@@ -808,6 +808,16 @@ constexpr StrategyField kFields[] = {
      .assumed = "separate pools overlap generation with training, one step off-policy (NeMo RL "
                 "async GRPO, verl one_step_off / fully_async)",
      .matters = ff::IsSeparateRl},
+    {.key = "rollout_max_age",
+     .kind = FieldKind::kInt,
+     .flag = "--rollout-max-age",
+     .rule = ">= 1",
+     .example = "8",
+     .doc = "RL separate async rollout: steps generation may run ahead of training (NeMo RL "
+            "max_trajectory_age_steps); >= 2 streams, the straggler no longer ends the step",
+     .set = SetInt<&Strategy::rollout_max_age, 1>,
+     .get = GetInt<&Strategy::rollout_max_age>,
+     .matters = ff::IsSeparateRl},
     {.key = "rollout_mem_fraction",
      .kind = FieldKind::kNumber,
      .flag = "--rollout-mem-fraction",

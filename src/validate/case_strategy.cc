@@ -276,8 +276,8 @@ Status ReadRlPool(const json& rl, const std::string& where, Strategy& s, Recorde
 
 // The `rl` object: group, prompts per step and per update, lengths (a mean from the mean
 // response or the mean sequence), the generation engines' layout, the reference model.
-Status ReadRl(const json& j, const std::string& where, const Framework& fw, Strategy& s,
-              Recorder& rec) {
+Status ReadRl(const json& j, const std::string& where, const Framework& fw,
+              const std::string& notes, Strategy& s, Recorder& rec) {
   const json& rl = j["rl"];
   FieldReader r(rl, where + ": rl");
   int group = 0, prompts = 0, train_samples = 0, prompt = 0, mean_resp = 0, mean_seq = 0;
@@ -323,6 +323,12 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw, Stra
                     std::to_string(s.world_size) + " training GPUs of the separate pool");
     s.ep = ep_room;
   }
+  // A published old_log_prob phase of 0 s: the trainer ran no old-policy forward, the ratio
+  // used the engine's log-probs (verl use_rollout_log_probs).
+  if (s.rollout_logprobs < 0 && notes.find("old_log_prob=0;") != std::string::npos) {
+    s.rollout_logprobs = 1;
+    rec.Default("rollout_logprobs", "true", "case notes: the old_log_prob phase took 0 s");
+  }
   if (s.rollout_separate && fw.separate_rollout_logprobs && s.rollout_logprobs < 0) {
     s.rollout_logprobs = 1;
     rec.Profile("rollout_logprobs", "true");
@@ -331,6 +337,14 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw, Stra
     rec.Default("async_rollout", "true",
                 "the sources' separate pools run one step off-policy (NeMo RL async GRPO, verl "
                 "one_step_off / fully_async)");
+  // "8-step off-policy async GRPO": NeMo RL's max_trajectory_age_steps as the notes state it.
+  std::smatch age;
+  if (s.rollout_separate && std::regex_search(notes, age, std::regex("([0-9]+)-step off-policy")) &&
+      std::stoi(age[1].str()) > 1) {
+    s.rollout_max_age = std::stoi(age[1].str());
+    rec.Default("rollout_max_age", age[1].str(),
+                "case notes: the rollout runs up to this many steps ahead of training");
+  }
   return Status::Ok();
 }
 
@@ -349,7 +363,7 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
   if (Status st = ReadRecompute(j, where, fw, c, rec); !st.ok()) return st;
   if (Status st = ReadFinetune(j, where, notes, s, rec); !st.ok()) return st;
   if (Given(j, "rl") && IsRlStage(s.stage))
-    if (Status st = ReadRl(j, where, fw, s, rec); !st.ok()) return st;
+    if (Status st = ReadRl(j, where, fw, notes, s, rec); !st.ok()) return st;
   // Models loaded in bf16 and trained without autocast keep bf16 optimizer states and
   // gradients, with no fp32 master copy (the PEFT harness: "no autocast"; torchtune: bf16).
   s.master_weights = !fw.pure_bf16;
