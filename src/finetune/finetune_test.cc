@@ -237,10 +237,7 @@ TEST(Boft, DenseRotationDominatesTheStepAtSmallBatches) {
   const ModelSpec m = Llama32_3B();
   const HardwareSpec hw = LoadHardware("l40s_48gb").value();
   Strategy s = OneGpu(FtMethod::kBoft, 8, kLoraQ | kLoraV);
-  s.seq = 256;
-  s.gbs = 4;
-  s.mbs = 4;
-  s = NormaliseStrategy(s);
+  s.seq = 256;  // 8 micro-batches of 256 tokens: the rotation is rebuilt in every forward
   auto boft = Simulate(m, hw, s);
   s.method = FtMethod::kOft;
   s.lora_rank = 32;
@@ -249,7 +246,7 @@ TEST(Boft, DenseRotationDominatesTheStepAtSmallBatches) {
   ASSERT_TRUE(oft.ok()) << oft.status().message();
   const double extra_flops = 28 * 3 * (3 * 2 * std::pow(3072.0, 3) + 2 * 3072.0 * 3072 * 4096);
   // At most the peak rate: the extra time is at least the extra FLOPs over the bf16 peak.
-  EXPECT_GT(boft->step_time_s - oft->step_time_s, 0.9 * extra_flops / hw.peak_bf16_flops);
+  EXPECT_GT(boft->step_time_s - oft->step_time_s, 8 * 0.9 * extra_flops / hw.peak_bf16_flops);
   EXPECT_TRUE(ParseFtMethod("other:boft").ok());
   EXPECT_FALSE(ParseFtMethod("galore").ok());
 }

@@ -37,7 +37,8 @@ memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, cons
     in.head_saved += kinds.head.saved_none;
     // Fused: the gradient overwrites the logits (TE) or is made chunk by chunk as each chunk's
     // saved logits are freed (torchtune CEWithChunkedOutputLoss); else the fp32 copies.
-    if (!s.fused_cross_entropy) in.loss_transient = c.shape.tokens * c.m.vocab / s.tp * 6.0;
+    if (!s.fused_cross_entropy)
+      in.loss_transient = c.shape.tokens * c.m.vocab / s.tp * LossBytesPerLogit(s);
   }
   if (plan.layers.first) in.head_saved += kinds.embedding.saved_none;
   const double all = plan.Params(false, false) + plan.Params(true, false);
