@@ -213,7 +213,7 @@ TEST(Stages, RlStagesRunTheRolloutPhases) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_FALSE(r->phases.empty());
   EXPECT_EQ(r->phases.front().name, "generation");
-  EXPECT_FALSE(ParseFtMethod("other:boft").ok());
+  EXPECT_FALSE(ParseFtMethod("other:galore").ok());
   EXPECT_EQ(ParseFtMethod("other:ia3").value(), FtMethod::kIa3);
 }
 
