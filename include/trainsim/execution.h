@@ -71,6 +71,25 @@ struct Execution {
   // the hardware's measured Efficiency::mem_fused instead of the fitted `mem`.
   bool fused_elementwise = false;
   DequantKernel dequant = DequantKernel::kFused;  // 4-bit base weights (method qlora)
+  // The training loop keeps gradients as param.grad tensors that zero_grad(set_to_none=True)
+  // frees after every optimizer step (torch-native loops: torchtune, a plain Transformers/PEFT
+  // script), not persistent gradient buffers (Megatron-LM, DeepSpeed ZeRO): with one
+  // micro-batch per step no gradient exists during the forward, so the peak is the larger of
+  // the forward's and the backward's working sets, not their sum (memory/memory.h).
+  bool grad_set_to_none = false;
+  // torchtune optimizer_in_bwd: each parameter is stepped in its post-accumulate-grad hook and
+  // its gradient freed at once, so about one layer's gradients are resident
+  // (torchtune docs, "Memory optimization overview": fusing the optimizer step into backward).
+  bool optimizer_in_backward = false;
+  // torchtune enable_activation_offloading: the saved activations of the transformer layers go
+  // to pinned host memory on a side stream during the forward and come back for the backward;
+  // about two layers' worth (the one copied out and the one copied back) stay in HBM.
+  bool offload_activations = false;
+  // FSDP CPU offload (torchtune fsdp_cpu_offload, FSDP2 CPUOffloadPolicy): the parameter
+  // shards and their gradients live in host memory and the optimizer steps there; HBM holds
+  // only the layers gathered for the current computation (PyTorch docs, torch.distributed.fsdp
+  // CPUOffloadPolicy: "offloads parameters, gradients, and optimizer states to CPU").
+  bool offload_params = false;
 };
 
 }  // namespace trainsim

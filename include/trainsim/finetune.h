@@ -53,13 +53,14 @@ enum class FtMethod : uint8_t {
   kLoha,          // Hadamard product of two low-rank pairs, materialised delta weight
   kLokr,          // Kronecker product delta weight, materialised
   kOft,           // orthogonal block-diagonal rotation of the weight (Cayley)
+  kBoft,          // butterfly OFT: a dense rotation built and applied to the weight each step
   kPrefixTuning,  // trained key/value prefixes in every layer
   kPromptTuning,  // trained virtual tokens prepended to the input
   kPTuning,       // virtual tokens from a trained prompt encoder (MLP)
 };
 std::string_view FtMethodName(FtMethod m);  // "full", "lora", "prefix_tuning", ...
-// Also accepts the validation cases' "other:<name>"; names the methods not modelled (galore,
-// boft) in the error.
+// Also accepts the validation cases' "other:<name>"; names the method not modelled (galore)
+// in the error.
 Result<FtMethod> ParseFtMethod(std::string_view s);
 // The base weights are frozen and the trained parameters are adapters (every method except
 // full and freeze).

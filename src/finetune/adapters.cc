@@ -122,6 +122,34 @@ void OftOps(const Linear& l, double T, double r, std::vector<Op>& out) {
   out.back().m = T, out.back().flops = 2.0 * T * l.d_in * b;
 }
 
+// BOFT (PEFT tuners/boft/layer.py Linear.forward, without the fbd CUDA extension, which sets
+// boft_n_butterfly_factor to 1): every step builds a dense d_in x d_in rotation from the
+// Cayley transforms of d_in/b blocks of b x b (torch.block_diag), multiplies it with the
+// permutation matrices P^T and P (two d_in^3 bmm) and with the identity it starts from (a
+// third), then rotates the frozen weight (d_in x d_in x d_out) and applies it with a full-size
+// F.linear in place of the base layer's. Every product is on the gradient path to the blocks:
+// each is a trained GEMM (twice its FLOPs in backward). The F.linear is the frozen base GEMM
+// of the layer graph plus the weight gradient its rotated weight now needs: one more T x d_in x
+// d_out GEMM, costed here once (placed in the forward; the step time is the same).
+// The trained tensors are two per module (boft_R and boft_s): the optimizer's launches count
+// those, not the GEMMs' batches.
+void BoftOps(const Linear& l, double T, std::vector<Op>& out) {
+  const double d = l.d_in, b = kBoftBlockSize;
+  out.push_back(Gemm("boft_cayley", b, b, b, 2 * d / b, 0, true));
+  out.back().param_tensors = 1;  // boft_R
+  out.back().weight_matrices = 0;
+  out.push_back(Elementwise("boft_block_diag", d * d, 1, 2, 1));
+  out.push_back(Gemm("boft_permute", d, d, d, 3, 0, true));
+  out.push_back(Gemm("boft_rotate_weight", d, d, l.d_out, 1, 0, true));
+  out.push_back(Elementwise("boft_scale", d * l.d_out, 2, 3, 1));
+  out.back().param_tensors = 1;  // boft_s
+  for (size_t i = out.size() - 5; i < out.size(); ++i)
+    if (out[i].kind == OpKind::kGemm) out[i].param_tensors = 0;
+  Op wgrad = Gemm("boft_weight_grad", d, T, l.d_out, 1, 0, false);
+  wgrad.fwd_only = true;
+  out.push_back(wgrad);
+}
+
 }  // namespace
 
 // Adapter ops of one module; `T` tokens per rank.
@@ -149,6 +177,9 @@ void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vect
       break;
     case FtMethod::kOft:
       OftOps(l, T, r, out);
+      break;
+    case FtMethod::kBoft:
+      BoftOps(l, T, out);
       break;
     case FtMethod::kIa3:
       // x * l (feed-forward modules scale the input) or y * l: one read and one write; the
@@ -196,6 +227,9 @@ double ModuleAdapterParams(const Strategy& s, const Linear& l) {
       const double b = in / r;  // r blocks, each a skew-symmetric b x b (upper triangle)
       return r * b * (b - 1) / 2;
     }
+    case FtMethod::kBoft:
+      // boft_R: (d_in / b) full b x b blocks (skew-symmetrised in forward), boft_s: d_out.
+      return in / kBoftBlockSize * kBoftBlockSize * kBoftBlockSize + out;
     case FtMethod::kIa3:
       return l.ia3_input ? in : out;
     default:

@@ -1,6 +1,7 @@
 // Closed forms and invariants of the fine-tuning methods and stages (issue 12, "Tests").
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -80,6 +81,8 @@ TEST(Peft, MethodComparisonTrainableCounts) {
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLoha, 32, qv)), 18350080.0);
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kVera, 256, qv)), 129024.0);
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kOft, 32, qv)), 8171520.0);
+  // BOFT at PEFT's default block size 4: boft_R (d_in/4 blocks of 4 x 4) + boft_s (d_out).
+  EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kBoft, 8, qv)), 802816.0);
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kLora, 10, kLoraGate | kLoraUp | kLoraDown)),
                    9461760.0);
   EXPECT_DOUBLE_EQ(Trainable(m, OneGpu(FtMethod::kIa3, 8, kLoraK | kLoraV | kLoraDown)), 286720.0);
@@ -210,7 +213,7 @@ TEST(Stages, RlStagesRunTheRolloutPhases) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_FALSE(r->phases.empty());
   EXPECT_EQ(r->phases.front().name, "generation");
-  EXPECT_FALSE(ParseFtMethod("other:boft").ok());
+  EXPECT_FALSE(ParseFtMethod("other:galore").ok());
   EXPECT_EQ(ParseFtMethod("other:ia3").value(), FtMethod::kIa3);
 }
 
@@ -224,6 +227,28 @@ TEST(Packing, MeanLengthShrinksThePackedRows) {
   const StepReport padded = Step(m, s);
   EXPECT_LT(packed.step_time_s, 0.4 * full_rows.step_time_s);
   EXPECT_DOUBLE_EQ(padded.step_time_s, full_rows.step_time_s);
+}
+
+// BOFT builds a dense d_in x d_in rotation every step (three d_in^3 products and the weight
+// rotation, all on the gradient path): per adapted q/v pair of Llama-3.2-3B about
+// 3 * (3 * 2 * 3072^3 + 2 * 3072^2 * (3072 + 1024)) = 1.27 TFLOP per layer and step, whatever
+// the batch; OFT rotates the tokens' inputs block by block and costs a few percent of that.
+TEST(Boft, DenseRotationDominatesTheStepAtSmallBatches) {
+  const ModelSpec m = Llama32_3B();
+  const HardwareSpec hw = LoadHardware("l40s_48gb").value();
+  Strategy s = OneGpu(FtMethod::kBoft, 8, kLoraQ | kLoraV);
+  s.seq = 256;  // 8 micro-batches of 256 tokens: the rotation is rebuilt in every forward
+  auto boft = Simulate(m, hw, s);
+  s.method = FtMethod::kOft;
+  s.lora_rank = 32;
+  auto oft = Simulate(m, hw, s);
+  ASSERT_TRUE(boft.ok()) << boft.status().message();
+  ASSERT_TRUE(oft.ok()) << oft.status().message();
+  const double extra_flops = 28 * 3 * (3 * 2 * std::pow(3072.0, 3) + 2 * 3072.0 * 3072 * 4096);
+  // At most the peak rate: the extra time is at least the extra FLOPs over the bf16 peak.
+  EXPECT_GT(boft->step_time_s - oft->step_time_s, 8 * 0.9 * extra_flops / hw.peak_bf16_flops);
+  EXPECT_TRUE(ParseFtMethod("other:boft").ok());
+  EXPECT_FALSE(ParseFtMethod("galore").ok());
 }
 
 TEST(FinetuneValidation, StaysUnderItsRatchet) {

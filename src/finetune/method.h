@@ -14,6 +14,9 @@ namespace trainsim::finetune {
 // second-level constant per 256 absmax values = 4 + 8/64 + 32/(64*256) = 4.127 bits (Dettmers
 // et al. 2023, "QLoRA", section 3, "Double Quantization"). In bytes per parameter.
 constexpr double kNf4BytesPerParam = (4.0 + 8.0 / 64 + 32.0 / (64 * 256)) / 8;
+// BOFT's block size b: PEFT BOFTConfig's default boft_block_size (4), which the PEFT
+// method-comparison experiment boft/llama-3.2-3B-default uses; the butterfly factor is 1.
+constexpr double kBoftBlockSize = 4;
 
 // Checks what Simulate cannot model; the message names the field and the rule (MLA attention
 // has no adapter layout here).

@@ -52,7 +52,7 @@ constexpr Names<TrainStage, 13> kStages{{
     {TrainStage::kRemax, "remax"},
 }};
 
-constexpr Names<FtMethod, 15> kMethods{{
+constexpr Names<FtMethod, 16> kMethods{{
     {FtMethod::kFull, "full"},
     {FtMethod::kFreeze, "freeze"},
     {FtMethod::kLora, "lora"},
@@ -65,6 +65,7 @@ constexpr Names<FtMethod, 15> kMethods{{
     {FtMethod::kLoha, "loha"},
     {FtMethod::kLokr, "lokr"},
     {FtMethod::kOft, "oft"},
+    {FtMethod::kBoft, "boft"},
     {FtMethod::kPrefixTuning, "prefix_tuning"},
     {FtMethod::kPromptTuning, "prompt_tuning"},
     {FtMethod::kPTuning, "p_tuning"},
@@ -138,10 +139,10 @@ std::string_view FtMethodName(FtMethod m) {
 }
 Result<FtMethod> ParseFtMethod(std::string_view s) {
   if (s.starts_with("other:")) s.remove_prefix(6);
-  if (s == "galore" || s == "boft")
+  if (s == "galore")
     return Status::Invalid("method: " + std::string(s) +
-                           " is not modelled (its projection / butterfly products are not "
-                           "costed); use full, lora or another listed method");
+                           " is not modelled (its gradient projections are not costed); use "
+                           "full, lora or another listed method");
   return Lookup(kMethods, s, "method");
 }
 bool IsPeftMethod(FtMethod m) {

@@ -34,13 +34,22 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
              expert / std::max(1.0, in.expert_shard / replicas);
     return dense + expert;
   };
-  double params = 0;
-  for (const graph::ParamGroup& g : in.params) params += g.count;
+  double params = 0, stored = 0;
+  for (const graph::ParamGroup& g : in.params) {
+    params += g.count;
+    stored += g.count * g.bytes_per_param;
+  }
   out.params = params;
+  // ZeRO-3 / FSDP gather the weights as they are stored: 16-bit, or NF4 under QLoRA (FSDP
+  // shards torchao's NF4 tensors and all-gathers them packed; torchtune's QLoRA recipes).
+  // (A group's bytes_per_param is 2 unless its storage is narrower: the ratio scales w_b.)
+  const double gathered_b = params > 0 ? w_b * std::min(1.0, stored / (2.0 * params)) : w_b;
   // --fp8-param-gather: the parameters are held in FP8 only, half their 16-bit bytes.
   const double w_scale = in.fp8_params_only ? 0.5 : 1.0;
-  out.weight_bytes = (state(0, 3, false, inst) + in.fsdp_unsharded * w_b) * w_scale +
-                     in.low_precision_weight_cache;
+  // FSDP CPU offload: only the gathered layers are in HBM.
+  const double resident = s.exec.offload_params ? 0.0 : state(0, 3, false, inst);
+  out.weight_bytes =
+      (resident + in.fsdp_unsharded * gathered_b) * w_scale + in.low_precision_weight_cache;
   // ZeRO++ hpZ (arXiv 2306.10209, section 3.2): each rank also holds its share of a secondary
   // copy of the 16-bit weights, sharded over zero_hpz_size ranks.
   if (s.zero >= 3 && s.zero_hpz_size > 1) out.weight_bytes += params * w_b / s.zero_hpz_size;
@@ -50,11 +59,24 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   // memory/optimizer_states.h.
   const double opt_b = OptimizerBytesPerParam(s);
   out.optimizer_bytes = s.offload_optimizer || opt_b <= 0 ? 0.0 : state(opt_b, 1, true, inst);
+  const double layers = std::max(1.0, in.layers);
+  // One layer's gradients at a time: stepped in backward, or reduced and copied to the host.
+  if (s.exec.optimizer_in_backward || s.exec.offload_params) out.grad_bytes /= layers;
   out.inflight_micro_batches = in.inflight;
-  out.activation_bytes = in.act_per_mb * in.inflight;
+  // The transformer layers' saved bytes of one micro-batch; the embedding's and loss's stay.
+  double layer_act = std::max(0.0, in.act_per_mb - in.head_saved);
+  if (s.exec.offload_activations) layer_act = std::min(layer_act, 2 * layer_act / layers);
+  out.activation_bytes = (layer_act + in.head_saved) * in.inflight;
   out.transient_bytes = in.transient;
   out.peak_mem_bytes = out.weight_bytes + out.grad_bytes + out.optimizer_bytes +
                        out.activation_bytes + out.transient_bytes;
+  if (s.exec.grad_set_to_none && in.single_micro_batch) {
+    const double forward = out.activation_bytes + in.loss_transient;
+    const double backward = std::max(out.grad_bytes, layer_act * in.inflight) + in.layer_transient;
+    out.transient_bytes =
+        std::max(0.0, std::max(forward, backward) - out.activation_bytes - out.grad_bytes);
+    out.peak_mem_bytes = out.weight_bytes + out.optimizer_bytes + std::max(forward, backward);
+  }
   out.overhead_bytes = kRuntimeOverhead + kFragmentation * out.peak_mem_bytes;
   out.reserved_bytes = out.peak_mem_bytes + out.overhead_bytes;
 }

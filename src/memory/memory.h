@@ -25,10 +25,23 @@ struct StageInput {
   double fsdp_unsharded = 0;  // params gathered at once under ZeRO-3 (current + prefetched layer)
   double low_precision_weight_cache = 0;  // params kept as FP8 copies (bytes per param = 1)
   bool fp8_params_only = false;  // params held in FP8 only (--fp8-param-gather): no 16-bit copy
+  // For the phase peak of Execution::grad_set_to_none loops and for activation offloading:
+  double layers = 1;                // transformer layers on the stage
+  double head_saved = 0;            // of act_per_mb: the embedding's and the loss's saved bytes
+  double loss_transient = 0;        // the loss backward's working set besides the saved logits
+  double layer_transient = 0;       // one layer's backward working set (recompute, intermediates)
+  bool single_micro_batch = false;  // one micro-batch per optimizer step (no accumulation)
 };
 
 // Fills the memory fields of `out` (weights, grads, optimizer, activations, peak, reserved):
-// weights of every group, gradients and optimizer states of the trainable ones.
+// weights of every group, gradients and optimizer states of the trainable ones. The peak is
+// their sum, except for loops whose gradients are freed after every step
+// (Execution::grad_set_to_none) running one micro-batch per step: no gradient exists during the
+// forward, and the backward frees each layer's activations as its gradients appear, so
+//   peak = weights + optimizer + max(activations + loss working set,
+//                                    max(gradients, layer activations) + one layer's working set).
+// optimizer_in_backward leaves one layer's gradients resident; offload_activations two layers'
+// saved activations (the loss's stay).
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out);
 
 }  // namespace trainsim::memory

@@ -141,5 +141,78 @@ TEST(MemoryInvariants, FirstStageHoldsPMicroBatchesIn1F1B) {
   EXPECT_DOUBLE_EQ(r->stages[3].inflight_micro_batches, 1);
 }
 
+// Torch-native loops (torchtune, a plain PEFT script): the training state of a pure-bf16 full
+// fine-tune of 10 layers in round numbers, so that the phase
+// peak can be read off: weights W = 2 GB, gradients G = 2 GB, AdamW states O = 4 GB.
+class LoopMemory : public ::testing::Test {
+ protected:
+  graph::ParamGroup group{"layers", 1e9, false, true, 2};
+  memory::StageInput in;
+  Strategy s;
+  void SetUp() override {
+    in.params = std::span<const graph::ParamGroup>(&group, 1);
+    in.layers = 10;
+    in.act_per_mb = 3e9;  // 1 GB of layer checkpoints + 2 GB of saved logits
+    in.head_saved = 2e9;
+    in.transient = 0.5e9;
+    in.layer_transient = 0.5e9;
+    in.loss_transient = 0;
+    in.single_micro_batch = true;
+    s.master_weights = false;
+    s.main_grad_fp32 = false;
+  }
+  StageReport Run() {
+    StageReport r;
+    memory::StageMemory(in, s, r);
+    return r;
+  }
+};
+
+TEST_F(LoopMemory, PersistentGradientBuffersAddEverything) {
+  // Megatron / DeepSpeed: W + G + O + activations + transient.
+  EXPECT_DOUBLE_EQ(Run().peak_mem_bytes, 2e9 + 2e9 + 4e9 + 3e9 + 0.5e9);
+}
+
+TEST_F(LoopMemory, GradientsFreedEachStepPeakAtTheLargerPhase) {
+  s.exec.grad_set_to_none = true;
+  // max(forward: 3 GB of activations, backward: max(G 2, layers 1) + 0.5) over W + O.
+  EXPECT_DOUBLE_EQ(Run().peak_mem_bytes, 2e9 + 4e9 + 3e9);
+  // Gradient accumulation keeps the gradients through the next micro-batch's forward.
+  in.single_micro_batch = false;
+  EXPECT_DOUBLE_EQ(Run().peak_mem_bytes, 2e9 + 2e9 + 4e9 + 3e9 + 0.5e9);
+}
+
+TEST_F(LoopMemory, OptimizerInBackwardKeepsOneLayersGradients) {
+  s.exec.grad_set_to_none = true;
+  s.exec.optimizer_in_backward = true;
+  in.act_per_mb = in.head_saved = 0;  // only the backward phase left
+  const StageReport r = Run();
+  EXPECT_DOUBLE_EQ(r.grad_bytes, 2e9 / 10);
+  EXPECT_DOUBLE_EQ(r.peak_mem_bytes, 2e9 + 4e9 + 2e9 / 10 + 0.5e9);
+}
+
+TEST_F(LoopMemory, OffloadedActivationsLeaveTwoLayersAndTheLoss) {
+  s.exec.offload_activations = true;
+  EXPECT_DOUBLE_EQ(Run().activation_bytes, 2e9 + 2 * 1e9 / 10);
+}
+
+TEST_F(LoopMemory, FsdpCpuOffloadHoldsOnlyTheGatheredLayers) {
+  s.zero = 3;
+  in.dense_shard = 8;
+  in.fsdp_unsharded = 2e8;  // two layers of 1e8 parameters
+  EXPECT_DOUBLE_EQ(Run().weight_bytes, 1e9 * 2 / 8 + 2e8 * 2);
+  s.exec.offload_params = true;
+  EXPECT_DOUBLE_EQ(Run().weight_bytes, 2e8 * 2);
+  EXPECT_DOUBLE_EQ(Run().grad_bytes, 1e9 * 2 / 8 / 10);
+}
+
+TEST_F(LoopMemory, Zero3GathersNf4WeightsPacked) {
+  s.zero = 3;
+  in.dense_shard = 8;
+  in.fsdp_unsharded = 2e8;
+  group.bytes_per_param = 0.5;  // a 4-bit base (QLoRA): gathered as stored
+  EXPECT_DOUBLE_EQ(Run().weight_bytes, 1e9 * 0.5 / 8 + 2e8 * 0.5);
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -29,6 +29,18 @@ memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, cons
   if (plan.layers.last)
     transient = std::max(transient, c.shape.tokens * c.m.vocab / s.tp * LossBytesPerLogit(s));
   in.transient = transient;
+  const LayerCost& layer = (c.has_moe ? kinds.moe[0] : kinds.dense[0]);
+  in.layers = std::max(1, plan.num_layers());
+  in.single_micro_batch = c.micro_batches == 1;
+  in.layer_transient = 2.0 * layer.max_intermediate + (c.full_recompute ? layer.saved_none : 0);
+  if (plan.layers.last) {
+    in.head_saved += kinds.head.saved_none;
+    // Fused: the gradient overwrites the logits (TE) or is made chunk by chunk as each chunk's
+    // saved logits are freed (torchtune CEWithChunkedOutputLoss); else the fp32 copies.
+    if (!s.fused_cross_entropy)
+      in.loss_transient = c.shape.tokens * c.m.vocab / s.tp * LossBytesPerLogit(s);
+  }
+  if (plan.layers.first) in.head_saved += kinds.embedding.saved_none;
   const double all = plan.Params(false, false) + plan.Params(true, false);
   // ZeRO-3: the current and the prefetched layer are gathered at once.
   if (s.zero >= 3) in.fsdp_unsharded = 2.0 * all / std::max(1, plan.num_layers());

@@ -614,7 +614,7 @@ constexpr StrategyField kFields[] = {
     {.key = "method",
      .kind = FieldKind::kText,
      .flag = "--method",
-     .rule = "full, freeze, lora, qlora, dora, pissa, ia3, adalora, vera, loha, lokr, oft, "
+     .rule = "full, freeze, lora, qlora, dora, pissa, ia3, adalora, vera, loha, lokr, oft, boft, "
              "prefix_tuning, prompt_tuning, p_tuning",
      .example = "lora",
      .doc = "fine-tuning method: which parameters train and the adapters' extra work",

@@ -228,6 +228,9 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
   if (s.method == FtMethod::kIa3)  // PEFT's llama mapping: k_proj, v_proj, down_proj
     s.lora_targets = notes.find("all linear") != std::string::npos ? kLoraAllLinear
                                                                    : kLoraK | kLoraV | kLoraDown;
+  // PEFT's llama target mapping for BOFT: q_proj, v_proj (the 802,816 trainable parameters
+  // the method-comparison run prints for Llama-3.2-3B at block size 4).
+  if (s.method == FtMethod::kBoft) s.lora_targets = kLoraQ | kLoraV;
   if (j.contains("lora"))
     if (Status st = ReadLora(j["lora"], where, s, rec); !st.ok()) return st;
   if (const int nv = NumberBefore(notes, "virtual"); nv > 0) s.virtual_tokens = nv;
@@ -370,6 +373,34 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
   if (fw.pure_bf16) rec.Profile("master_weights", "false");
   s = NormaliseStrategy(s);  // vpp > 1: interleaved; fsdp: zero >= 2; the batch both ways
   return Status::Ok();
+}
+
+void ReadLoopOptions(const std::string& notes, ValidationCase& c) {
+  Execution& e = c.strategy.exec;
+  auto has = [&](const char* text) { return notes.find(text) != std::string::npos; };
+  if (has("optimizer_in_bwd=True") || has("fused into backward")) {
+    e.optimizer_in_backward = true;
+    c.assumed.push_back({"optimizer_in_backward", "true",
+                         "case notes: the optimizer step runs in backward (optimizer_in_bwd)"});
+  }
+  if (has("fsdp_cpu_offload=True") && c.strategy.zero >= 3) {
+    e.offload_params = true;
+    c.assumed.push_back({"offload_params", "true",
+                         "case notes: fsdp_cpu_offload (FSDP CPU offload: parameter shards, "
+                         "gradients and optimizer states in host memory)"});
+  }
+  if (has("activation offloading")) {
+    e.offload_activations = true;
+    c.assumed.push_back(
+        {"offload_activations", "true", "case notes: activation offloading to host memory"});
+  }
+  if (c.strategy.fused_cross_entropy && has("cumulative optimisations") &&
+      !has("chunked cross-entropy")) {
+    c.strategy.fused_cross_entropy = false;
+    c.assumed.push_back({"fused_cross_entropy", "false",
+                         "case notes list the row's optimisations; chunked cross-entropy is not "
+                         "among them: full logits upcast to fp32"});
+  }
 }
 
 std::string RecomputeText(const Strategy& s) {

@@ -21,6 +21,14 @@ Result<HardwareSpec> LoadCaseHardware(const nlohmann::json& j, const std::string
 Status FillCaseStrategy(const nlohmann::json& j, const std::string& where, const ProfilePick& pick,
                         const std::string& notes, ValidationCase& c);
 
+// The training-loop options a case's notes state in the recipe's words, set on c.strategy.exec
+// (call after the profile's Execution is in place), each recorded in c.assumed:
+// "optimizer_in_bwd=True" / "fused into backward" (torchtune optimizer_in_bwd),
+// "activation offloading" (torchtune enable_activation_offloading), and for rows that list
+// their optimisations one by one ("cumulative optimisations") without "chunked
+// cross-entropy", the unchunked loss (fused_cross_entropy false).
+void ReadLoopOptions(const std::string& notes, ValidationCase& c);
+
 // The policy of a strategy's recompute, as the assumption's value: "none", "selective
 // core_attn,...", "full", "full 3 layers per stage".
 std::string RecomputeText(const Strategy& s);

@@ -16,7 +16,8 @@ using nlohmann::json;
 constexpr double kPcie5x16BytesPerS = 64e9;
 
 // A profile's execution keys: host_issue_us_per_kernel, zero3_fetch_us, optimizer_impl (fused |
-// foreach | per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack).
+// foreach | per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack),
+// grad_set_to_none.
 void ReadExecution(const json& f, Execution& e) {
   e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
   e.zero3_fetch_us = f.value("zero3_fetch_us", 0.0);
@@ -28,6 +29,7 @@ void ReadExecution(const json& f, Execution& e) {
   e.fused_elementwise = f.value("fused_elementwise", false);
   e.dequant = f.value("qlora_dequant", "fused") == "torch_unpack" ? DequantKernel::kTorchUnpack
                                                                   : DequantKernel::kFused;
+  e.grad_set_to_none = f.value("grad_set_to_none", false);
 }
 
 Framework ReadProfile(const json& f) {

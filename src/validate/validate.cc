@@ -133,6 +133,7 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   if (c.strategy.exec.fused_elementwise)  // memory-bound kernels at efficiency.mem_fused
     c.assumed.push_back({"fused_elementwise", "true", pick.why});
   ReadOptimizer(j, c.strategy.exec);
+  detail::ReadLoopOptions(notes, c);
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())
     return Status::Invalid(where + ": target_iter_time_s: must be a number");
   c.target_s = j["target_iter_time_s"].get<double>();

@@ -225,6 +225,38 @@ TEST(FrameworkProfiles, PickIgnoresCaseAndPrefersTheLongestMatch) {
   EXPECT_NE(unknown.why.find("no profile is named 'my-stack'"), std::string::npos) << unknown.why;
 }
 
+// torchtune rows state their recipe's loop options in the notes: the optimizer step fused into
+// backward, activation offloading, FSDP CPU offload; a row listing its optimisations one by one
+// without chunked cross-entropy keeps the full fp32 logits. The torchtune profile frees the
+// gradients after every step (zero_grad set_to_none).
+TEST(ValidateAssumed, TorchtuneLoopOptionsFromTheNotes) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("a100_sxm_80gb"));
+  j["framework"] = "torchtune";
+  j["parallel"]["tp"] = 1;
+  j["notes"] =
+      "full_finetune_single_device with cumulative optimisations: packed to 4096, "
+      "torch.compile, optimizer step fused into backward (optimizer_in_bwd), activation "
+      "offloading";
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->strategy.exec.grad_set_to_none);
+  EXPECT_TRUE(c->strategy.exec.optimizer_in_backward);
+  EXPECT_TRUE(c->strategy.exec.offload_activations);
+  EXPECT_FALSE(c->strategy.exec.offload_params);
+  EXPECT_FALSE(c->strategy.fused_cross_entropy);
+  const auto a = Assumed(c->assumed);
+  EXPECT_EQ(a.at("optimizer_in_backward").value, "true");
+  EXPECT_EQ(a.at("fused_cross_entropy").value, "false");
+  // A negated mention ("do not use optimizer_in_bwd") sets nothing; chunked CE stays.
+  j["notes"] =
+      "LoRA rows do not use optimizer_in_bwd; cumulative optimisations: chunked "
+      "cross-entropy";
+  auto lora = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(lora.ok()) << lora.status().message();
+  EXPECT_FALSE(lora->strategy.exec.optimizer_in_backward);
+  EXPECT_TRUE(lora->strategy.fused_cross_entropy);
+}
+
 // Every profile's "attention" names a kernel (an unknown name would silently mean "fused").
 TEST(FrameworkProfiles, AttentionNamesParse) {
   const std::string_view* text = detail::FindEmbeddedFile("frameworks.json");
