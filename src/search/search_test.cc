@@ -238,6 +238,10 @@ TEST(Search, MethodsAndRanksAreDimensions) {
   o.lora_ranks = {8, 64};
   const SearchSpace both(m.value(), hw.value(), o);
   EXPECT_EQ(both.size(), one.size() * 6);
+  SearchOptions repeated = o;  // a list given twice is searched once
+  repeated.methods = {FtMethod::kFull, FtMethod::kLora, FtMethod::kLora, FtMethod::kQlora};
+  repeated.lora_ranks = {8, 64, 8};
+  EXPECT_EQ(SearchSpace(m.value(), hw.value(), repeated).size(), both.size());
   uint64_t full_dups = 0, full = 0;
   for (uint64_t i = 0; i < both.size(); ++i) {
     const char* dup = nullptr;

@@ -1,11 +1,21 @@
 // The search space: per-dimension choices and the mixed-radix index that enumerates them.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "trainsim/search.h"
 
 namespace trainsim {
 namespace {
+
+// A list given twice ("--method lora,lora") is searched once: the first occurrence keeps its place.
+template <typename T>
+std::vector<T> Distinct(const std::vector<T>& v) {
+  std::vector<T> out;
+  for (const T& x : v)
+    if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  return out;
+}
 
 constexpr int kOrderChoices = 4;
 constexpr int kScheduleChoices = 3;  // 1F1B (interleaved when vpp > 1), ZB-H1, DualPipe
@@ -52,8 +62,8 @@ SearchSpace::SearchSpace(const ModelSpec& m, const HardwareSpec& hw, const Searc
     sp_choices_ = 1;
     schedule_choices_ = 1;
   }
-  methods_ = o.methods.empty() ? std::vector<FtMethod>{o.workload.method} : o.methods;
-  ranks_ = o.lora_ranks.empty() ? std::vector<int>{o.workload.lora_rank} : o.lora_ranks;
+  methods_ = Distinct(o.methods.empty() ? std::vector<FtMethod>{o.workload.method} : o.methods);
+  ranks_ = Distinct(o.lora_ranks.empty() ? std::vector<int>{o.workload.lora_rank} : o.lora_ranks);
   base_ = Combine(o.workload, Layout{});
   base_.micro_batch_num = 0;
   base_.exec.optimizer = o.optimizer;
