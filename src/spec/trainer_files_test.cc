@@ -171,19 +171,6 @@ TEST(TrlArgsJson, GrpoCountsCompletions) {
   EXPECT_EQ(Apply(no_kl.value()).kl_reference, 0);  // beta 0: no reference model
 }
 
-// HF `tf32` lets fp32 matmuls use the TF32 tensor cores: dtype tf32 only when neither bf16 nor
-// fp16 autocast is on (TRL turns bf16 on by default).
-TEST(TrlArgsJson, Tf32OnlyWithoutSixteenBitAutocast) {
-  const auto dtype = [](const char* text) {
-    auto c = ParseTrlArgsJson(text, "t");
-    EXPECT_TRUE(c.ok()) << c.status().message();
-    return c.ok() ? Apply(c.value()).dtype : DType::kFp4;
-  };
-  EXPECT_EQ(dtype(R"({"bf16": false, "tf32": true})"), DType::kTf32);
-  EXPECT_EQ(dtype(R"({"bf16": false})"), DType::kFp32);
-  EXPECT_EQ(dtype(R"({"tf32": true})"), DType::kBf16);
-}
-
 TEST(TrlArgsJson, DeepSpeedObjectIsRead) {
   auto c =
       ParseTrlArgsJson(R"({"deepspeed": {"zero_optimization": {"stage": 2}}, "bf16": true})", "t");
@@ -308,6 +295,9 @@ TEST(TrlArgsJson, TrlDefaultsBf16AndCheckpointing) {
       {"{}", DType::kBf16, Recompute::kFull},
       {R"({"fp16": true})", DType::kFp16, Recompute::kFull},
       {R"({"bf16": false})", DType::kFp32, Recompute::kFull},
+      // tf32 puts fp32 matmuls on the TF32 tensor cores; under bf16 autocast it changes nothing.
+      {R"({"bf16": false, "tf32": true})", DType::kTf32, Recompute::kFull},
+      {R"({"tf32": true})", DType::kBf16, Recompute::kFull},
       {R"({"gradient_checkpointing": false})", DType::kBf16, Recompute::kNone},
   };
   for (const Row& r : rows) {
