@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -380,8 +381,11 @@ TEST(ComputeGate, BoundsConcurrencyAndServesInArrivalOrder) {
         const std::lock_guard<std::mutex> lock(order_mutex);
         order.push_back(i);
       });
-      // Thread i is queued before thread i+1 starts.
-      while (gate.waiting() < i + 1) std::this_thread::yield();
+      // Thread i is queued before thread i+1 starts (bounded: a gate that never queues fails
+      // the checks below instead of hanging the test).
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (gate.waiting() < i + 1 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
     }
     EXPECT_EQ(gate.active(), 1);
     EXPECT_EQ(gate.waiting(), 4);
