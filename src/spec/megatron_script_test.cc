@@ -86,6 +86,17 @@ TEST(MegatronScript, BareArgumentListQuotedAsTheShellReadsIt) {
                                                  "--recompute-modules", "core_attn", "mlp"}));
 }
 
+// Regression (libFuzzer out-of-memory, CI 2026-11-24): a quote inside backticks after an escaped
+// backtick restarted the expansion from the word's start, forever, appending each time.
+TEST(MegatronScript, QuoteAfterAnEscapedBacktickEndsTheWord) {
+  for (const char* text : {"--a `x\\`'y` --b 2", "--a `x\\` 'y --b 2", "--a \\`'x"}) {
+    auto cmd = ParseMegatronScript(text);
+    if (cmd.ok()) {
+      for (const std::string& w : cmd->args) EXPECT_LT(w.size(), 32u) << text;
+    }
+  }
+}
+
 TEST(MegatronScript, UnmatchedQuoteNamesTheLine) {
   auto cmd = ParseMegatronScript(
       "A=1\nB=\"oops\ntorchrun pretrain_gpt.py --tensor-model-parallel-size 2\n");

@@ -1,5 +1,6 @@
 // Expanding one word of a launch script into fields (megatron_shell.h), as bash(1) describes
 // it: "Parameter Expansion", "Arithmetic Expansion", "Word Splitting", "Quote Removal".
+#include <algorithm>
 #include <cctype>
 
 #include "spec/megatron_shell.h"
@@ -62,6 +63,19 @@ size_t Closing(std::string_view s, size_t i) {
       ++depth;
     } else if (s[i] == close && --depth == 0) {
       return i;
+    }
+  }
+  return s.size();
+}
+
+// The index after the backtick that closes the one at `i`, backslash escapes skipped as the
+// lexer skips them (megatron_shell_lex.cc, ReadBalanced); the end of `s` when unmatched.
+size_t BacktickEnd(std::string_view s, size_t i) {
+  for (++i; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+    } else if (s[i] == '`') {
+      return i + 1;
     }
   }
   return s.size();
@@ -173,7 +187,9 @@ Result<std::vector<std::string>> Expand(std::string_view s, const Vars& vars) {
   for (size_t i = 0; i < s.size();) {
     const char c = s[i];
     if (c == '\'' && !dq) {
-      const size_t close = s.find('\'', i + 1);
+      // An unmatched quote (a word the lexer read inside backticks) runs to the end: the scan
+      // never restarts.
+      const size_t close = std::min(s.find('\'', i + 1), s.size());
       f.Quoted(s.substr(i + 1, close - i - 1));
       i = close + 1;
     } else if (c == '"') {
@@ -192,8 +208,7 @@ Result<std::vector<std::string>> Expand(std::string_view s, const Vars& vars) {
       if (!next.ok()) return next.status();
       i = next.value();
     } else if (c == '`') {
-      const size_t close = s.find('`', i + 1);
-      const size_t end = close == std::string_view::npos ? s.size() : close + 1;
+      const size_t end = BacktickEnd(s, i);
       f.Quoted(s.substr(i, end - i));
       i = end;
     } else {
