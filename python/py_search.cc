@@ -1,5 +1,6 @@
 #include "py_search.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -48,7 +49,25 @@ struct SearchKeywords {
   std::optional<double> timeout_s;
   bool full = false;
   py::object hw_override = py::none();
+  std::map<std::string, std::string> workload;  // SearchWorkloadKeys -> text
 };
+
+// A workload keyword as the CLI spells it: str, int, float or bool; method and lora_rank also
+// take a list or tuple of them (the values to search over).
+std::string WorkloadText(const py::handle& v, const std::string& name, bool list_ok) {
+  if (list_ok && (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v))) {
+    std::string joined;
+    for (const py::handle& e : v)
+      joined += (joined.empty() ? "" : ",") + WorkloadText(e, name, false);
+    if (joined.empty()) RaiseStatus(Status::Invalid(name, "an empty list"));
+    return joined;
+  }
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "true" : "false";
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) return std::string(py::str(v));
+  RaiseType(name + ": expected str, int, float or bool" + (list_ok ? " (or a list of them)" : ""));
+  return {};
+}
 
 void ReadOption(SearchKeywords& k, const std::string& name, const py::handle& v, bool& gbs_given) {
   const StrategyField* f = FindStrategyFieldByName(name);
@@ -76,10 +95,15 @@ void ReadOption(SearchKeywords& k, const std::string& name, const py::handle& v,
     k.full = BoolArg(v, name);
   else if (name == "hw_override")
     k.hw_override = py::reinterpret_borrow<py::object>(v);
+  else if (const std::string w(f ? f->key : name);
+           std::find(SearchWorkloadKeys().begin(), SearchWorkloadKeys().end(), w) !=
+           SearchWorkloadKeys().end())
+    k.workload[w] = WorkloadText(v, name, w == "method" || w == "lora_rank");
   else
     RaiseType("search() got an unexpected keyword argument '" + name +
               "' (takes gbs, gpus, seq, dtype, top, objective, memory_margin, threads, "
-              "timeout_s, hw_override, full)");
+              "timeout_s, hw_override, full, and the workload keys stage, method, lora_rank, "
+              "lora_targets, optimizer, master_weights, ...)");
 }
 
 SearchKeywords ReadKeywords(const py::kwargs& kw) {
@@ -88,6 +112,7 @@ SearchKeywords ReadKeywords(const py::kwargs& kw) {
   for (const auto& [name, v] : kw)
     if (!v.is_none()) ReadOption(k, py::str(name), v, gbs_given);
   if (!gbs_given) RaiseType("search() missing required keyword argument 'gbs'");
+  if (Status st = ApplySearchWorkload(k.workload, k.o); !st.ok()) RaiseStatus(st);
   return k;
 }
 

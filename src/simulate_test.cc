@@ -119,6 +119,26 @@ TEST(Simulate, ReportsAreConsistent) {
   EXPECT_DOUBLE_EQ(r->peak_mem_bytes, peak);
 }
 
+// --optimizer-offload-fraction: the host steps its share while the GPU steps the rest, so a
+// partial offload's optimizer phase lies between none and all, and its HBM states in proportion.
+TEST(Simulate, PartialOptimizerOffloadSitsBetweenNoneAndAll) {
+  const ModelSpec m = LoadModel("llama3-8b").value();
+  Strategy s;
+  s.world_size = 8;
+  s.gbs = 32;
+  s.seq = 4096;
+  auto run = [&](bool offload, double fraction) {
+    s.offload_optimizer = offload;
+    s.optimizer_offload_fraction = fraction;
+    return Simulate(m, H100(), s).value();
+  };
+  const StepReport none = run(false, 1), half = run(true, 0.5), all = run(true, 1);
+  EXPECT_LT(none.time.optimizer_s, half.time.optimizer_s);
+  EXPECT_LT(half.time.optimizer_s, all.time.optimizer_s);
+  EXPECT_NEAR(half.stages[0].optimizer_bytes, none.stages[0].optimizer_bytes / 2, 1.0);
+  EXPECT_EQ(all.stages[0].optimizer_bytes, 0);
+}
+
 TEST(Simulate, MoreMicroBatchesShrinkTheBubbleFraction) {
   const ModelSpec m = LoadModel("llama3-8b").value();
   Strategy s;

@@ -28,56 +28,16 @@ void AddWorkloadOptions(CLI::App* c, int& gbs, int& seq, std::string& dtype) {
   AddSchemaOption(c, "dtype", dtype)->capture_default_str();
 }
 
-// The workload keys search takes besides gbs and seq (docs/FINETUNE.md): what is trained.
-constexpr const char* kSearchWorkloadKeys[] = {
-    "stage",          "method",           "lora_rank",   "lora_targets", "freeze_layers",
-    "virtual_tokens", "optimizer",        "mean_seq",    "group_size",   "prompt_len",
-    "response_len",   "max_response_len", "rl_minibatch"};
-
+// The workload keys search takes besides gbs and seq (trainsim/search.h): what is trained.
 void AddFinetuneOptions(CLI::App* c, std::map<std::string, std::string>& values) {
-  for (const char* key : kSearchWorkloadKeys) {
+  for (const std::string& key : SearchWorkloadKeys()) {
+    if (key == "master_weights") continue;  // --no-master-weights below
     std::string* slot = &values[key];
     AddSchemaOption(c, key, *slot);
   }
   c->add_flag_function(
       "--no-master-weights", [&values](std::int64_t) { values["master_weights"] = "false"; },
       "optimizer states in the parameter dtype, no fp32 master copy (pure bf16)");
-}
-
-// `--method lora,qlora` / `--lora-rank 8,16,64`: the values to search over, each checked as the
-// single-valued key would be; the first stays in `given` for the workload.
-Status ReadSearchList(std::map<std::string, std::string>& given, const std::string& key,
-                      std::vector<Strategy>& out) {
-  auto it = given.find(key);
-  if (it == given.end() || it->second.find(',') == std::string::npos) return Status::Ok();
-  std::stringstream in(it->second);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (item.empty()) return Status::Invalid(key, "empty item in the list '" + it->second + "'");
-    Strategy probe;
-    if (Status st = ApplyStrategySettings(probe, {{key, item}}, true); !st.ok()) return st;
-    out.push_back(probe);
-  }
-  it->second = it->second.substr(0, it->second.find(','));
-  return Status::Ok();
-}
-
-// The fine-tuning flags given, as the search's workload and optimizer; comma lists of methods
-// and ranks become search dimensions.
-Status ApplyFinetuneOptions(const std::map<std::string, std::string>& values, SearchOptions& o) {
-  std::map<std::string, std::string> given;
-  for (const auto& [key, text] : values)
-    if (!text.empty()) given[key] = text;
-  std::vector<Strategy> methods, ranks;
-  if (Status st = ReadSearchList(given, "method", methods); !st.ok()) return st;
-  if (Status st = ReadSearchList(given, "lora_rank", ranks); !st.ok()) return st;
-  for (const Strategy& m : methods) o.methods.push_back(m.method);
-  for (const Strategy& r : ranks) o.lora_ranks.push_back(r.lora_rank);
-  Strategy s;
-  if (Status st = ApplyStrategySettings(s, given, true); !st.ok()) return st;
-  o.workload = s.workload();
-  o.optimizer = s.exec.optimizer;
-  o.master_weights = s.master_weights;
-  return Status::Ok();
 }
 
 // "lora" or, when methods or ranks are searched, "methods lora|qlora, ranks 8|64".
@@ -147,7 +107,8 @@ int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
   o.objective = obj.value();
   o.memory_margin = a.margin;
   o.threads = a.threads;
-  if (Status st = ApplyFinetuneOptions(a.workload, o); !st.ok()) return Fail(st);
+  if (Status st = ApplySearchWorkload(a.workload, o, /*name_flags=*/true); !st.ok())
+    return Fail(st);
   // A progress bar on a terminal, once the search has run for about a second.
   const bool tty = print && isatty(STDERR_FILENO) && !a.no_progress && !a.json && !a.csv;
   const auto start = std::chrono::steady_clock::now();

@@ -125,6 +125,17 @@ class SearchSpace {
   uint64_t size_ = 1;
 };
 
+// The workload keys a search takes besides gbs and seq (docs/FINETUNE.md): what is trained,
+// as strategy keys ("stage", "method", "lora_rank", ...), plus "master_weights". The CLI's
+// flags, the REST body and the Python keywords of a search are these keys.
+const std::vector<std::string>& SearchWorkloadKeys();
+// Applies `given` (key -> text as a strategy file or the CLI spells it; only SearchWorkloadKeys)
+// to o.workload, o.optimizer and o.master_weights. Comma lists of "method" and "lora_rank"
+// become search dimensions (o.methods, o.lora_ranks), each item checked as the single key
+// would be. InvalidArgument naming the key (its CLI flag with `name_flags`).
+Status ApplySearchWorkload(const std::map<std::string, std::string>& given, SearchOptions& o,
+                           bool name_flags = false);
+
 // Evaluates every index of the space (this shard's share) on `o.threads` threads. The result
 // does not depend on the thread count. Bad options are InvalidArgument naming the field; a
 // cancelled or timed-out search is not an error (see SearchResult::complete).

@@ -143,7 +143,13 @@ struct Layout {
   // training whose optimizer states are in the parameter dtype (torchtune, Hugging Face models
   // loaded in bf16 without autocast).
   bool master_weights = true;
-  bool offload_optimizer = false;    // optimizer states in host memory, Adam step on the CPU
+  bool offload_optimizer = false;  // optimizer states in host memory, Adam step on the CPU
+  // With offload_optimizer: the share of the optimizer states (and of the update) on the host;
+  // the rest stays in HBM and steps on the GPU (Megatron-LM --optimizer-offload-fraction,
+  // default 1.0; DeepSpeed ZeRO-3 offload_optimizer.ratio).
+  double optimizer_offload_fraction = 1.0;
+  // The share of the optimizer states held in host memory (0 without offload).
+  double host_optimizer_share() const { return offload_optimizer ? optimizer_offload_fraction : 0; }
   bool overlap_grad_reduce = true;   // DP gradient reduce overlapped with backward
   bool overlap_param_gather = true;  // ZeRO parameter all-gather overlapped with forward
   bool tp_comm_overlap = false;      // TP collectives overlapped with GEMMs (TE userbuffers)

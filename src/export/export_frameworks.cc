@@ -129,7 +129,12 @@ Result<ExportFile> ExportDeepSpeed(const ModelSpec& m, const Strategy& s) {
   nlohmann::ordered_json z;
   z["stage"] = s.fsdp ? 3 : s.zero;
   z["overlap_comm"] = s.overlap_grad_reduce;
-  if (s.offload_optimizer) z["offload_optimizer"] = {{"device", "cpu"}};
+  if (s.offload_optimizer) {
+    z["offload_optimizer"] = {{"device", "cpu"}};
+    // ZeRO-Offload++ (DeepSpeed docs, offload_optimizer.ratio): partial offload, stage 3 only.
+    if (s.optimizer_offload_fraction < 1)
+      z["offload_optimizer"]["ratio"] = s.optimizer_offload_fraction;
+  }
   // ZeRO++ (DeepSpeed docs/_tutorials/zeropp.md).
   if (s.zero_hpz_size > 1) z["zero_hpz_partition_size"] = s.zero_hpz_size;
   if (s.zero_quant_weights) z["zero_quantized_weights"] = true;

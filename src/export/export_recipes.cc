@@ -106,7 +106,8 @@ void BridgeMemory(const Strategy& s, std::string& out, std::vector<std::string>&
   KV(out, "ddp.overlap_param_gather", Bool(s.overlap_param_gather && s.zero >= 1));
   if (s.offload_optimizer) {
     KV(out, "optimizer.optimizer_cpu_offload", "true");
-    KV(out, "optimizer.optimizer_offload_fraction", "1.0");
+    KV(out, "optimizer.optimizer_offload_fraction",
+       detail::NumberText(s.optimizer_offload_fraction));
   }
   if (s.optimizer_state_bytes != 12)
     notes.push_back("optimizer_state_bytes " + detail::NumberText(s.optimizer_state_bytes) +

@@ -58,7 +58,9 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   // the precision-aware optimizer's optimizer_state_bytes); the other optimizers in
   // memory/optimizer_states.h.
   const double opt_b = OptimizerBytesPerParam(s);
-  out.optimizer_bytes = s.offload_optimizer || opt_b <= 0 ? 0.0 : state(opt_b, 1, true, inst);
+  // --optimizer-offload-fraction: only the host's share leaves HBM.
+  out.optimizer_bytes =
+      opt_b <= 0 ? 0.0 : (1.0 - s.host_optimizer_share()) * state(opt_b, 1, true, inst);
   const double layers = std::max(1.0, in.layers);
   // One layer's gradients at a time: stepped in backward, or reduced and copied to the host.
   if (s.exec.optimizer_in_backward || s.exec.offload_params) out.grad_bytes /= layers;

@@ -173,6 +173,23 @@ TEST_F(LoopMemory, PersistentGradientBuffersAddEverything) {
   EXPECT_DOUBLE_EQ(Run().peak_mem_bytes, 2e9 + 2e9 + 4e9 + 3e9 + 0.5e9);
 }
 
+// --optimizer-offload-fraction (rows: offload, fraction, optimizer bytes left in HBM).
+TEST_F(LoopMemory, OptimizerOffloadFractionLeavesTheRestInHbm) {
+  const struct {
+    bool offload;
+    double fraction, hbm;
+  } rows[] = {{false, 1.0, 4e9},
+              {true, 1.0, 0},
+              {true, 0.5, 2e9},
+              {true, 0.25, 3e9},
+              {false, 0.5, 4e9}};  // a fraction without offload changes nothing
+  for (const auto& r : rows) {
+    s.offload_optimizer = r.offload;
+    s.optimizer_offload_fraction = r.fraction;
+    EXPECT_DOUBLE_EQ(Run().optimizer_bytes, r.hbm) << r.offload << " " << r.fraction;
+  }
+}
+
 TEST_F(LoopMemory, GradientsFreedEachStepPeakAtTheLargerPhase) {
   s.exec.grad_set_to_none = true;
   // max(forward: 3 GB of activations, backward: max(G 2, layers 1) + 0.5) over W + O.

@@ -104,7 +104,7 @@ double StatesLowerBound(const ParamCounts& pc, const ModelSpec& m, const Strateg
   double bytes = weight_bytes * (s.zero >= 3 ? per_rank / shard : per_rank);
   if (s.method != FtMethod::kFull) return 0.5 * bytes;
   bytes += s.grad_bytes_per_param() * (s.zero >= 2 ? per_rank / shard : per_rank);
-  if (!s.offload_optimizer) bytes += 12.0 * (s.zero >= 1 ? per_rank / shard : per_rank);
+  bytes += (1 - s.host_optimizer_share()) * 12.0 * (s.zero >= 1 ? per_rank / shard : per_rank);
   return 0.5 * bytes;  // generous: MoE and embedding sharding make the exact figure uneven
 }
 

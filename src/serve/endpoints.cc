@@ -8,6 +8,7 @@
 #include "trainsim/presets.h"
 #include "trainsim/results_json.h"
 #include "trainsim/schema.h"
+#include "trainsim/search.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
 
@@ -93,11 +94,49 @@ Result<std::string> TimelineJson(SimInputs& in) {
   return TimelineToChromeTrace(t.value());
 }
 
+namespace {
+
+// A workload value of a search body as the CLI spells it: a string, number or boolean.
+Result<std::string> WorkloadText(const std::string& key, const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return std::string(v.get<bool>() ? "true" : "false");
+  if (v.is_number()) return v.dump();
+  return Status::Invalid(key, "must be a string, number or boolean, got " + v.dump());
+}
+
+// The workload keys of a search body (trainsim/search.h, SearchWorkloadKeys); "method" and
+// "lora_rank" also take an array: the values to search over.
+Status ReadSearchWorkload(const json& body, SearchOptions& o) {
+  std::map<std::string, std::string> given;
+  for (const std::string& key : SearchWorkloadKeys()) {
+    if (!body.contains(key) || body[key].is_null()) continue;
+    const json& v = body[key];
+    if (!v.is_array() || (key != "method" && key != "lora_rank")) {
+      auto t = WorkloadText(key, v);
+      if (!t.ok()) return t.status().WithContext("request");
+      given[key] = t.value();
+      continue;
+    }
+    std::string list;
+    for (const json& e : v) {
+      auto t = WorkloadText(key, e);
+      if (!t.ok()) return t.status().WithContext("request");
+      list += (list.empty() ? "" : ",") + t.value();
+    }
+    if (v.empty()) return Status::Invalid(key, "an empty list").WithContext("request");
+    given[key] = list;
+  }
+  return ApplySearchWorkload(given, o);
+}
+
+}  // namespace
+
 Result<SearchRequest> ReadSearchRequest(const json& body) {
-  if (Status st = CheckKeys(body, {"model", "hardware", "hw_override", "gpus", "gbs", "seq",
-                                   "dtype", "top", "objective", "memory_margin"});
-      !st.ok())
-    return st;
+  std::vector<std::string_view> keys = {"model",     "hardware",     "hw_override", "gpus",
+                                        "gbs",       "seq",          "dtype",       "top",
+                                        "objective", "memory_margin"};
+  for (const std::string& k : SearchWorkloadKeys()) keys.push_back(k);
+  if (Status st = CheckKeys(body, keys); !st.ok()) return st;
   SearchRequest req;
   SearchOptions& o = req.options;
   std::string dtype = "bf16", objective = "time";
@@ -110,7 +149,9 @@ Result<SearchRequest> ReadSearchRequest(const json& body) {
   f.String("objective", objective);
   f.Double("memory_margin", o.memory_margin, 0.0);
   for (const char* k : {"model", "hardware", "hw_override"}) f.Ignore(k);
+  for (const std::string& k : SearchWorkloadKeys()) f.Ignore(k.c_str());
   if (Status st = f.Finish(true); !st.ok()) return st;
+  if (Status st = ReadSearchWorkload(body, o); !st.ok()) return st;
   // The CLI's checks on the same options (cmd_search.cc).
   if (!f.Has("gbs")) return Status::Invalid("gbs", "required (global batch in sequences)");
   if (o.top_k > 100000) return Status::Invalid("top", "must be in [1, 100000]");

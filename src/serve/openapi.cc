@@ -9,6 +9,7 @@
 #include "trainsim/front_end.h"
 #include "trainsim/presets.h"
 #include "trainsim/schema.h"
+#include "trainsim/search.h"
 #include "trainsim/version.h"
 
 namespace trainsim::serve {
@@ -221,6 +222,16 @@ json Components() {
         {"objective", {{"type", "string"}, {"enum", {"time", "cost", "memory"}}}},
         {"memory_margin", {{"type", "number"}, {"minimum", 0}, {"maximum", 0.9}}}}},
       {"additionalProperties", false}};
+  // What is trained (trainsim/search.h, SearchWorkloadKeys): the strategy keys' own schema;
+  // method and lora_rank also take a list of values to search over.
+  const json strategy = s["Strategy"]["properties"];
+  for (const std::string& key : SearchWorkloadKeys()) {
+    json p = strategy.value(key, json{{"type", "string"}});
+    if (key == "method" || key == "lora_rank")
+      p = {{"oneOf", json::array({p, {{"type", "array"}, {"items", p}, {"minItems", 1}}})},
+           {"description", "one value, or the values to search over"}};
+    s["SearchRequest"]["properties"][key] = p;
+  }
   s["ValidateRequest"] = {
       {"type", "object"},
       {"properties",

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -180,6 +181,13 @@ TEST(Serve, BadRequestsNameTheField) {
       {"search without gbs", "POST", "/v1/search", R"({"gpus": 8})", 400, "gbs"},
       {"search objective", "POST", "/v1/search", R"({"gbs": 8, "objective": "fun"})", 400, ""},
       {"search top", "POST", "/v1/search", R"({"gbs": 8, "top": 1000001})", 400, "top"},
+      {"search workload value", "POST", "/v1/search", R"({"gbs": 8, "method": "bogus"})", 400,
+       "method"},
+      {"search method item", "POST", "/v1/search", R"({"gbs": 8, "method": ["lora", {}]})", 400,
+       "method"},
+      {"search empty rank list", "POST", "/v1/search", R"({"gbs": 8, "lora_rank": []})", 400,
+       "lora_rank"},
+      {"search layout key", "POST", "/v1/search", R"({"gbs": 8, "tp": 2})", 400, "tp"},
       {"validate without cases", "POST", "/v1/validate", "{}", 400, "cases"},
       {"validate cases type", "POST", "/v1/validate", R"({"cases": 3})", 400, "cases"},
       {"traversal", "GET", "/../../etc/passwd", "", 404, "path"},
@@ -217,6 +225,24 @@ TEST(Serve, TimelineIsAChromeTrace) {
   const json j = json::parse(r.body);
   ASSERT_TRUE(j.contains("traceEvents"));
   EXPECT_GT(j["traceEvents"].size(), 8u);
+}
+
+// The fine-tuning workload of a search (issue 12): the CLI's --method / --lora-rank, a list
+// searched over.
+TEST(Serve, SearchTakesTheFineTuningWorkload) {
+  Service s;
+  Response r = s.Handle("POST", "/v1/search",
+                        R"({"model": "llama3-8b", "hardware": "h100_sxm_80gb", "gpus": 8,
+                            "gbs": 32, "top": 6, "method": ["lora", "qlora"], "lora_rank": 16})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json doc = json::parse(r.body);
+  std::set<std::string> methods;
+  for (const json& c : doc["top"]) {
+    methods.insert(c["strategy_file"]["method"].get<std::string>());
+    EXPECT_EQ(c["strategy_file"]["lora_rank"], 16);
+  }
+  EXPECT_FALSE(methods.empty());
+  for (const std::string& m : methods) EXPECT_TRUE(m == "lora" || m == "qlora") << m;
 }
 
 TEST(Serve, SearchRanksAndIsBounded) {

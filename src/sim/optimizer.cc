@@ -107,10 +107,14 @@ double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
       if (split) t += cost::CollectiveTime(c.hw, graph::Coll::kAllGather, c.pl.dp_cp, hidden * 2);
     }
     if (s.offload_optimizer) {
-      // Host Adam plus gradients down and weights up the host link.
-      const double sharded = dense_p / shard_d + expert_p / shard_e;
-      t = sharded * kHostAdamSecondsPerParam +
-          sharded * (c.grad_bytes_per_param + 2.0) / c.hw.host_link_bw_bytes_per_s;
+      // Host Adam on its share plus its gradients down and weights up the host link; the GPU
+      // steps the rest at the same time (Megatron-LM's HybridDeviceOptimizer runs the two
+      // sub-optimizers side by side).
+      const double f = s.host_optimizer_share();
+      const double sharded = f * (dense_p / shard_d + expert_p / shard_e);
+      const double host = sharded * kHostAdamSecondsPerParam +
+                          sharded * (c.grad_bytes_per_param + 2.0) / c.hw.host_link_bw_bytes_per_s;
+      t = std::max(host, f < 1 ? (1 - f) * t : 0.0);
     }
     opt_s = std::max(opt_s, t);
   }

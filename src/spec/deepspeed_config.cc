@@ -228,6 +228,15 @@ void ReadZero(Reader& r, const json& j) {
   if (opt == "nvme")
     r.out.assumed.push_back({"offload_optimizer", "nvme",
                              "costed as host-memory offload (NVMe bandwidth not modelled)"});
+  // ZeRO-Offload++ (DeepSpeed docs, "offload_optimizer.ratio"): the share of the optimizer
+  // states offloaded; the rest steps on the GPU.
+  if (opt != "none" && z["offload_optimizer"].contains("ratio")) {
+    const json& ratio = z["offload_optimizer"]["ratio"];
+    if (!ratio.is_number() || !(ratio.get<double>() > 0 && ratio.get<double>() <= 1))
+      return r.Fail("zero_optimization.offload_optimizer.ratio",
+                    "must be a number in (0, 1], got " + ratio.dump());
+    r.out.settings["optimizer_offload_fraction"] = ratio.dump();
+  }
   const std::string param = OffloadDevice(r, z, "offload_param");
   if (param != "none")
     return r.Fail("zero_optimization.offload_param.device",

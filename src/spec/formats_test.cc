@@ -53,6 +53,23 @@ TEST(DeepSpeedConfig, LlamaFactoryZero3) {
   EXPECT_EQ(off.status().field(), "zero_optimization.offload_param.device");
 }
 
+// ZeRO-Offload++'s partial offload (offload_optimizer.ratio) is read; a ratio outside (0, 1]
+// is refused by name.
+TEST(DeepSpeedConfig, PartialOptimizerOffloadRatio) {
+  const std::string head =
+      R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": )";
+  auto c = ParseDeepSpeedConfig(head + "0.3}}}", "ratio");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const Strategy s = Apply(c.value());
+  EXPECT_TRUE(s.offload_optimizer);
+  EXPECT_DOUBLE_EQ(s.optimizer_offload_fraction, 0.3);
+  for (const char* bad : {"0}}}", "1.5}}}", "\"x\"}}}"}) {
+    auto b = ParseDeepSpeedConfig(head + bad, "ratio");
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.status().field(), "zero_optimization.offload_optimizer.ratio");
+  }
+}
+
 // ZeRO++ (DeepSpeed's tutorial snippet): hpZ, qwZ and qgZ read as a layout; below stage 3
 // DeepSpeed does not act on them, so they are listed as ignored.
 TEST(DeepSpeedConfig, ZeroPlusPlusTutorial) {

@@ -57,8 +57,6 @@ constexpr FlagInfo kFlags[] = {
     {"--mtp-num-layers", kShape, ""},
     // Performance-relevant, not modelled.
     {"--cpu-offloading", kNo, "activation/weight offload to host memory is not modelled"},
-    {"--optimizer-offload-fraction", kNo,
-     "a partial optimizer offload is costed as the whole (--optimizer-cpu-offload)"},
     {"--cpu-offloading-num-layers", kNo, "activation offload to host memory is not modelled"},
     {"--cpu-offloading-activations", kNo, "activation offload to host memory is not modelled"},
     {"--cpu-offloading-weights", kNo, "weight offload to host memory is not modelled"},

@@ -222,13 +222,16 @@ TEST(MegatronArgs, OptimizerChoices) {
     EXPECT_EQ(Read(FormatMegatronArgs(s)).exec.optimizer, kind) << args;  // and written back
   }
   EXPECT_FALSE(ParseMegatronArgs("--optimizer lamb", Strategy{}).ok());
-  // A partial optimizer offload is listed, not dropped.
+  // A partial optimizer offload is read (it was listed as ignored and costed as the whole),
+  // and written back.
   MegatronReading r;
-  EXPECT_TRUE(
-      Read("--optimizer-cpu-offload --optimizer-offload-fraction 0.5", &r).offload_optimizer);
-  bool listed = false;
-  for (const auto& i : r.ignored) listed |= i.field == "--optimizer-offload-fraction";
-  EXPECT_TRUE(listed);
+  const Strategy part = Read("--optimizer-cpu-offload --optimizer-offload-fraction 0.5", &r);
+  EXPECT_TRUE(part.offload_optimizer);
+  EXPECT_DOUBLE_EQ(part.optimizer_offload_fraction, 0.5);
+  for (const auto& i : r.ignored) EXPECT_NE(i.field, "--optimizer-offload-fraction");
+  EXPECT_DOUBLE_EQ(Read(FormatMegatronArgs(part)).optimizer_offload_fraction, 0.5);
+  EXPECT_FALSE(ParseMegatronArgs("--optimizer-offload-fraction 0", Strategy{}).ok());
+  EXPECT_FALSE(ParseMegatronArgs("--optimizer-offload-fraction 1.5", Strategy{}).ok());
 }
 
 TEST(MegatronArgs, ShardingStrategyLevels) {

@@ -60,6 +60,8 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
   if (s.micro_batch_num < 0) return bad("micro_batch_num", "must be >= 1");
   if (!(s.ep_comm_overlap >= 0 && s.ep_comm_overlap <= 1))
     return bad("ep_comm_overlap", "must be a fraction in [0, 1]");
+  if (!(s.optimizer_offload_fraction > 0 && s.optimizer_offload_fraction <= 1))
+    return bad("optimizer_offload_fraction", "must be a fraction in (0, 1]");
   if (s.zero < 0 || s.zero > 3) return bad("zero", "must be 0, 1, 2 or 3, got " + S(s.zero));
   if (s.fsdp && s.zero < 2) return bad("fsdp", "FSDP shards parameters: zero must be 2 or 3");
   // tp*pp*cp step by step, stopping once it exceeds the world size (the full product of three

@@ -309,6 +309,31 @@ constexpr StrategyField kFields[] = {
      .doc = "optimizer states in host memory, Adam step on the CPU",
      .set = SetBool<&Strategy::offload_optimizer>,
      .get = GetBool<&Strategy::offload_optimizer>},
+    {.key = "optimizer_offload_fraction",
+     .kind = FieldKind::kNumber,
+     .flag = "--optimizer-offload-fraction",
+     .megatron = "--optimizer-offload-fraction=",
+     .rule = "a fraction in (0, 1]; with offload_optimizer",
+     .example = "0.5",
+     .doc = "with offload_optimizer: the share of the optimizer states in host memory, stepped on "
+            "the CPU; the rest stays in HBM and steps on the GPU",
+     .set =
+         [](Strategy& s, std::string_view t) {
+           if (Status st = detail::ParseNumberText(t, 0, 1, s.optimizer_offload_fraction);
+               !st.ok() || !(s.optimizer_offload_fraction > 0))
+             return Status::Invalid("must be a fraction in (0, 1], got '" + std::string(t) + "'");
+           return Status::Ok();
+         },
+     .get = [](const Strategy& s) { return detail::NumberText(s.optimizer_offload_fraction); },
+     // Only a partial offload is written (Megatron-LM's default is 1).
+     .to_megatron =
+         [](const Strategy& s, std::string& out) {
+           if (s.offload_optimizer && s.optimizer_offload_fraction < 1)
+             out += " --optimizer-offload-fraction " +
+                    detail::NumberText(s.optimizer_offload_fraction);
+         },
+     .assumed = "1: every optimizer state offloaded, Megatron-LM's default",
+     .matters = [](const Strategy& s) { return s.offload_optimizer; }},
     // Recompute: modules before the policy, so that a given policy wins.
     {.key = "recompute_modules",
      .kind = FieldKind::kText,

@@ -146,6 +146,8 @@ TEST(StrategySchema, MegatronArgumentsRoundTripEachField) {
     s.gbs = 64;
     const std::string value = f.key == "order" ? "tp-cp-pp-dp" : std::string(f.example);
     ASSERT_TRUE(f.set(s, value).ok());
+    // A partial optimizer offload is written only with the offload itself.
+    if (f.key == "optimizer_offload_fraction") s.offload_optimizer = true;
     const Strategy want = NormaliseStrategy(s);
     const std::string args = FormatMegatronArgs(s);
     Strategy base;
@@ -166,7 +168,7 @@ TEST(StrategySchema, MegatronArgumentsOfAllExamples) {
        {"--tensor-model-parallel-size 2", "--use-megatron-fsdp", "--fp8-format hybrid",
         "--recompute-granularity full", "--recompute-method block --recompute-num-layers 2",
         "--attention-backend unfused", "--cp-comm-type a2a", "--moe-token-dispatcher-type flex",
-        "--optimizer-cpu-offload"})
+        "--optimizer-cpu-offload", "--optimizer-offload-fraction 0.5"})
     EXPECT_TRUE(HasSubstr(args, want)) << want << " in " << args;
   Strategy base;
   base.world_size = 64;

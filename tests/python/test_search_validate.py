@@ -96,6 +96,21 @@ def test_search_keywords(ts):
         ts.search(gbs=32, threads=1.5)
 
 
+def test_search_takes_the_fine_tuning_workload(ts):
+    """The CLI's --method lora,qlora --lora-rank 16 as keywords (issue 12)."""
+    rows = ts.search("llama3-8b", "h100_sxm_80gb", gpus=8, gbs=32, top=6, threads=2,
+                     method=["lora", "qlora"], lora_rank=16, full=True)["top"]
+    cli = cli_json("search", "--model", "llama3-8b", "--hardware", "h100_sxm_80gb", "--gpus",
+                   "8", "--gbs", "32", "--top", "6", "--threads", "2", "--method", "lora,qlora",
+                   "--lora-rank", "16", "--json")["top"]
+    assert [r["strategy"] for r in rows] == [c["strategy"] for c in cli]
+    assert {r["strategy_file"]["method"] for r in rows} <= {"lora", "qlora"}
+    with pytest.raises(ValueError, match="method"):
+        ts.search(gbs=32, method="bogus")
+    with pytest.raises(TypeError, match="method"):
+        ts.search(gbs=32, method=[{}])
+
+
 CASES = os.path.join(SOURCE_DIR, "fuzz", "seeds", "validation", "a.jsonl")
 
 
