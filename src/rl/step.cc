@@ -101,6 +101,22 @@ Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, cons
   return out;
 }
 
+// The weight-sync defaults, each with its source.
+void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
+  a.push_back({"refit_rate",
+               std::to_string(std::lround(kRefitGatherBytesPerS / 1e9)) + " GB/s gather" +
+                   (p.separate ? std::string(" + NCCL broadcast of the full model")
+                               : " + " + std::to_string(std::lround(kRefitIpcBytesPerS / 1e9)) +
+                                     " GB/s CUDA IPC"),
+               "per byte of the full BF16 model each step: NeMo RL v0.3's measured DeepSeek-V3 "
+               "refit (12.2 s gather, 33.5 + 1.5 s IPC transfer and load, NeMo blog 2025-08-12)"});
+  if (!p.separate)
+    a.push_back({"colocated_offload", NumberText(std::round(sync.offload_s * 1000) / 1000) + " s",
+                 "the trainer's weights, gradients and optimizer states go to the host while "
+                 "vLLM generates and come back (NeMo RL offload_before_refit / "
+                 "offload_after_refit), twice over the host link"});
+}
+
 // Throughput over every GPU of the step: NeMo RL's tokens/s/GPU (prompt + response tokens of
 // all generated samples over step time x GPUs) and the model FLOPs of all phases.
 void FillRlThroughput(const HardwareSpec& hw, const RlPlan& p, int forwards, int trains,
@@ -176,6 +192,7 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   assumed.push_back({"rollout_batch", NumberText(g.batch),
                      "sequences decoding together per engine: min(sequences per engine, "
                      "max_num_seqs, KV pool / KV of prompt + mean response)"});
+  AssumeSync(p, sync, assumed);
   r.assumed.insert(r.assumed.end(), assumed.begin(), assumed.end());
   RlReport& x = r.rl;
   x.samples = p.generated();
