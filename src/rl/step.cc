@@ -67,6 +67,17 @@ struct Sync {
 // (47.2 s in all; speed of light 3.3 s). Both rates are per byte of the full BF16 model.
 constexpr double kRefitGatherBytesPerS = 1.342e12 / 12.2;
 constexpr double kRefitIpcBytesPerS = 1.342e12 / (33.5 + 1.5);
+// Share of the host link that the trainer's offload reaches: NeMo RL moves its states with
+// Tensor.to("cpu") into pageable memory (staged copies). From the NeMo RL v0.3 blog's GRPO
+// breakdown (2025-07-21; Llama-3.1-8B Instruct, 8 H100, data parallel only): refit 5 s, of
+// which the refit transfer of 16 GB at the rates above is 0.6 s, so 4.4 s moved the 60 GB of
+// weights, fp32 gradients and optimizer shards that this simulator counts per GPU: 13.6 GB/s,
+// 0.21 of the 64 GB/s PCIe 5 x16 link.
+constexpr double kPageableHostCopyShare = 0.21;
+// Per-step work outside the timed phases (batch processing, rule-based rewards, advantages,
+// Ray object transfers): the NeMo RL v0.3 blog's total step time minus the sum of its phases,
+// 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B.
+constexpr double kStepOrchestrationS = 3.0;
 
 // Weight sync (refit), each step, of the full BF16 model (2 bytes per parameter):
 // * colocated (NeMo RL, verl hybrid engine): the trainer gathers the full model and hands it to
@@ -96,9 +107,19 @@ Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, cons
   out.refit_s += model_bytes / kRefitIpcBytesPerS;
   double train_static = 0;
   for (const StageReport& st : tr.stages) train_static = std::max(train_static, st.static_bytes);
-  out.offload_s =
-      hw.host_link_bw_bytes_per_s > 0 ? 2 * train_static / hw.host_link_bw_bytes_per_s : 0;
+  const double pageable = kPageableHostCopyShare * hw.host_link_bw_bytes_per_s;
+  out.offload_s = pageable > 0 ? 2 * train_static / pageable : 0;
   return out;
+}
+
+// The reference policy's weights live on the host and are swapped in for its forward (NeMo RL
+// megatron/dtensor policy workers, use_reference_model: the policy's state dict to pinned host
+// memory, the reference's in, the policy's back): three copies of the trainer's weight shard
+// over the host link, once per step.
+double ReferenceSwap(const HardwareSpec& hw, const StepReport& tr) {
+  double weights = 0;
+  for (const StageReport& st : tr.stages) weights = std::max(weights, st.weight_bytes);
+  return hw.host_link_bw_bytes_per_s > 0 ? 3 * weights / hw.host_link_bw_bytes_per_s : 0;
 }
 
 // The weight-sync defaults, each with its source.
@@ -114,7 +135,11 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
     a.push_back({"colocated_offload", NumberText(std::round(sync.offload_s * 1000) / 1000) + " s",
                  "the trainer's weights, gradients and optimizer states go to the host while "
                  "vLLM generates and come back (NeMo RL offload_before_refit / "
-                 "offload_after_refit), twice over the host link"});
+                 "offload_after_refit), twice, in pageable copies at 0.21 of the host link "
+                 "(NeMo RL v0.3 blog, Llama-3.1-8B refit 5 s)"});
+  a.push_back({"step_orchestration", NumberText(kStepOrchestrationS) + " s",
+               "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
+               "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models"});
 }
 
 // Throughput over every GPU of the step: NeMo RL's tokens/s/GPU (prompt + response tokens of
@@ -163,10 +188,11 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   // (KL), the critic's values (PPO) and the reward model, each a forward of the policy's size.
   const int forwards = !p.rollout_logprobs + p.kl_reference + p.critic + p.reward_model;
   const int trains = 1 + p.critic;  // actor, and PPO's critic
-  const double scoring_s = p.updates * forwards * ForwardPass(tr, t.pp);
+  const double scoring_s =
+      p.updates * forwards * ForwardPass(tr, t.pp) + (p.kl_reference ? ReferenceSwap(hw, tr) : 0);
   const double training_s = p.updates * trains * tr.step_time_s;
   const Sync sync = WeightSync(hw, s, p, tr);
-  const double sync_s = sync.refit_s + sync.offload_s;
+  const double sync_s = sync.refit_s + sync.offload_s + kStepOrchestrationS;
   const double generation_s = g.total_s();
   const bool overlap = p.separate && p.async;
 
