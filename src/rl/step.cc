@@ -56,7 +56,7 @@ double ForwardPass(const StepReport& tr, int pp) {
 }
 
 struct Sync {
-  double refit_s = 0, offload_s = 0, kept_bytes = 0;
+  double refit_s = 0, offload_s = 0;
 };
 
 // Refit rates measured by NeMo RL on DeepSeek-V3 (1.342 TB of BF16 weights; training EP64 PP8,
@@ -202,10 +202,10 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
                   sync_s;
   r.step_time_s_low = r.step_time_s_high = 0;  // no band fitted for RL steps
   r.uncertainty = StepUncertainty{};
-  // Memory per phase, per GPU: the engine's HBM share (weights + KV pool) plus the training
-  // states kept beside it (colocated); the training peak; scoring holds the training states
-  // and the forward's working set (below the training peak).
-  const double gen_mem = p.mem_fraction * hw.hbm_bytes + sync.kept_bytes;
+  // Memory per phase, per GPU: the engine's HBM share (weights + KV pool; colocated, the
+  // training states are on the host meanwhile); the training peak; scoring holds the training
+  // states and the forward's working set (below the training peak).
+  const double gen_mem = p.mem_fraction * hw.hbm_bytes;
   r.phases = {{"generation", generation_s, 0, gen_mem},
               {"scoring", scoring_s, 0, tr.peak_mem_bytes},
               {"training", training_s, 0, tr.peak_mem_bytes},
