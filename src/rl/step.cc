@@ -137,6 +137,10 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
                  "vLLM generates and come back (NeMo RL offload_before_refit / "
                  "offload_after_refit), twice, in pageable copies at 0.21 of the host link "
                  "(NeMo RL v0.3 blog, Llama-3.1-8B refit 5 s)"});
+  if (p.kl_reference)
+    a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
+                 "the reference weights live on the host and are swapped in for its forward, "
+                 "once per step (NeMo RL use_reference_model), counted in scoring"});
   a.push_back({"step_orchestration", NumberText(kStepOrchestrationS) + " s",
                "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
                "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models"});
