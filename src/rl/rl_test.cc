@@ -80,13 +80,16 @@ TEST(Rl, ColocatedPhasesAddUpToTheStep) {
 // verl fully_async takes the old policy's log-probs from vLLM: one forward fewer per update
 // (GRPO keeps the reference forward), nothing else changes.
 TEST(Rl, RolloutLogprobsDropTheOldPolicyForward) {
+  // Without the reference (whose weights are also swapped in from the host), scoring is only
+  // the old policy's forward: none left when the engine returns the log-probs.
   Strategy s = Grpo();
+  s.kl_reference = 0;
   auto base = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
   s.rollout_logprobs = 1;
   auto engine = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
   ASSERT_TRUE(base.ok() && engine.ok());
-  EXPECT_NEAR(Phase(*engine, "scoring"), 0.5 * Phase(*base, "scoring"),
-              1e-9 * Phase(*base, "scoring"));
+  EXPECT_GT(Phase(*base, "scoring"), 0);
+  EXPECT_EQ(Phase(*engine, "scoring"), 0);
   EXPECT_DOUBLE_EQ(Phase(*engine, "training"), Phase(*base, "training"));
   EXPECT_DOUBLE_EQ(Phase(*engine, "generation"), Phase(*base, "generation"));
 }
@@ -115,14 +118,36 @@ TEST(Rl, DecodeTimeScalesWithResponseLengthAtSmallBatch) {
 TEST(Rl, PpoScoresAndTrainsMoreModelsThanGrpo) {
   Strategy g = Grpo();
   g.group_size = 1;
+  g.kl_reference = 0;  // no reference: scoring is forwards only (no host weight swap)
   Strategy p = g;
   p.stage = TrainStage::kPpo;  // + critic (forward and training) + reward model
   auto rg = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), g);
   auto rp = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), p);
   ASSERT_TRUE(rg.ok() && rp.ok());
-  EXPECT_NEAR(Phase(*rp, "scoring") / Phase(*rg, "scoring"), 2.0, 1e-9);  // 4 vs 2 forwards
+  EXPECT_NEAR(Phase(*rp, "scoring") / Phase(*rg, "scoring"), 3.0, 1e-9);  // 3 vs 1 forwards
   EXPECT_NEAR(Phase(*rp, "training") / Phase(*rg, "training"), 2.0, 1e-9);
   EXPECT_NEAR(Phase(*rp, "generation"), Phase(*rg, "generation"), 1e-9);
+}
+
+// Refit moves the full BF16 model every step, whatever the engine's layout: colocated at NeMo
+// RL's measured DeepSeek-V3 rates (1.342 TB in 12.2 s gather + 35 s IPC and load), separate
+// pools by the same gather plus a broadcast of every tensor to every generation worker.
+TEST(Rl, RefitMovesTheFullModelAtTheMeasuredRates) {
+  Strategy s = Grpo();
+  auto one = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  s.rollout_tp = 2;
+  auto two = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(one.ok() && two.ok());
+  const double bytes = 2 * one->params_total;
+  EXPECT_NEAR(one->rl.refit_s, bytes * (12.2 + 35.0) / 1.342e12, 1e-9);
+  EXPECT_NEAR(two->rl.refit_s, one->rl.refit_s, 1e-9);
+  s.rollout_separate = true;
+  s.rollout_gpus = 8;
+  auto sep = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(sep.ok());
+  EXPECT_GT(sep->rl.refit_s, bytes * 12.2 / 1.342e12);
+  EXPECT_EQ(sep->rl.offload_s, 0);  // the trainer keeps its states on a separate pool
+  EXPECT_GT(one->rl.offload_s, 0);  // colocated: all of them go to the host and back
 }
 
 TEST(Rl, SeparateAsyncRolloutOverlapsGenerationWithTraining) {

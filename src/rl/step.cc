@@ -56,33 +56,94 @@ double ForwardPass(const StepReport& tr, int pp) {
 }
 
 struct Sync {
-  double refit_s = 0, offload_s = 0, kept_bytes = 0;
+  double refit_s = 0, offload_s = 0;
 };
 
-// Weight sync: each generation GPU receives its shard of the BF16 weights, inside the
-// scale-up domain when both engines' groups fit in it (colocated resharding, NeMo RL refit
-// over CUDA IPC / NCCL), else over the NIC (separate pools: NCCL broadcast from the trainer).
-// Colocated, the training states that do not fit beside the engine's memory share are
-// offloaded to the host and back over the host link.
-Sync WeightSync(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s, const RlPlan& p,
-                const Generation& g, const StepReport& tr) {
+// Refit rates measured by NeMo RL on DeepSeek-V3 (1.342 TB of BF16 weights; training EP64 PP8,
+// generation vLLM TP64): "NeMo-RL: Journey of Optimizing Weight Transfer in Large MoE Models by
+// 10x" (NVIDIA NeMo blog, 2025-08-12), Table 1, NeMo-RL v0.3: step 1, policy parameter gather
+// (every policy worker materialises the full model, bucket by bucket), 12.2 s; step 2, CUDA-IPC
+// handle transfer to the colocated vLLM executors, 33.5 s; step 3, vLLM load_weights, 1.5 s
+// (47.2 s in all; speed of light 3.3 s). Both rates are per byte of the full BF16 model.
+constexpr double kRefitGatherBytesPerS = 1.342e12 / 12.2;
+constexpr double kRefitIpcBytesPerS = 1.342e12 / (33.5 + 1.5);
+// Share of the host link that the trainer's offload reaches: NeMo RL moves its states with
+// Tensor.to("cpu") into pageable memory (staged copies). From the NeMo RL v0.3 blog's GRPO
+// breakdown (2025-07-21; Llama-3.1-8B Instruct, 8 H100, data parallel only): refit 5 s, of
+// which the refit transfer of 16 GB at the rates above is 0.6 s, so 4.4 s moved the 60 GB of
+// weights, fp32 gradients and optimizer shards that this simulator counts per GPU: 13.6 GB/s,
+// 0.21 of the 64 GB/s PCIe 5 x16 link.
+constexpr double kPageableHostCopyShare = 0.21;
+// Per-step work outside the timed phases (batch processing, rule-based rewards, advantages,
+// Ray object transfers): the NeMo RL v0.3 blog's total step time minus the sum of its phases,
+// 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B.
+constexpr double kStepOrchestrationS = 3.0;
+
+// Weight sync (refit), each step, of the full BF16 model (2 bytes per parameter):
+// * colocated (NeMo RL, verl hybrid engine): the trainer gathers the full model and hands it to
+//   the vLLM executors on the same GPUs (CUDA IPC), at the measured rates above;
+// * separate pools: the trainer gathers it the same way and broadcasts every tensor to every
+//   generation worker (NeMo RL packed_broadcast_producer over a NCCL group of the trainer's
+//   rank 0 and all vLLM workers): the full model crosses the scale-out fabric once, at the
+//   NICs of one node (NCCL spreads a broadcast over one ring per NIC), or the scale-up fabric
+//   when both pools sit in one domain.
+// Colocated, the training states leave the GPUs while vLLM generates and come back for the
+// scoring and training passes (NeMo RL megatron/dtensor policy workers: offload_before_refit
+// moves the optimizer states to the host, offload_after_refit the model; prepare_for_training
+// moves both back): every static byte of the trainer crosses the host link twice per step.
+Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, const StepReport& tr) {
   Sync out;
-  const int domain = std::max(1, hw.scaleup_domain);
-  const int train_group =
-      std::min(s.world_size, s.tp * s.pp * s.cp * (m.is_moe() ? std::max(1, s.ep) : 1));
-  const bool inside = p.separate ? s.world_size + p.gen_gpus <= domain
-                                 : p.gen_tp * p.gen_pp <= domain && train_group <= domain;
-  const double bw = inside ? hw.scaleup_bw_bytes_per_s * hw.eff.scaleup_bus
-                           : hw.nic_bw_bytes_per_s * hw.eff.nic_bus;
-  out.refit_s = bw > 0 ? g.weight_bytes / bw : 0;
-  if (p.separate) return out;
+  const double model_bytes = 2.0 * tr.params_total;
+  out.refit_s = model_bytes / kRefitGatherBytesPerS;
+  if (p.separate) {
+    const int domain = std::max(1, hw.scaleup_domain);
+    const int node = hw.gpus_per_node > 0 ? std::min(hw.gpus_per_node, domain) : domain;
+    const double bw = s.world_size + p.gen_gpus <= domain
+                          ? hw.scaleup_bw_bytes_per_s * hw.eff.scaleup_bus
+                          : node * hw.nic_bw_bytes_per_s * hw.eff.nic_bus;
+    if (bw > 0) out.refit_s += model_bytes / bw;
+    return out;
+  }
+  out.refit_s += model_bytes / kRefitIpcBytesPerS;
   double train_static = 0;
   for (const StageReport& st : tr.stages) train_static = std::max(train_static, st.static_bytes);
-  const double room = std::max(0.0, (1 - p.mem_fraction) * hw.hbm_bytes - 2.0 * units::kGiB);
-  out.kept_bytes = std::min(train_static, room);
-  const double moved = train_static - out.kept_bytes;
-  out.offload_s = hw.host_link_bw_bytes_per_s > 0 ? 2 * moved / hw.host_link_bw_bytes_per_s : 0;
+  const double pageable = kPageableHostCopyShare * hw.host_link_bw_bytes_per_s;
+  out.offload_s = pageable > 0 ? 2 * train_static / pageable : 0;
   return out;
+}
+
+// The reference policy's weights live on the host and are swapped in for its forward (NeMo RL
+// megatron/dtensor policy workers, use_reference_model: the policy's state dict to pinned host
+// memory, the reference's in, the policy's back): three copies of the trainer's weight shard
+// over the host link, once per step.
+double ReferenceSwap(const HardwareSpec& hw, const StepReport& tr) {
+  double weights = 0;
+  for (const StageReport& st : tr.stages) weights = std::max(weights, st.weight_bytes);
+  return hw.host_link_bw_bytes_per_s > 0 ? 3 * weights / hw.host_link_bw_bytes_per_s : 0;
+}
+
+// The weight-sync defaults, each with its source.
+void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
+  a.push_back({"refit_rate",
+               std::to_string(std::lround(kRefitGatherBytesPerS / 1e9)) + " GB/s gather" +
+                   (p.separate ? std::string(" + NCCL broadcast of the full model")
+                               : " + " + std::to_string(std::lround(kRefitIpcBytesPerS / 1e9)) +
+                                     " GB/s CUDA IPC"),
+               "per byte of the full BF16 model each step: NeMo RL v0.3's measured DeepSeek-V3 "
+               "refit (12.2 s gather, 33.5 + 1.5 s IPC transfer and load, NeMo blog 2025-08-12)"});
+  if (!p.separate)
+    a.push_back({"colocated_offload", NumberText(std::round(sync.offload_s * 1000) / 1000) + " s",
+                 "the trainer's weights, gradients and optimizer states go to the host while "
+                 "vLLM generates and come back (NeMo RL offload_before_refit / "
+                 "offload_after_refit), twice, in pageable copies at 0.21 of the host link "
+                 "(NeMo RL v0.3 blog, Llama-3.1-8B refit 5 s)"});
+  if (p.kl_reference)
+    a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
+                 "the reference weights live on the host and are swapped in for its forward, "
+                 "once per step (NeMo RL use_reference_model), counted in scoring"});
+  a.push_back({"step_orchestration", NumberText(kStepOrchestrationS) + " s",
+               "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
+               "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models"});
 }
 
 // Throughput over every GPU of the step: NeMo RL's tokens/s/GPU (prompt + response tokens of
@@ -131,10 +192,11 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   // (KL), the critic's values (PPO) and the reward model, each a forward of the policy's size.
   const int forwards = !p.rollout_logprobs + p.kl_reference + p.critic + p.reward_model;
   const int trains = 1 + p.critic;  // actor, and PPO's critic
-  const double scoring_s = p.updates * forwards * ForwardPass(tr, t.pp);
+  const double scoring_s =
+      p.updates * forwards * ForwardPass(tr, t.pp) + (p.kl_reference ? ReferenceSwap(hw, tr) : 0);
   const double training_s = p.updates * trains * tr.step_time_s;
-  const Sync sync = WeightSync(m, hw, s, p, g, tr);
-  const double sync_s = sync.refit_s + sync.offload_s;
+  const Sync sync = WeightSync(hw, s, p, tr);
+  const double sync_s = sync.refit_s + sync.offload_s + kStepOrchestrationS;
   const double generation_s = g.total_s();
   const bool overlap = p.separate && p.async;
 
@@ -144,10 +206,10 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
                   sync_s;
   r.step_time_s_low = r.step_time_s_high = 0;  // no band fitted for RL steps
   r.uncertainty = StepUncertainty{};
-  // Memory per phase, per GPU: the engine's HBM share (weights + KV pool) plus the training
-  // states kept beside it (colocated); the training peak; scoring holds the training states
-  // and the forward's working set (below the training peak).
-  const double gen_mem = p.mem_fraction * hw.hbm_bytes + sync.kept_bytes;
+  // Memory per phase, per GPU: the engine's HBM share (weights + KV pool; colocated, the
+  // training states are on the host meanwhile); the training peak; scoring holds the training
+  // states and the forward's working set (below the training peak).
+  const double gen_mem = p.mem_fraction * hw.hbm_bytes;
   r.phases = {{"generation", generation_s, 0, gen_mem},
               {"scoring", scoring_s, 0, tr.peak_mem_bytes},
               {"training", training_s, 0, tr.peak_mem_bytes},
@@ -160,6 +222,7 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   assumed.push_back({"rollout_batch", NumberText(g.batch),
                      "sequences decoding together per engine: min(sequences per engine, "
                      "max_num_seqs, KV pool / KV of prompt + mean response)"});
+  AssumeSync(p, sync, assumed);
   r.assumed.insert(r.assumed.end(), assumed.begin(), assumed.end());
   RlReport& x = r.rl;
   x.samples = p.generated();
