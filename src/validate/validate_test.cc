@@ -160,6 +160,25 @@ TEST(ValidateAssumed, UnknownSourceOnH100GetsTodaysRecipes) {
   EXPECT_FALSE(scored.at("recompute").why.empty());
 }
 
+// A measured peak the notes call max_memory_reserved (the PEFT harness) is the caching
+// allocator's reserved bytes: scored against the allocated peak plus the fragmentation
+// allowance, and listed.
+TEST(ValidateAssumed, ReservedMemoryIsComparedWithTheReservedEstimate) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["measured"]["peak_mem_gib"] = 40.0;
+  auto allocated = ParseValidationCase(j.dump(), "case");
+  j["notes"] = "peak_mem_gib = max_memory_reserved (caching allocator, reserved)";
+  auto reserved = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(allocated.ok() && reserved.ok());
+  EXPECT_FALSE(allocated->memory_reserved);
+  EXPECT_TRUE(reserved->memory_reserved);
+  EXPECT_EQ(Assumed(reserved->assumed).at("memory compared").value, "reserved");
+  const ValidationSummary a = ScoreCases({allocated.value()});
+  const ValidationSummary r = ScoreCases({reserved.value()});
+  ASSERT_FALSE(a.cases[0].skipped || r.cases[0].skipped);
+  EXPECT_NEAR(r.cases[0].predicted_mem_gib, 1.05 * a.cases[0].predicted_mem_gib, 1e-9);
+}
+
 TEST(ValidateAssumed, UnknownSourceOnA100Gets2021Habits) {
   auto c = ParseValidationCase(UnknownSourceCase("a100_sxm_80gb"), "case");
   ASSERT_TRUE(c.ok()) << c.status().message();
