@@ -24,6 +24,9 @@ constexpr double kEagerHost = 1 / cost::kEagerKernelsPerGraphKernel;
 // trained (data and weight gradients each read the same operands), once when frozen. The GEMM
 // efficiency model is fitted on full-size GEMMs and would price a rank-8 GEMM at 0.1 % of peak.
 constexpr double kThinSide = 256;
+// Backward kernels of a trained thin GEMM: data gradient, weight gradient and autograd's
+// accumulation into .grad.
+constexpr int kThinTrainedBwdKernels = 3;
 
 Op Gemm(const char* name, double m, double k, double n, double batch, double saved_bytes,
         bool trainable) {
@@ -36,7 +39,7 @@ Op Gemm(const char* name, double m, double k, double n, double batch, double sav
     op.bwd_bytes_factor = trainable ? 2 : 1;
     // data gradient, weight gradient and autograd's accumulation into .grad (an add under
     // gradient accumulation)
-    op.bwd_kernels = trainable ? 3 : 1;
+    op.bwd_kernels = trainable ? kThinTrainedBwdKernels : 1;
     op.host_weight = kEagerHost;
     op.saved_bytes = saved_bytes;
     op.param_tensors = trainable ? batch : 0;
@@ -187,6 +190,7 @@ bool LoraDropoutApplies(const Strategy& s) {
 void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vector<Op>& out) {
   const double r = s.lora_rank;
   const bool dropout = LoraDropoutApplies(s);
+  const size_t first = out.size();
   if (dropout) LoraDropoutOps(l, T, out);
   switch (s.method) {
     case FtMethod::kLora:
@@ -223,6 +227,14 @@ void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vect
     default:
       break;
   }
+  // Gradients freed every step (zero_grad(set_to_none=True)) and one micro-batch per step: the
+  // .grad is None when the gradient arrives, and autograd's AccumulateGrad hands the tensor
+  // over without a kernel (torch/csrc/autograd/functions/accumulate_grad.h).
+  if (s.exec.grad_set_to_none && s.num_micro_batches() == 1)
+    for (size_t i = first; i < out.size(); ++i)
+      if (out[i].kind == OpKind::kMemory && out[i].param_tensors > 0 &&
+          out[i].bwd_kernels == kThinTrainedBwdKernels)
+        --out[i].bwd_kernels;
 }
 
 // PEFT's factorization(dimension, factor=-1) (tuners/lokr/layer.py): the divisor pair (m, n),

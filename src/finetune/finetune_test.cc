@@ -279,6 +279,19 @@ TEST(HostIssue, AdapterKernelsAreChargedPerEagerKernel) {
   EXPECT_EQ(fwd, 4);
   EXPECT_EQ(bwd, 8);
   EXPECT_EQ(ops[0].weight_matrices + ops[1].weight_matrices, 2);  // A and B, gathered by ZeRO-3
+  // Gradients freed each step and one micro-batch per step: AccumulateGrad hands A's and B's
+  // gradients over as .grad without a kernel.
+  Strategy freed = s;
+  freed.exec.grad_set_to_none = true;
+  freed.gbs = freed.mbs;
+  freed.micro_batch_num = 0;
+  freed = NormaliseStrategy(freed);
+  ASSERT_EQ(freed.num_micro_batches(), 1);
+  std::vector<graph::Op> once;
+  finetune::AppendModuleAdapter(freed, finetune::Linear{.d_in = 2048, .d_out = 6144}, 256, once);
+  int bwd_once = 0;
+  for (const graph::Op& op : once) bwd_once += op.bwd_kernels;
+  EXPECT_EQ(bwd_once, 6);
 }
 
 // Full fine-tuning at 256 tokens per micro-batch is host-bound: DeepSpeed ZeRO-3's hooks add
