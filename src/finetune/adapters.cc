@@ -170,21 +170,8 @@ void BoftOps(const Linear& l, double T, std::vector<Op>& out) {
 }  // namespace
 
 // Adapter ops of one module; `T` tokens per rank.
-bool MethodHasLoraDropout(FtMethod m) {
-  switch (m) {
-    case FtMethod::kLora:
-    case FtMethod::kQlora:
-    case FtMethod::kPissa:
-    case FtMethod::kDora:
-    case FtMethod::kAdalora:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool LoraDropoutApplies(const Strategy& s) {
-  return s.lora_dropout > 0 && MethodHasLoraDropout(s.method);
+  return s.lora_dropout > 0 && HasLoraDropout(s.method);
 }
 
 void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vector<Op>& out) {

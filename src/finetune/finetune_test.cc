@@ -11,6 +11,7 @@
 #include "finetune/modules.h"
 #include "graph/graph.h"
 #include "memory/optimizer_states.h"
+#include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
 
@@ -376,6 +377,16 @@ TEST(Lora, DropoutAddsAKernelPerModuleAndSavesTheDroppedInput) {
   EXPECT_GT(on.peak_mem_bytes, off.peak_mem_bytes);
   run.lora_dropout = 0.5;  // the rate changes nothing but the mask's values
   EXPECT_DOUBLE_EQ(Step(m, run).step_time_s, on.step_time_s);
+  // Not given: PEFT's 0 is listed under "Assumed" for the methods that have the setting.
+  auto listed = [](const Strategy& st) {
+    for (const Assumption& a : AssumedStrategyDefaults(st, {}))
+      if (a.field == "lora_dropout") return true;
+    return false;
+  };
+  EXPECT_TRUE(listed(OneGpu(FtMethod::kLora)));
+  EXPECT_TRUE(listed(OneGpu(FtMethod::kDora)));
+  EXPECT_FALSE(listed(OneGpu(FtMethod::kFull)));
+  EXPECT_FALSE(listed(OneGpu(FtMethod::kIa3)));
 }
 
 // Execution::eager_modules: RMSNorm as eager PyTorch runs it (36 bytes per element forward in 8

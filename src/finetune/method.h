@@ -52,8 +52,6 @@ void ApplyMethodToParams(const ModelSpec& m, const Strategy& s, const graph::Sta
 int FrozenLayers(const ModelSpec& m, const Strategy& s);
 // The embedding and output layer receive gradients.
 bool EmbeddingsTrained(const Strategy& s);
-// The method has PEFT's lora_dropout on its adapters' input (LoRA, QLoRA, PiSSA, DoRA, AdaLoRA).
-bool MethodHasLoraDropout(FtMethod m);
 
 // Forward-only passes of the whole model per micro-batch besides the policy's training pass:
 // the reference forward of dpo/ipo (1) and kto (2: batch and KL batch, plus the policy's KL

@@ -95,6 +95,9 @@ std::string GetMaxSeq(const Strategy& s) {
   return s.max_seq > 0 ? std::to_string(s.max_seq) : std::string();
 }
 
+bool HasLoraDropoutField(const Strategy& s) {
+  return HasLoraDropout(s.method);
+}
 bool IsRl(const Strategy& s) {
   return IsRlStage(s.stage);
 }

@@ -29,6 +29,7 @@ Status SetMaxSeq(Strategy& s, std::string_view t);
 std::string GetMaxSeq(const Strategy& s);  // "" (null) for 0
 // RL rows (src/rl): "0" / "" are the stage's defaults.
 bool IsRl(const Strategy& s);
+bool HasLoraDropoutField(const Strategy& s);  // the method has PEFT's lora_dropout
 bool IsSeparateRl(const Strategy& s);
 Status SetRollout(Strategy& s, std::string_view t);  // colocated | separate
 std::string GetRollout(const Strategy& s);

@@ -644,7 +644,9 @@ constexpr StrategyField kFields[] = {
      .doc = "LoRA-family dropout on each adapter's input (PEFT lora_dropout; 0: none): a dropout "
             "kernel per adapted module, forward and backward, and its output and mask saved",
      .set = ff::SetLoraDropout,
-     .get = ff::GetLoraDropout},
+     .get = ff::GetLoraDropout,
+     .assumed = "0: PEFT LoraConfig's default (no dropout on the adapters' input)",
+     .matters = ff::HasLoraDropoutField},
     {.key = "lora_targets",
      .kind = FieldKind::kText,
      .flag = "--lora-targets",

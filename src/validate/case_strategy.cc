@@ -3,7 +3,6 @@
 
 #include <regex>
 
-#include "finetune/method.h"
 #include "rl/rl.h"
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
@@ -254,7 +253,7 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
 // finetune.py's defaults), else the framework profile's script default, else PEFT's 0.0.
 void ReadLoraDropout(const Framework& fw, const std::string& notes, Strategy& s, Recorder& rec) {
   s.lora_dropout = 0;
-  if (!finetune::MethodHasLoraDropout(s.method)) return;
+  if (!HasLoraDropout(s.method)) return;
   std::smatch mt;
   if (std::regex_search(notes, mt, std::regex("dropout (0?\\.[0-9]+)"))) {
     s.lora_dropout = std::stod(mt[1].str());
