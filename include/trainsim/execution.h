@@ -71,6 +71,13 @@ struct Execution {
   // the hardware's measured Efficiency::mem_fused instead of the fitted `mem`.
   bool fused_elementwise = false;
   DequantKernel dequant = DequantKernel::kFused;  // 4-bit base weights (method qlora)
+  // The model code runs its RMSNorm, rotary embedding and gated activation as chains of eager
+  // PyTorch ops (Hugging Face Transformers modeling code, torchtune modules without
+  // torch.compile): the norm upcasts to fp32 and makes a pass per arithmetic step, RoPE builds
+  // rotate_half with a slice, negation and cat, SiLU and the gate product are two kernels. The
+  // graph then costs those passes, their kernels and the tensors autograd saves for them
+  // (graph/graph.cc) instead of one fused kernel each.
+  bool eager_modules = false;
   // The training loop keeps gradients as param.grad tensors that zero_grad(set_to_none=True)
   // frees after every optimizer step (torch-native loops: torchtune, a plain Transformers/PEFT
   // script), not persistent gradient buffers (Megatron-LM, DeepSpeed ZeRO): with one

@@ -68,6 +68,9 @@ bool IsPeftMethod(FtMethod m);
 // The method has an adapter rank r (Workload::lora_rank): the LoRA family, AdaLoRA, VeRA, LoHa,
 // LoKr and OFT (its blocks per matrix).
 bool UsesLoraRank(FtMethod m);
+// The method has PEFT's lora_dropout on its adapters' input (Workload::lora_dropout): LoRA,
+// QLoRA, PiSSA, DoRA and AdaLoRA.
+bool HasLoraDropout(FtMethod m);
 
 // Linear modules of a transformer layer an adapter can target (PEFT target_modules).
 enum LoraTarget : int {

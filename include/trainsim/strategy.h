@@ -77,6 +77,10 @@ struct Workload {
   int lora_rank = 8;       // adapter rank r (PEFT LoraConfig default); VeRA's shared rank
   double lora_alpha = 16;  // LoRA scaling numerator (no effect on time or memory)
   int lora_targets = kLoraAllLinear;  // LoraTarget mask of the adapted linear modules
+  // LoRA-family dropout on the adapter input (PEFT LoraConfig lora_dropout, default 0.0): above 0
+  // every adapted module runs its own dropout kernel on its input, forward and backward, and
+  // saves the dropped input and the mask for lora_A's weight gradient.
+  double lora_dropout = 0;
   // method freeze: transformer layers frozen, counted from the first; -1 = all but the last 2
   // (LLaMA-Factory freeze_trainable_layers default 2).
   int freeze_layers = -1;

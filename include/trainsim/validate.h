@@ -26,6 +26,10 @@ struct ValidationCase {
   std::vector<Assumption> assumed;
   double target_s = 0;
   double measured_mem_gib = 0;  // 0 = not measured
+  // The measured memory is the caching allocator's reserved bytes (the notes name
+  // max_memory_reserved): scored against the peak plus the model's fragmentation allowance
+  // (memory::kFragmentation), not the allocated peak.
+  bool memory_reserved = false;
 };
 
 // Parses one JSONL line; an error names the case id and the field. The case's "hardware" must

@@ -32,12 +32,8 @@ enum class AttnKernel : uint8_t {
 // and not, 512-16k): FA2 is about 2x FlashAttention 1 (FA1 reaches 25-40 % of the A100's peak,
 // FA2 50-73 %) and 1.3-2.5x the Triton implementation. No Hopper-specific path in either.
 constexpr double kFa1RelativeToFa2 = 0.5;
-// Eager PyTorch kernels per kernel of the cost graph: a 12-layer, 64-wide GPT launches 829
-// kernels per forward + backward in eager mode (data/measurements/h100_small_kernels.csv,
-// tiny12_fwd_bwd_step) where its cost graph counts 372 (data/frameworks.json, "about").
-// host_issue_us_per_kernel is per graph kernel; ops that count eager kernels one by one (the PEFT
-// adapters) are charged 1 / this per kernel (graph::Op::host_weight).
-constexpr double kEagerKernelsPerGraphKernel = 829.0 / 372.0;
+// Eager PyTorch kernels per kernel of the cost graph (graph/graph.h, where it is measured).
+constexpr double kEagerKernelsPerGraphKernel = graph::kEagerKernelsPerGraphKernel;
 // FlashAttention-2's speed relative to the fused (cuDNN / TE) attention kernel on `hw`'s silicon:
 // FA2 has no Hopper (wgmma, TMA) or datacenter-Blackwell (tcgen05) code path. 0.62 on H100,
 // measured; the same assumed on B200/B300/GB200/GB300; 1 elsewhere (FA2 is the native kernel).

@@ -1,8 +1,8 @@
 // LLaMA-Factory training YAML (`llamafactory-cli train FILE`). Keys: LLaMA-Factory
 // src/llamafactory/hparams/finetuning_args.py (stage pt|sft|rm|ppo|dpo|kto; finetuning_type
-// lora|oft|freeze|full; lora_rank, lora_alpha, lora_target "all" or a list, additional_target,
-// use_dora, pissa_init; freeze_trainable_layers = the last N layers trained,
-// freeze_extra_modules; pref_loss sigmoid|ipo|orpo|simpo; pure_bf16), model_args.py
+// lora|oft|freeze|full; lora_rank, lora_alpha, lora_dropout (when > 0), lora_target "all" or a
+// list, additional_target, use_dora, pissa_init; freeze_trainable_layers = the last N layers
+// trained, freeze_extra_modules; pref_loss sigmoid|ipo|orpo|simpo; pure_bf16), model_args.py
 // (quantization_bit, flash_attn fa2|sdpa|disabled, disable_gradient_checkpointing), data_args.py
 // (cutoff_len, packing) and HF TrainingArguments (per_device_train_batch_size,
 // gradient_accumulation_steps, bf16, fp16, optim, deepspeed). Launch: FORCE_TORCHRUN=1 NNODES
@@ -79,6 +79,7 @@ Status Method(const ModelSpec& m, const Strategy& s, std::string& out,
     KV(out, "finetuning_type", "lora");
     KV(out, "lora_rank", std::to_string(s.lora_rank));
     KV(out, "lora_alpha", detail::NumberText(s.lora_alpha));
+    if (s.lora_dropout > 0) KV(out, "lora_dropout", detail::NumberText(s.lora_dropout));
     const std::string targets = LoraTargetsName(s.lora_targets);
     KV(out, "lora_target", targets == "all-linear" ? "all" : targets);
     if (k == FtMethod::kDora) KV(out, "use_dora", "true");

@@ -24,6 +24,9 @@ constexpr double kEagerHost = 1 / cost::kEagerKernelsPerGraphKernel;
 // trained (data and weight gradients each read the same operands), once when frozen. The GEMM
 // efficiency model is fitted on full-size GEMMs and would price a rank-8 GEMM at 0.1 % of peak.
 constexpr double kThinSide = 256;
+// Backward kernels of a trained thin GEMM: data gradient, weight gradient and autograd's
+// accumulation into .grad.
+constexpr int kThinTrainedBwdKernels = 3;
 
 Op Gemm(const char* name, double m, double k, double n, double batch, double saved_bytes,
         bool trainable) {
@@ -36,7 +39,7 @@ Op Gemm(const char* name, double m, double k, double n, double batch, double sav
     op.bwd_bytes_factor = trainable ? 2 : 1;
     // data gradient, weight gradient and autograd's accumulation into .grad (an add under
     // gradient accumulation)
-    op.bwd_kernels = trainable ? 3 : 1;
+    op.bwd_kernels = trainable ? kThinTrainedBwdKernels : 1;
     op.host_weight = kEagerHost;
     op.saved_bytes = saved_bytes;
     op.param_tensors = trainable ? batch : 0;
@@ -81,12 +84,26 @@ void LoraOps(const Linear& l, double T, double r, bool trainable, std::vector<Op
   out.push_back(Elementwise("lora_scale_add", T * l.d_out, 5, 2, 2));
 }
 
+// lora_dropout > 0 (PEFT tuners/lora/layer.py Linear.forward: lora_B(lora_A(dropout(x))), one
+// nn.Dropout per adapted module): torch's native_dropout reads x (2 bytes per element) and
+// writes the dropped copy (2) and its mask (1); its backward reads the gradient and the mask
+// and writes the input's gradient (5). The dropped copy (lora_A's input, for its weight
+// gradient) and the mask are saved, in place of x.
+void LoraDropoutOps(const Linear& l, double T, std::vector<Op>& out) {
+  const double n = T * l.d_in;
+  out.push_back(Elementwise("lora_dropout", n, 2.5, 2.5, 1, n * (kAct + 1)));
+}
+
 // DoRA (PEFT tuners/lora/dora.py DoraLinearLayer.forward): B@A materialised (d_out x r x d_in),
 // the column norm of W + scaling*BA (read W and BA, write the sum, read it for the norm: 4
 // passes over the matrix), detached from the graph as the DoRA paper (Liu et al. 2024,
 // section 4.3) prescribes: no backward; then the magnitude rescaling of base and LoRA outputs
 // (4 passes over T x d_out, 4 in backward).
-void DoraOps(const Linear& l, double T, double r, std::vector<Op>& out) {
+// With lora_dropout the base output cannot be reused for the magnitude path (PEFT
+// Linear.forward passes base_result None, DoraLinearLayer.forward recomputes F.linear on the
+// dropped input): one more frozen T x d_in x d_out GEMM, forward and data gradient.
+void DoraOps(const Linear& l, double T, double r, bool dropout, std::vector<Op>& out) {
+  if (dropout) out.push_back(Gemm("dora_base_on_dropped", T, l.d_in, l.d_out, 1, 0, false));
   Op ba = Gemm("dora_lora_weight", l.d_out, r, l.d_in, 1, 0, false);
   ba.fwd_only = true;
   out.push_back(ba);
@@ -153,8 +170,15 @@ void BoftOps(const Linear& l, double T, std::vector<Op>& out) {
 }  // namespace
 
 // Adapter ops of one module; `T` tokens per rank.
+bool LoraDropoutApplies(const Strategy& s) {
+  return s.lora_dropout > 0 && HasLoraDropout(s.method);
+}
+
 void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vector<Op>& out) {
   const double r = s.lora_rank;
+  const bool dropout = LoraDropoutApplies(s);
+  const size_t first = out.size();
+  if (dropout) LoraDropoutOps(l, T, out);
   switch (s.method) {
     case FtMethod::kLora:
     case FtMethod::kQlora:
@@ -164,7 +188,7 @@ void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vect
       break;
     case FtMethod::kDora:
       LoraOps(l, T, r, true, out);
-      DoraOps(l, T, r, out);
+      DoraOps(l, T, r, dropout, out);
       break;
     case FtMethod::kVera:
       // Frozen shared A and B (no weight gradients); the trained vectors scale r and d_out.
@@ -190,6 +214,14 @@ void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vect
     default:
       break;
   }
+  // Gradients freed every step (zero_grad(set_to_none=True)) and one micro-batch per step: the
+  // .grad is None when the gradient arrives, and autograd's AccumulateGrad hands the tensor
+  // over without a kernel (torch/csrc/autograd/functions/accumulate_grad.h).
+  if (s.exec.grad_set_to_none && s.num_micro_batches() == 1)
+    for (size_t i = first; i < out.size(); ++i)
+      if (out[i].kind == OpKind::kMemory && out[i].param_tensors > 0 &&
+          out[i].bwd_kernels == kThinTrainedBwdKernels)
+        --out[i].bwd_kernels;
 }
 
 // PEFT's factorization(dimension, factor=-1) (tuners/lokr/layer.py): the divisor pair (m, n),

@@ -11,6 +11,7 @@
 #include "finetune/modules.h"
 #include "graph/graph.h"
 #include "memory/optimizer_states.h"
+#include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
 
@@ -279,6 +280,19 @@ TEST(HostIssue, AdapterKernelsAreChargedPerEagerKernel) {
   EXPECT_EQ(fwd, 4);
   EXPECT_EQ(bwd, 8);
   EXPECT_EQ(ops[0].weight_matrices + ops[1].weight_matrices, 2);  // A and B, gathered by ZeRO-3
+  // Gradients freed each step and one micro-batch per step: AccumulateGrad hands A's and B's
+  // gradients over as .grad without a kernel.
+  Strategy freed = s;
+  freed.exec.grad_set_to_none = true;
+  freed.gbs = freed.mbs;
+  freed.micro_batch_num = 0;
+  freed = NormaliseStrategy(freed);
+  ASSERT_EQ(freed.num_micro_batches(), 1);
+  std::vector<graph::Op> once;
+  finetune::AppendModuleAdapter(freed, finetune::Linear{.d_in = 2048, .d_out = 6144}, 256, once);
+  int bwd_once = 0;
+  for (const graph::Op& op : once) bwd_once += op.bwd_kernels;
+  EXPECT_EQ(bwd_once, 6);
 }
 
 // Full fine-tuning at 256 tokens per micro-batch is host-bound: DeepSpeed ZeRO-3's hooks add
@@ -322,6 +336,107 @@ TEST(HostIssue, HostBoundPassesHideZero3Gathers) {
     EXPECT_GE(step, last) << seq;
     last = step;
   }
+}
+
+// lora_dropout (PEFT LoraConfig): one dropout kernel per adapted module on its input, forward and
+// backward (5 bytes per element each way), its output and 1-byte mask saved in place of the
+// input; DoRA also recomputes the base GEMM on the dropped input. Methods without PEFT's
+// lora_dropout (IA3) are unchanged.
+TEST(Lora, DropoutAddsAKernelPerModuleAndSavesTheDroppedInput) {
+  const finetune::Linear l{.d_in = 2048, .d_out = 6144};
+  Strategy s = OneGpu(FtMethod::kLora, 64);
+  std::vector<graph::Op> plain, dropped;
+  finetune::AppendModuleAdapter(s, l, 256, plain);
+  s.lora_dropout = 0.05;
+  finetune::AppendModuleAdapter(s, l, 256, dropped);
+  ASSERT_EQ(dropped.size(), plain.size() + 1);
+  const graph::Op& d = dropped[0];
+  EXPECT_EQ(std::string(d.name), "lora_dropout");
+  EXPECT_DOUBLE_EQ(d.bytes, 256 * 2048 * 5.0);
+  EXPECT_DOUBLE_EQ(d.bytes * d.bwd_bytes_factor, 256 * 2048 * 5.0);
+  EXPECT_DOUBLE_EQ(d.saved_bytes, 256 * 2048 * 3.0);
+  EXPECT_EQ(d.fwd_kernels, 1);
+  EXPECT_EQ(d.bwd_kernels, 1);
+  s.method = FtMethod::kDora;
+  std::vector<graph::Op> dora;
+  finetune::AppendModuleAdapter(s, l, 256, dora);
+  int base = 0;
+  for (const graph::Op& op : dora) base += std::string(op.name) == "dora_base_on_dropped";
+  EXPECT_EQ(base, 1);
+  s.method = FtMethod::kIa3;
+  std::vector<graph::Op> ia3;
+  finetune::AppendModuleAdapter(s, l, 256, ia3);
+  EXPECT_EQ(ia3.size(), 1u);
+
+  const ModelSpec m = Model("llama3-8b");
+  Strategy run = OneGpu(FtMethod::kLora, 64);
+  const StepReport off = Step(m, run);
+  run.lora_dropout = 0.1;
+  const StepReport on = Step(m, run);
+  EXPECT_GT(on.step_time_s, off.step_time_s);
+  EXPECT_GT(on.peak_mem_bytes, off.peak_mem_bytes);
+  run.lora_dropout = 0.5;  // the rate changes nothing but the mask's values
+  EXPECT_DOUBLE_EQ(Step(m, run).step_time_s, on.step_time_s);
+  // Not given: PEFT's 0 is listed under "Assumed" for the methods that have the setting.
+  auto listed = [](const Strategy& st) {
+    for (const Assumption& a : AssumedStrategyDefaults(st, {}))
+      if (a.field == "lora_dropout") return true;
+    return false;
+  };
+  EXPECT_TRUE(listed(OneGpu(FtMethod::kLora)));
+  EXPECT_TRUE(listed(OneGpu(FtMethod::kDora)));
+  EXPECT_FALSE(listed(OneGpu(FtMethod::kFull)));
+  EXPECT_FALSE(listed(OneGpu(FtMethod::kIa3)));
+}
+
+// Execution::eager_modules: RMSNorm as eager PyTorch runs it (36 bytes per element forward in 8
+// kernels, 64 backward in 10, the fp32 input saved), the rotary embedding on q and k (20 / 22
+// bytes, 10 / 14 kernels) and SiLU * up as two kernels (10 / 18 bytes per element of the FFN);
+// each kernel is an eager one for the host. Inference passes and LayerNorm models keep the
+// fused ops.
+TEST(EagerModules, NormRotaryAndGateChainsAreCostedAsEagerRunsThem) {
+  const ModelSpec m = Llama32_3B();
+  Strategy s = OneGpu(FtMethod::kFull);
+  s.seq = 512;
+  std::vector<graph::Op> fused, eager;
+  graph::BuildLayer(m, s, false, fused);
+  s.exec.eager_modules = true;
+  graph::BuildLayer(m, s, false, eager);
+  ASSERT_EQ(eager.size(), fused.size() + 1);
+  const double n = 512.0 * 3072, f = 512.0 * 8192, qk = 512.0 * (3072 + 1024);
+  for (const graph::Op& op : eager) {
+    const std::string name = op.name;
+    if (name == "attn_norm" || name == "mlp_norm") {
+      EXPECT_DOUBLE_EQ(op.bytes, 36 * n);
+      EXPECT_DOUBLE_EQ(op.bytes * op.bwd_bytes_factor, 64 * n);
+      EXPECT_EQ(op.fwd_kernels, 8);
+      EXPECT_DOUBLE_EQ(op.saved_bytes + op.saved_extra_bytes, 4 * n);
+      EXPECT_DOUBLE_EQ(op.host_weight, 1 / cost::kEagerKernelsPerGraphKernel);
+    } else if (name == "rotary") {
+      EXPECT_DOUBLE_EQ(op.bytes, 20 * qk);
+      EXPECT_DOUBLE_EQ(op.bytes * op.bwd_bytes_factor, 22 * qk);
+      EXPECT_EQ(op.saved_bytes, 0);
+    } else if (name == "mlp_act") {
+      EXPECT_DOUBLE_EQ(op.bytes, 10 * f);
+      EXPECT_DOUBLE_EQ(op.bytes * op.bwd_bytes_factor, 18 * f);
+      EXPECT_DOUBLE_EQ(op.saved_bytes, 6 * f);
+    }
+  }
+  const HardwareSpec hw = LoadHardware("l40s_48gb").value();
+  auto eager_step = Simulate(m, hw, s);
+  s.exec.eager_modules = false;
+  auto fused_step = Simulate(m, hw, s);
+  ASSERT_TRUE(eager_step.ok() && fused_step.ok());
+  EXPECT_GT(eager_step->step_time_s, fused_step->step_time_s);
+  EXPECT_GT(eager_step->peak_mem_bytes, fused_step->peak_mem_bytes);
+  // A GPT-style LayerNorm model: nn.LayerNorm is one kernel, positions are learned.
+  const ModelSpec gpt = Model("megatron-gpt-22b");
+  std::vector<graph::Op> a, b;
+  graph::BuildLayer(gpt, s, false, a);
+  s.exec.eager_modules = true;
+  graph::BuildLayer(gpt, s, false, b);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_DOUBLE_EQ(a[i].bytes, b[i].bytes) << a[i].name;
 }
 
 }  // namespace

@@ -168,7 +168,8 @@ void BuildTrainLayer(const ModelSpec& m, const Strategy& s, bool moe, std::vecto
   const graph::Shape shape = graph::MakeShape(m, s);
   graph::BuildLayer(m, s, graph::Pass{shape, false}, moe, out);
   const size_t base_end = out.size();
-  const bool reads_input = AdapterReadsInput(s.method);
+  // With lora_dropout the adapters read their dropped copies (saved by the dropout op).
+  const bool reads_input = AdapterReadsInput(s.method) && !LoraDropoutApplies(s);
   int adapted = 0;
   for (const Linear& l : LayerLinears(m, s, moe))
     if (Adapted(s, l)) adapted |= l.target;

@@ -27,6 +27,9 @@ bool Adapted(const Strategy& s, const Linear& l);
 void AppendModuleAdapter(const Strategy& s, const Linear& l, double tokens,
                          std::vector<graph::Op>& out);
 double ModuleAdapterParams(const Strategy& s, const Linear& l);
+// lora_dropout > 0 on a method with PEFT's lora_dropout (LoRA, QLoRA, PiSSA, DoRA, AdaLoRA):
+// each adapter reads a dropped copy of the module input instead of the input itself.
+bool LoraDropoutApplies(const Strategy& s);
 std::pair<double, double> Factorize(double dim);
 
 }  // namespace trainsim::finetune

@@ -149,6 +149,19 @@ bool IsPeftMethod(FtMethod m) {
   return m != FtMethod::kFull && m != FtMethod::kFreeze;
 }
 
+bool HasLoraDropout(FtMethod m) {
+  switch (m) {
+    case FtMethod::kLora:
+    case FtMethod::kQlora:
+    case FtMethod::kPissa:
+    case FtMethod::kDora:
+    case FtMethod::kAdalora:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool UsesLoraRank(FtMethod m) {
   switch (m) {
     case FtMethod::kLora:

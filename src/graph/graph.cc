@@ -97,10 +97,50 @@ void LeaveTp(Ctx& c, const char* name, double tokens) {
     Comm(c, name, Group::kTp, Coll::kAllReduce, Coll::kNone, bytes, c.s.tp_comm_overlap);
 }
 
+// Execution::eager_modules: the model code's element-wise chains as eager PyTorch runs them,
+// one kernel per operation, each counted as an eager kernel for the host (Op::host_weight).
+bool Eager(const Ctx& c) {
+  return c.s.exec.eager_modules && c.sh.phase == Phase::kTrain;
+}
+
+void EagerChain(Op& op, double fwd_bytes, double bwd_bytes, int fwd_kernels, int bwd_kernels) {
+  op.bytes = fwd_bytes;
+  op.bwd_bytes_factor = bwd_bytes / fwd_bytes;
+  op.fwd_kernels = fwd_kernels;
+  op.bwd_kernels = bwd_kernels;
+  op.host_weight = 1 / kEagerKernelsPerGraphKernel;
+}
+
 void Norm(Ctx& c, const char* name) {
-  const double x = c.sh.tokens_sp * c.h * kAct;
+  const double n = c.sh.tokens_sp * c.h, x = n * kAct;
   Mem(c, name, 2 * x, x, kRecomputeLayerNorm);
   c.out.back().param_tensors = c.m.layernorm ? 2 : 1;  // weight (and bias)
+  if (!Eager(c) || c.m.layernorm) return;              // nn.LayerNorm is one kernel either way
+  // Eager RMSNorm (transformers LlamaRMSNorm.forward; torchtune's RMSNorm alike), bytes per
+  // element: x.to(float32) (read 2, write 4), pow(2) (4 + 4), mean(-1) (4), + eps and rsqrt
+  // (per row), x * rsqrt (4 + 4), .to(bf16) (4 + 2), weight * x (2 + 2): 36 bytes in 8 kernels.
+  // Backward (autograd of the same ops): weight * x (4), the two casts (6 + 6), x * rsqrt (8 for
+  // x, 16 for rsqrt's row sums), pow (12) and the sum of x's two gradient paths (12): 64 bytes
+  // in 10 kernels. Autograd keeps the fp32 input (pow and the product read it): 4 bytes, 2 more
+  // than the fused kernel's bf16 input, which stays the op's saved_bytes (the layer input under
+  // full recompute). The bf16 normalised input a trained weight's gradient would also keep is
+  // not counted.
+  EagerChain(c.out.back(), 36 * n, 64 * n, 8, 10);
+  c.out.back().saved_extra_bytes = 2 * n;
+}
+
+// Eager rotary embedding (transformers apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, and
+// the same for k), bytes per element of q and k: q * cos (2 + 2; cos and sin are per position,
+// read once), the negated half (1 + 1 per element), cat (2 + 2), * sin (2 + 2), the add
+// (4 + 2): 20 bytes in 5 kernels per tensor. Backward: the products with sin and cos (4 + 4),
+// the negation and the halves scattered back into x's gradient (2 + 6), the sum of both paths
+// (6): 22 bytes in 7 kernels per tensor. Only cos and sin are saved. The fused stacks'
+// rotary kernel is not in the graph (docs/MODEL.md, "Kernels not costed").
+void EagerRotary(Ctx& c, double q_cols, double k_cols) {
+  if (!Eager(c) || c.m.learned_pos_emb > 0 || c.m.is_mla()) return;
+  const double n = c.sh.tokens * (q_cols + k_cols);
+  Mem(c, "rotary", 20 * n, 0, 0);
+  EagerChain(c.out.back(), 20 * n, 22 * n, 10, 14);
 }
 
 void ResidualAdd(Ctx& c, const char* name) {
@@ -153,6 +193,7 @@ void Attention(Ctx& c) {
          T * a.kv_lora_rank, kRecomputeMlaUpProj);
   } else {
     Gemm(c, "qkv_proj", T, c.h, (heads + 2 * kv_heads) * dqk, 1, Tin * c.h, 0, kRecomputeLayerNorm);
+    EagerRotary(c, heads * dqk, kv_heads * dqk);
   }
   // Context parallelism: ring exchange of K/V blocks (cp-1 steps, overlapped with attention), or
   // all-to-all of q, k, v and the output (Ulysses-style).
@@ -221,6 +262,13 @@ void DenseMlp(Ctx& c, const char* fc1, const char* act, const char* fc2, double 
   Gemm(c, fc1, T, c.h, width, 1, Tin * c.h, module, kRecomputeLayerNorm);
   if (c.m.gated_mlp) c.out.back().weight_matrices = 2;  // gate and up: two modules in HF models
   Mem(c, act, (width + f) * T * kAct, width * T * kAct, module, module);
+  if (Eager(c) && c.m.gated_mlp) {
+    // Eager act_fn(gate) * up, bytes per element of f: SiLU (2 + 2) and the product (4 + 2),
+    // two kernels; backward: the product's two gradients (6 + 6) and SiLU's (6), three kernels.
+    // Autograd keeps gate, SiLU's output and up: 6 bytes, the fused kernel 4.
+    EagerChain(c.out.back(), 10 * f * T, 18 * f * T, 2, 3);
+    c.out.back().saved_bytes = 3 * f * T * kAct;
+  }
   Gemm(c, fc2, T, f, c.h, 1, T * f, 0, module);
   LeaveTp(c, "mlp_tp_scatter", T);
 }

@@ -14,6 +14,13 @@ enum class OpKind : uint8_t { kGemm, kAttention, kMemory, kComm };
 enum class Group : uint8_t { kTp, kCp, kEp, kEtp, kDp, kEdp, kPp };
 enum class Coll : uint8_t { kNone, kAllReduce, kAllGather, kReduceScatter, kAllToAll, kP2P };
 
+// Eager PyTorch kernels per kernel of the cost graph: a 12-layer, 64-wide GPT launches 829
+// kernels per forward + backward in eager mode (data/measurements/h100_small_kernels.csv,
+// tiny12_fwd_bwd_step) where its cost graph counts 372 (data/frameworks.json, "about").
+// Execution::host_issue_us_per_kernel is per graph kernel; ops that count eager kernels one by
+// one are charged 1 / this per kernel (Op::host_weight).
+constexpr double kEagerKernelsPerGraphKernel = 829.0 / 372.0;
+
 struct Op {
   const char* name = "";
   OpKind kind = OpKind::kMemory;
@@ -50,7 +57,8 @@ struct Op {
   // Host-issue weight of each of those kernels, in cost-graph kernels of the base model (the
   // unit of Execution::host_issue_us_per_kernel). 1 for the model's own ops, each of which stands
   // for several eager PyTorch kernels; ops that count their eager kernels one by one (the PEFT
-  // adapters, auto-gptq's unpack chain) take 1 / cost::kEagerKernelsPerGraphKernel.
+  // adapters, auto-gptq's unpack chain, Execution::eager_modules' chains) take
+  // 1 / kEagerKernelsPerGraphKernel.
   double host_weight = 1;
   // Weight matrices the op owns, gathered per use under ZeRO-3: a GEMM owns at least `batch`
   // (a gated fc1 two: gate and up are separate modules in Hugging Face models); the adapters'

@@ -217,7 +217,7 @@ TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
   const std::set<std::string> fitted = {"a100_sxm_40gb",  "a100_sxm_80gb", "b200_sxm_180gb",
                                         "b300_sxm_288gb", "gb200_nvl72",   "gb300_nvl72",
                                         "h100_sxm_80gb",  "v100_sxm_32gb"};
-  const std::set<std::string> measured = {"mi300x_192gb", "mi325x_256gb"};
+  const std::set<std::string> measured = {"l40s_48gb", "mi300x_192gb", "mi325x_256gb"};
   for (const std::string& id : ListHardwarePresets()) {
     SCOPED_TRACE(id);
     auto hw = LoadHardwarePreset(id);

@@ -2,12 +2,12 @@
 //
 // Sources (hiyouga/LLaMA-Factory, src/llamafactory/hparams/): finetuning_args.py — stage
 // pt|sft|rm|ppo|dpo|kto (default sft), finetuning_type lora|oft|freeze|full (default lora),
-// lora_rank 8, lora_alpha None = lora_rank * 2, lora_target "all", additional_target,
-// use_dora, pissa_init, freeze_trainable_layers 2 (positive: the last n layers train; negative:
-// the first n), freeze_trainable_modules "all", freeze_extra_modules, pref_loss sigmoid|hinge|
-// ipo|kto_pair|orpo|simpo (default sigmoid; use_ref_model = dpo and not orpo/simpo), oft_rank 0 /
-// oft_block_size 32, use_galore / use_apollo / use_badam / use_adam_mini / use_muon, pure_bf16;
-// model_args.py — quantization_bit None, quantization_method bnb, quantization_type nf4,
+// lora_rank 8, lora_alpha None = lora_rank * 2, lora_dropout 0, lora_target "all",
+// additional_target, use_dora, pissa_init, freeze_trainable_layers 2 (positive: the last n layers
+// train; negative: the first n), freeze_trainable_modules "all", freeze_extra_modules, pref_loss
+// sigmoid|hinge| ipo|kto_pair|orpo|simpo (default sigmoid; use_ref_model = dpo and not orpo/simpo),
+// oft_rank 0 / oft_block_size 32, use_galore / use_apollo / use_badam / use_adam_mini / use_muon,
+// pure_bf16; model_args.py — quantization_bit None, quantization_method bnb, quantization_type nf4,
 // double_quantization true, flash_attn auto, disable_gradient_checkpointing false (checkpointing
 // on by default), enable_liger_kernel, use_unsloth; data_args.py — cutoff_len 2048, packing None
 // (on for stage pt only), neat_packing; generating_args.py — max_new_tokens 1024 (PPO's
@@ -176,6 +176,9 @@ void ReadLora(TrainerKeys& k, bool quantized) {
   k.Set("lora_rank", std::to_string(rank));
   auto alpha = k.Str("lora_alpha");  // no effect on time or memory
   k.Set("lora_alpha", alpha.value_or(std::to_string(2 * rank)));
+  auto dropout = k.Str("lora_dropout");
+  if (!dropout) k.Assume("lora_dropout", "0", "LLaMA-Factory's default");
+  k.Set("lora_dropout", dropout.value_or("0"));
   auto targets = k.Str("lora_target");
   if (!targets) k.Assume("lora_target", "all", "LLaMA-Factory's default: every linear layer");
   const std::string t = targets.value_or("all");

@@ -45,6 +45,15 @@ std::string GetLoraAlpha(const Strategy& s) {
   return NumberText(s.lora_alpha);
 }
 
+Status SetLoraDropout(Strategy& s, std::string_view t) {
+  if (Status st = ParseNumberText(t, 0.0, 0.99, s.lora_dropout); !st.ok())
+    return Status::Invalid("must be a number in [0, 0.99], got '" + std::string(t) + "'");
+  return Status::Ok();
+}
+std::string GetLoraDropout(const Strategy& s) {
+  return NumberText(s.lora_dropout);
+}
+
 Status SetLoraTargets(Strategy& s, std::string_view t) {
   auto r = ParseLoraTargets(t);
   if (!r.ok()) return RuleOnly(r.status());
@@ -86,6 +95,9 @@ std::string GetMaxSeq(const Strategy& s) {
   return s.max_seq > 0 ? std::to_string(s.max_seq) : std::string();
 }
 
+bool HasLoraDropoutField(const Strategy& s) {
+  return HasLoraDropout(s.method);
+}
 bool IsRl(const Strategy& s) {
   return IsRlStage(s.stage);
 }

@@ -15,6 +15,8 @@ Status SetMethod(Strategy& s, std::string_view t);
 std::string GetMethod(const Strategy& s);
 Status SetLoraAlpha(Strategy& s, std::string_view t);
 std::string GetLoraAlpha(const Strategy& s);
+Status SetLoraDropout(Strategy& s, std::string_view t);
+std::string GetLoraDropout(const Strategy& s);
 Status SetLoraTargets(Strategy& s, std::string_view t);
 std::string GetLoraTargets(const Strategy& s);
 Status SetFreezeLayers(Strategy& s, std::string_view t);
@@ -27,11 +29,12 @@ Status SetMaxSeq(Strategy& s, std::string_view t);
 std::string GetMaxSeq(const Strategy& s);  // "" (null) for 0
 // RL rows (src/rl): "0" / "" are the stage's defaults.
 bool IsRl(const Strategy& s);
+bool HasLoraDropoutField(const Strategy& s);  // the method has PEFT's lora_dropout
 bool IsSeparateRl(const Strategy& s);
 Status SetRollout(Strategy& s, std::string_view t);  // colocated | separate
 std::string GetRollout(const Strategy& s);
-Status SetKlReference(Strategy& s, std::string_view t);  // true | false
-std::string GetKlReference(const Strategy& s);           // "" (null) for the stage's default
+Status SetKlReference(Strategy& s, std::string_view t);      // true | false
+std::string GetKlReference(const Strategy& s);               // "" (null) for the stage's default
 Status SetRolloutLogprobs(Strategy& s, std::string_view t);  // true | false
 std::string GetRolloutLogprobs(const Strategy& s);           // "" (null): recomputed
 Status SetRewardModel(Strategy& s, std::string_view t);

@@ -34,7 +34,9 @@ TEST(LlamaFactoryYaml, LoraSftExample) {
   EXPECT_EQ(s.stage, TrainStage::kSft);
   EXPECT_EQ(s.method, FtMethod::kLora);
   EXPECT_EQ(s.lora_rank, 8);
-  EXPECT_DOUBLE_EQ(s.lora_alpha, 16);  // LLaMA-Factory: lora_rank * 2
+  EXPECT_DOUBLE_EQ(s.lora_alpha, 16);   // LLaMA-Factory: lora_rank * 2
+  EXPECT_DOUBLE_EQ(s.lora_dropout, 0);  // LLaMA-Factory's default, listed
+  EXPECT_EQ(Fields(c.assumed).count("lora_dropout"), 1u);
   EXPECT_EQ(s.lora_targets, kLoraAllLinear);
   EXPECT_EQ(s.seq, 2048);
   EXPECT_FALSE(s.packing);                   // packing only for stage pt
@@ -102,6 +104,7 @@ TEST(LlamaFactoryYaml, ReadsBackTheExport) {
   s.method = FtMethod::kQlora;
   s.lora_rank = 64;
   s.lora_alpha = 32;
+  s.lora_dropout = 0.05;
   s.lora_targets = kLoraQ | kLoraV;
   s.recompute = Recompute::kFull;
   s.exec.optimizer = OptimizerKind::kPagedAdamW8bit;
@@ -115,6 +118,7 @@ TEST(LlamaFactoryYaml, ReadsBackTheExport) {
   EXPECT_EQ(r.method, s.method);
   EXPECT_EQ(r.lora_rank, s.lora_rank);
   EXPECT_DOUBLE_EQ(r.lora_alpha, s.lora_alpha);
+  EXPECT_DOUBLE_EQ(r.lora_dropout, s.lora_dropout);
   EXPECT_EQ(r.lora_targets, s.lora_targets);
   EXPECT_EQ(r.seq, s.seq);
   EXPECT_EQ(r.mbs, s.mbs);
@@ -243,7 +247,9 @@ TEST(TrlArgsJson, ModelConfigKeys) {
   EXPECT_EQ(c->model_path, "Qwen/Qwen2-0.5B");
   EXPECT_EQ(c->settings.at("method"), "lora");
   EXPECT_EQ(c->settings.at("lora_rank"), "32");
-  EXPECT_EQ(c->settings.at("lora_alpha"), "32");  // TRL's default, not 2 x r
+  EXPECT_EQ(c->settings.at("lora_alpha"), "32");      // TRL's default, not 2 x r
+  EXPECT_EQ(c->settings.at("lora_dropout"), "0.05");  // TRL's ModelConfig default, listed
+  EXPECT_EQ(Fields(c->assumed).at("lora_dropout"), "0.05");
   EXPECT_EQ(c->settings.at("lora_targets"), "q_proj,k_proj,v_proj");
   EXPECT_FALSE(Apply(c.value()).flash_attention);
   EXPECT_FALSE(Apply(c.value()).master_weights);  // a bf16 load: see LoadDtypeDecidesPrecision

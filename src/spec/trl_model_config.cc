@@ -3,8 +3,8 @@
 //
 // Source: huggingface/trl trl/trainer/model_config.py, ModelConfig: model_name_or_path,
 // dtype (older torch_dtype), attn_implementation (older use_flash_attention_2), use_peft false,
-// lora_r 16, lora_alpha 32, lora_target_modules None (PEFT's per-architecture default:
-// q_proj and v_proj for Llama / Qwen / Mistral, peft/utils/constants.py
+// lora_r 16, lora_alpha 32, lora_dropout 0.05, lora_target_modules None (PEFT's per-architecture
+// default: q_proj and v_proj for Llama / Qwen / Mistral, peft/utils/constants.py
 // TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), use_dora, load_in_8bit / load_in_4bit
 // (not both), bnb_4bit_quant_type "nf4".
 //
@@ -51,9 +51,10 @@ void ReadPeft(TrainerKeys& k) {
     return k.Fail("bnb_4bit_quant_type", "only nf4 is represented (QLoRA), got '" + *quant + "'");
   k.Bool("use_bnb_nested_quant");  // double quantization: a few MB, not costed
   const bool dora = k.Bool("use_dora").value_or(false);
-  for (const char* key : {"lora_dropout", "lora_task_type", "use_rslora"}) k.Str(key);
+  for (const char* key : {"lora_task_type", "use_rslora"}) k.Str(key);
   if (!k.Bool("use_peft").value_or(false)) {
-    for (const char* key : {"lora_r", "lora_alpha", "lora_target_modules", "lora_modules_to_save"})
+    for (const char* key :
+         {"lora_r", "lora_alpha", "lora_dropout", "lora_target_modules", "lora_modules_to_save"})
       if (k.Has(key)) k.Ignore(key, "use_peft is false: full fine-tuning");
     if (four) k.Fail("load_in_4bit", "a 4-bit base trains only adapters: set use_peft");
     return;
@@ -63,6 +64,9 @@ void ReadPeft(TrainerKeys& k) {
   if (!r) k.Assume("lora_r", "16", "TRL's default");
   k.Set("lora_rank", std::to_string(r.value_or(16)));
   k.Set("lora_alpha", k.Str("lora_alpha").value_or("32"));
+  auto dropout = k.Str("lora_dropout");
+  if (!dropout) k.Assume("lora_dropout", "0.05", "TRL's ModelConfig default");
+  k.Set("lora_dropout", dropout.value_or("0.05"));
   auto targets = k.Str("lora_target_modules");
   if (!targets)
     k.Assume("lora_target_modules", "q_proj,v_proj",

@@ -249,6 +249,23 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
   return Status::Ok();
 }
 
+// lora_dropout of a LoRA-family method: the notes' "dropout 0.05" (the Qwen README rows quote
+// finetune.py's defaults), else the framework profile's script default, else PEFT's 0.0.
+void ReadLoraDropout(const Framework& fw, const std::string& notes, Strategy& s, Recorder& rec) {
+  s.lora_dropout = 0;
+  if (!HasLoraDropout(s.method)) return;
+  std::smatch mt;
+  if (std::regex_search(notes, mt, std::regex("dropout (0?\\.[0-9]+)"))) {
+    s.lora_dropout = std::stod(mt[1].str());
+    rec.Default("lora_dropout", mt[1].str(), "case notes");
+  } else if (fw.lora_dropout > 0) {
+    s.lora_dropout = fw.lora_dropout;
+    rec.Profile("lora_dropout", NumberText(fw.lora_dropout));
+  } else {
+    rec.Default("lora_dropout", "0", "not in the case: PEFT LoraConfig's default");
+  }
+}
+
 // The `rl` object's pools: with a separate rollout, world_size is the actor (training) GPUs
 // and rollout_gpus the generation GPUs; an unstated split is half and half.
 Status ReadRlPool(const json& rl, const std::string& where, Strategy& s, Recorder& rec) {
@@ -365,6 +382,7 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
   ApplyProfile(fw, c.hw, notes, s, rec);
   if (Status st = ReadRecompute(j, where, fw, c, rec); !st.ok()) return st;
   if (Status st = ReadFinetune(j, where, notes, s, rec); !st.ok()) return st;
+  ReadLoraDropout(fw, notes, s, rec);
   if (Given(j, "rl") && IsRlStage(s.stage))
     if (Status st = ReadRl(j, where, fw, notes, s, rec); !st.ok()) return st;
   // Models loaded in bf16 and trained without autocast keep bf16 optimizer states and
@@ -393,6 +411,16 @@ void ReadLoopOptions(const std::string& notes, ValidationCase& c) {
     e.offload_activations = true;
     c.assumed.push_back(
         {"offload_activations", "true", "case notes: activation offloading to host memory"});
+  }
+  // torchtune's optimisation-flag rows before "+ torch.compile": the modules run eagerly.
+  if (has("cumulative optimisations") && !has("torch.compile")) {
+    e.eager_modules = true;
+    e.host_issue_us_per_kernel = kEagerHostIssueUs;
+    c.assumed.push_back({"eager_modules", "true",
+                         "case notes list the row's optimisations; torch.compile is not among "
+                         "them: eager RMSNorm, rotary and SiLU chains"});
+    c.assumed.push_back({"host_issue_us_per_kernel", "81",
+                         "eager PyTorch (measured, data/frameworks.json \"about\")"});
   }
   if (c.strategy.fused_cross_entropy && has("cumulative optimisations") &&
       !has("chunked cross-entropy")) {

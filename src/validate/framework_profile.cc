@@ -17,7 +17,7 @@ constexpr double kPcie5x16BytesPerS = 64e9;
 
 // A profile's execution keys: host_issue_us_per_kernel, zero3_fetch_us, optimizer_impl (fused |
 // foreach | per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack),
-// grad_set_to_none.
+// grad_set_to_none, eager_modules.
 void ReadExecution(const json& f, Execution& e) {
   e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
   e.zero3_fetch_us = f.value("zero3_fetch_us", 0.0);
@@ -30,6 +30,7 @@ void ReadExecution(const json& f, Execution& e) {
   e.dequant = f.value("qlora_dequant", "fused") == "torch_unpack" ? DequantKernel::kTorchUnpack
                                                                   : DequantKernel::kFused;
   e.grad_set_to_none = f.value("grad_set_to_none", false);
+  e.eager_modules = f.value("eager_modules", false);
 }
 
 Framework ReadProfile(const json& f) {
@@ -53,6 +54,7 @@ Framework ReadProfile(const json& f) {
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
   w.pure_bf16 = f.value("pure_bf16", false);
+  w.lora_dropout = f.value("lora_dropout", 0.0);
   w.fsdp_bf16_grads = f.value("fsdp_bf16_grads", false);
   w.recompute = f.value("recompute", "auto");
   w.rollout_tp = f.value("rollout_tp", 0);

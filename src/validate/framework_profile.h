@@ -22,6 +22,9 @@ struct Framework {
   double ep_overlap = 0;
   bool dedup = false;
   bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)
+  // LoRA-family dropout of the stack's fine-tuning script when a case does not state one
+  // (profile key lora_dropout; 0: PEFT LoraConfig's default).
+  double lora_dropout = 0;
   bool fsdp_bf16_grads = false;    // FSDP runs reduce gradients in bf16 (Megatron-FSDP's guide)
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
   int zero = 0, mbs = 1;

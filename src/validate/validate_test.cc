@@ -160,6 +160,25 @@ TEST(ValidateAssumed, UnknownSourceOnH100GetsTodaysRecipes) {
   EXPECT_FALSE(scored.at("recompute").why.empty());
 }
 
+// A measured peak the notes call max_memory_reserved (the PEFT harness) is the caching
+// allocator's reserved bytes: scored against the allocated peak plus the fragmentation
+// allowance, and listed.
+TEST(ValidateAssumed, ReservedMemoryIsComparedWithTheReservedEstimate) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["measured"]["peak_mem_gib"] = 40.0;
+  auto allocated = ParseValidationCase(j.dump(), "case");
+  j["notes"] = "peak_mem_gib = max_memory_reserved (caching allocator, reserved)";
+  auto reserved = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(allocated.ok() && reserved.ok());
+  EXPECT_FALSE(allocated->memory_reserved);
+  EXPECT_TRUE(reserved->memory_reserved);
+  EXPECT_EQ(Assumed(reserved->assumed).at("memory compared").value, "reserved");
+  const ValidationSummary a = ScoreCases({allocated.value()});
+  const ValidationSummary r = ScoreCases({reserved.value()});
+  ASSERT_FALSE(a.cases[0].skipped || r.cases[0].skipped);
+  EXPECT_NEAR(r.cases[0].predicted_mem_gib, 1.05 * a.cases[0].predicted_mem_gib, 1e-9);
+}
+
 TEST(ValidateAssumed, UnknownSourceOnA100Gets2021Habits) {
   auto c = ParseValidationCase(UnknownSourceCase("a100_sxm_80gb"), "case");
   ASSERT_TRUE(c.ok()) << c.status().message();
@@ -255,6 +274,42 @@ TEST(ValidateAssumed, TorchtuneLoopOptionsFromTheNotes) {
   ASSERT_TRUE(lora.ok()) << lora.status().message();
   EXPECT_FALSE(lora->strategy.exec.optimizer_in_backward);
   EXPECT_TRUE(lora->strategy.fused_cross_entropy);
+  // Listed optimisations without torch.compile: the modules run eagerly (listed), with it not.
+  EXPECT_FALSE(c->strategy.exec.eager_modules);
+  EXPECT_TRUE(lora->strategy.exec.eager_modules);
+  EXPECT_DOUBLE_EQ(lora->strategy.exec.host_issue_us_per_kernel, kEagerHostIssueUs);
+  EXPECT_EQ(Assumed(lora->assumed).at("eager_modules").value, "true");
+}
+
+// LoRA dropout: the notes' "dropout 0.05" (Qwen README rows), else the profile's script default
+// (hf-deepspeed: Qwen's finetune.py 0.05), else PEFT's 0; each listed. The PEFT harness runs
+// Transformers' modules eagerly (profile eager_modules).
+TEST(ValidateAssumed, LoraDropoutAndEagerModules) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("a100_sxm_80gb"));
+  j["parallel"]["tp"] = 1;
+  j["stage"] = "sft";
+  j["method"] = "lora";
+  j["framework"] = "transformers+peft+deepspeed";
+  j["notes"] = "finetune.py defaults: r=64, alpha=16, dropout 0.1";
+  auto noted = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(noted.ok()) << noted.status().message();
+  EXPECT_DOUBLE_EQ(noted->strategy.lora_dropout, 0.1);
+  EXPECT_EQ(Assumed(noted->assumed).at("lora_dropout").value, "0.1");
+  j["notes"] = "";
+  auto profile = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  EXPECT_DOUBLE_EQ(profile->strategy.lora_dropout, 0.05);
+  EXPECT_FALSE(profile->strategy.exec.eager_modules);
+  j["framework"] = "peft+transformers";
+  auto harness = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(harness.ok()) << harness.status().message();
+  EXPECT_DOUBLE_EQ(harness->strategy.lora_dropout, 0);
+  EXPECT_EQ(Assumed(harness->assumed).at("lora_dropout").value, "0");
+  EXPECT_TRUE(harness->strategy.exec.eager_modules);
+  j["method"] = "other:ia3";  // no lora_dropout in IA3: nothing set, nothing listed
+  auto ia3 = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(ia3.ok()) << ia3.status().message();
+  EXPECT_EQ(Assumed(ia3->assumed).count("lora_dropout"), 0u);
 }
 
 // Every profile's "attention" names a kernel (an unknown name would silently mean "fused").
