@@ -113,6 +113,16 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
                            ? "TensorRT-LLM with a ModelOpt FP8/FP4 checkpoint: FP8 KV cache"
                            : "the model's activation precision (kv_cache_dtype auto)"});
   }
+  if (s.prefix_cache_hit > 0)
+    assumed.push_back({"prefix_sharing", "one prefix shared by every sequence",
+                       "the cached prefix's KV blocks are held once for all concurrent sequences "
+                       "(a common system prompt); per-conversation prefixes share less"});
+  if (m.windowed_layers() > 0)
+    assumed.push_back({"windowed_kv", e.windowed_kv_trim ? "window only" : "whole sequence",
+                       e.windowed_kv_trim
+                           ? "the engine frees KV outside the window / current chunk of the "
+                             "windowed layers (vLLM hybrid KV cache manager)"
+                           : "the engine caches every layer's whole sequence"});
   if (m.is_moe() && s.ep == 0) {
     s.ep = s.tp;
     assumed.push_back({"ep", std::to_string(s.ep), "experts spread over the tp GPUs (ep = tp)"});
