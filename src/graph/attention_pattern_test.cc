@@ -168,6 +168,12 @@ TEST(AttentionPattern, CoreAttentionFlopsFollowTheKeys) {
   m.attention.kind = AttentionKind::kBlockSparse;
   m.attention.window = 1792;
   EXPECT_NEAR(flops(m) / dense, BlockKeysPerQuery(65536, 1792, 0, 128) / 32768, 1e-12);
+  // Llama-4 chunks of 8192 on 9 of the 12 layers: 65536 = 8 whole chunks, 4096 keys a query
+  // there; the layer mean (9 x 4096 + 3 x 32768) / 12 = 11264 keys against 32768.
+  m.attention.kind = AttentionKind::kChunkedLocal;
+  m.attention.window = 8192;
+  m.attention.window_layers = 9;
+  EXPECT_NEAR(flops(m) / dense, 11264.0 / 32768, 1e-12);
 }
 
 }  // namespace
