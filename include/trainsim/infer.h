@@ -63,6 +63,10 @@ struct EngineProfile {
   // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
   // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.
   double gemm_efficiency = 0.6;
+  // The KV pool keeps, in sliding-window and chunked-local layers, only the blocks the window
+  // or current chunk still needs (vLLM's hybrid KV cache manager, SlidingWindowSpec /
+  // ChunkedLocalAttentionSpec); else every layer caches the whole sequence.
+  bool windowed_kv_trim = false;
   int kv_block_tokens = 16;           // paged-KV block size
   int max_num_seqs = 256;             // concurrent sequences (max_batch_size)
   int max_num_batched_tokens = 8192;  // tokens per iteration (chunked-prefill budget)

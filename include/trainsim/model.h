@@ -34,11 +34,13 @@ enum class AttentionKind : uint8_t {
   kSlidingWindow,  // the last `window` positions, token-exact (FlashAttention window_size)
   kBlockSparse,    // a causal / window / document mask applied at 128-token block granularity
                    // (FlexAttention block mask: a block that is not fully masked is computed)
+  kChunkedLocal,   // the windowed layers attend within aligned chunks of `window` positions
+                   // (Llama-4 attention_chunk_size, iRoPE): chunk offset j sees j + 1 keys
 };
 
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::kDenseCausal;
-  int64_t window = 0;  // tokens a query sees, itself included; 0 = no window
+  int64_t window = 0;  // tokens a query sees, itself included (chunk size); 0 = no window
   // Layers that use the window (Qwen2 / Mistral semantics: the layers from max_window_layers
   // on); -1 = every layer. Layers outside it attend densely (causal).
   int window_layers = -1;

@@ -21,6 +21,15 @@
 // P = min(position of q0 in its document, q0, c - 1). Over the query blocks j = 0..n-1 (q0 = jB)
 // E[ceil(P/B)] = sum_{k>=0} P(P > kB) = sum_{k=0}^{K-1} r^k (n-1-k)/n, K = ceil((c-1)/B),
 // r = e^{-B/d} (r = 1 without documents: K - K(K+1)/(2n)).
+//
+// Chunks. Chunked local attention (Llama-4 iRoPE, attention_chunk_size C) masks each aligned
+// chunk of C positions as its own sequence: the chunk boundaries cut documents as the sequence
+// ends do, so over s = kC + r positions the mean is (kC f(C) + r f(r)) / s, f the unchunked mean
+// keys per query (C/2 each for causal chunks). Queries at positions (a, b] of a longer context
+// (inference): with F(x) the keys summed over positions [0, x), i.e. the integral of the keys at
+// position t, dense F = x^2/2, window W: F = x^2/2 (x <= W) else W^2/2 + (x - W) W, chunk C:
+// F = floor(x/C) C^2/2 + (x mod C)^2/2; the mean is (F(b) - F(a)) / (b - a) and, for one query
+// (a = b), the keys at a: a, min(a, W), a mod C.
 #include "graph/attention_pattern.h"
 
 #include <algorithm>
@@ -64,6 +73,59 @@ double BlockKeysPerQuery(double seq, double window, double mean_doc, double bloc
   return block * (1 + GeometricRamp(r, K, n - 1) / n);
 }
 
+namespace {
+
+// Mean keys per query of `seq` positions cut into aligned chunks of `chunk`, each chunk masked
+// as a sequence of its own with `per_chunk(len)` the mean keys per query over len positions.
+template <typename F>
+double Chunked(double seq, double chunk, F per_chunk) {
+  if (seq <= 0) return 0;
+  if (chunk <= 0 || seq <= chunk) return per_chunk(seq);
+  const double k = std::floor(seq / chunk), r = seq - k * chunk;
+  return (k * chunk * per_chunk(chunk) + (r > 0 ? r * per_chunk(r) : 0.0)) / seq;
+}
+
+// Keys summed over query positions [0, x) of one layer (see the header comment).
+double KeysIntegral(AttentionKind kind, double window, double x) {
+  if (window <= 0) return x * x / 2;
+  if (kind == AttentionKind::kChunkedLocal) {
+    const double k = std::floor(x / window), r = x - k * window;
+    return k * window * window / 2 + r * r / 2;
+  }
+  return x <= window ? x * x / 2 : window * window / 2 + (x - window) * window;
+}
+
+// Keys of the query at position x (the derivative of KeysIntegral).
+double KeysAt(AttentionKind kind, double window, double x) {
+  if (window <= 0) return x;
+  if (kind == AttentionKind::kChunkedLocal) return x - std::floor(x / window) * window;
+  return std::min(x, window);
+}
+
+}  // namespace
+
+double ChunkKeysPerQuery(double seq, double chunk, double mean_doc) {
+  return Chunked(seq, chunk, [&](double len) { return TokenKeysPerQuery(len, 0, mean_doc); });
+}
+
+double ContextKeysPerQuery(const ModelSpec& m, double from, double to) {
+  const AttentionSpec& a = m.attention;
+  const int layers = std::max(1, m.layers), windowed = m.windowed_layers();
+  const double w = static_cast<double>(a.window);
+  auto keys = [&](double window) {
+    if (to - from < 1e-9) return KeysAt(a.kind, window, from);
+    return (KeysIntegral(a.kind, window, to) - KeysIntegral(a.kind, window, from)) / (to - from);
+  };
+  return (windowed * keys(w) + (layers - windowed) * keys(0)) / layers;
+}
+
+double HeldKvTokens(const ModelSpec& m, double len) {
+  const int layers = std::max(1, m.layers), windowed = m.windowed_layers();
+  if (windowed == 0) return len;
+  const double local = std::min(len, static_cast<double>(m.attention.window));
+  return (windowed * local + (layers - windowed) * len) / layers;
+}
+
 double EffectiveMeanDocument(const AttentionSpec& a) {
   if (!a.document_masking) return 0;
   return a.mean_document_tokens > 0 ? a.mean_document_tokens : kDefaultMeanDocumentTokens;
@@ -73,12 +135,14 @@ double LayerKeysPerQuery(const AttentionSpec& a, double seq, bool windowed) {
   const double w = windowed ? static_cast<double>(a.window) : 0.0;
   const double d = EffectiveMeanDocument(a);
   if (a.kind == AttentionKind::kBlockSparse) return BlockKeysPerQuery(seq, w, d, kAttnMaskBlock);
+  if (a.kind == AttentionKind::kChunkedLocal) return ChunkKeysPerQuery(seq, w, d);
   return TokenKeysPerQuery(seq, w, d);
 }
 
 double MeanKeysPerQuery(const ModelSpec& m, double seq, bool useful) {
   AttentionSpec a = m.attention;
-  if (useful) a.kind = AttentionKind::kSlidingWindow;  // token exact
+  if (useful && a.kind == AttentionKind::kBlockSparse)
+    a.kind = AttentionKind::kSlidingWindow;  // token exact
   const int layers = std::max(1, m.layers), windowed = m.windowed_layers();
   return (windowed * LayerKeysPerQuery(a, seq, true) +
           (layers - windowed) * LayerKeysPerQuery(a, seq, false)) /

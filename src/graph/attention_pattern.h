@@ -10,6 +10,20 @@ namespace trainsim::graph {
 // Block size of block-sparse attention masks (FlexAttention's default BLOCK_SIZE = 128).
 inline constexpr double kAttnMaskBlock = 128.0;
 
+// Mean keys per query over `seq` positions of chunked local attention (aligned chunks of
+// `chunk` positions, each causal on its own; Llama-4 attention_chunk_size), documents masked as
+// in TokenKeysPerQuery. chunk <= 0: no chunks.
+double ChunkKeysPerQuery(double seq, double chunk, double mean_doc);
+
+// Mean over the layers of `m` of the keys a query at positions (from, to] of a context attends
+// to (causal; window or chunk in the windowed layers; documents not masked): inference, where
+// the queries follow `from` cached positions. from == to: the one query at position `from`.
+double ContextKeysPerQuery(const ModelSpec& m, double from, double to);
+
+// KV positions per sequence of `len` tokens, averaged over the layers, when the windowed layers
+// keep only their window (sliding) or their current chunk (chunked local, up to a chunk).
+double HeldKvTokens(const ModelSpec& m, double len);
+
 // Mean keys per query of a causal pattern over a training sequence of `seq` positions, token
 // exact. `window` > 0 limits a query to the last `window` positions (itself included);
 // `mean_doc` > 0 masks documents whose lengths are exponential with that mean.

@@ -106,6 +106,32 @@ TEST(AttentionPattern, LayersOutsideTheWindowAttendDensely) {
               (TokenKeysPerQuery(s, 1024, 0) + 3 * TokenKeysPerQuery(s, 0, 0)) / 4, 1e-9);
 }
 
+// Llama-4 iRoPE: 3 of 4 layers attend within aligned chunks of 8192. Over s = 20000 = 2 x 8192
+// + 3616 positions a chunked layer's query sees (2 x 8192 x 4096 + 3616 x 1808) / 20000 keys on
+// average (the hand sum of (i mod C) + 1 over i < s is within one key); the global layer s/2.
+TEST(AttentionPattern, ChunkedLocalAttentionMatchesTheHandSum) {
+  const double C = 8192, s = 20000;
+  double hand = 0;
+  for (int i = 0; i < s; ++i) hand += std::fmod(i, C) + 1;
+  EXPECT_NEAR(ChunkKeysPerQuery(s, C, 0), (2 * C * C / 2 + 3616.0 * 3616 / 2) / s, 1e-9);
+  EXPECT_NEAR(ChunkKeysPerQuery(s, C, 0), hand / s, 1.0);
+  EXPECT_DOUBLE_EQ(ChunkKeysPerQuery(4096, C, 0), 2048);  // one partial chunk: causal
+  ModelSpec m;
+  m.layers = 48;
+  m.attention.kind = AttentionKind::kChunkedLocal;
+  m.attention.window = 8192;
+  m.attention.window_layers = 36;
+  EXPECT_NEAR(MeanKeysPerQuery(m, s, false), (36 * ChunkKeysPerQuery(s, C, 0) + 12 * s / 2) / 48,
+              1e-9);
+  // Inference: a decode query at position 21000 sees 21000 mod 8192 = 4616 keys in a chunked
+  // layer; prefill of positions (16384, 20000] a mean of 1808 there.
+  EXPECT_NEAR(ContextKeysPerQuery(m, 21000, 21000), (36 * 4616.0 + 12 * 21000.0) / 48, 1e-9);
+  EXPECT_NEAR(ContextKeysPerQuery(m, 16384, 20000), (36 * 1808.0 + 12 * 18192.0) / 48, 1e-6);
+  // KV held per sequence when chunked layers keep only their current chunk.
+  EXPECT_NEAR(HeldKvTokens(m, 20000), (36 * 8192.0 + 12 * 20000.0) / 48, 1e-9);
+  EXPECT_DOUBLE_EQ(HeldKvTokens(m, 4000), 4000);
+}
+
 TEST(AttentionPattern, DefaultDocumentLengthOnlyWithDocumentMasking) {
   AttentionSpec a;
   EXPECT_EQ(EffectiveMeanDocument(a), 0);
@@ -142,6 +168,12 @@ TEST(AttentionPattern, CoreAttentionFlopsFollowTheKeys) {
   m.attention.kind = AttentionKind::kBlockSparse;
   m.attention.window = 1792;
   EXPECT_NEAR(flops(m) / dense, BlockKeysPerQuery(65536, 1792, 0, 128) / 32768, 1e-12);
+  // Llama-4 chunks of 8192 on 9 of the 12 layers: 65536 = 8 whole chunks, 4096 keys a query
+  // there; the layer mean (9 x 4096 + 3 x 32768) / 12 = 11264 keys against 32768.
+  m.attention.kind = AttentionKind::kChunkedLocal;
+  m.attention.window = 8192;
+  m.attention.window_layers = 9;
+  EXPECT_NEAR(flops(m) / dense, 11264.0 / 32768, 1e-12);
 }
 
 }  // namespace

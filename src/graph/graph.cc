@@ -160,6 +160,8 @@ double KeysSeen(const Ctx& c) {
   const double dense = sk - c.sh.q_len / 2;
   const int windowed = m.windowed_layers();
   if (windowed == 0) return dense;
+  if (m.attention.kind == AttentionKind::kChunkedLocal)
+    return ContextKeysPerQuery(m, sk - c.sh.q_len, sk);  // the queries' chunks, not a window
   const double capped = std::min(dense, static_cast<double>(m.attention.window));
   return (windowed * capped + (m.layers - windowed) * dense) / m.layers;
 }

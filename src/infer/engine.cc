@@ -33,6 +33,7 @@ EngineProfile ReadEngine(const json& e) {
   p.attention_hbm_fraction = e.value("attention_hbm_fraction", 0.0);
   p.seq_overhead_s = e.value("seq_overhead_us", 0.0) * kUs;
   p.overlap_scheduler = e.value("overlap_scheduler", false);
+  p.windowed_kv_trim = e.value("windowed_kv_trim", false);
   p.kv_block_tokens = e.value("kv_block_tokens", 16);
   p.max_num_seqs = e.value("max_num_seqs", 256);
   p.max_num_batched_tokens = e.value("max_num_batched_tokens", 8192);

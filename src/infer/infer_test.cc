@@ -204,6 +204,48 @@ TEST(Infer, OfflineBatchIsBoundedByTheKvPool) {
   EXPECT_LE(r->batch * 8192 * r->kv_bytes_per_token / 4, r->kv_pool_bytes * 1.0001);
 }
 
+// Prefix caching shares the cached prefix's KV blocks: the pool holds the prefix once, then
+// each sequence's own tokens, so more sequences fit (and the batch's KV is smaller).
+TEST(Infer, PrefixCacheSharesKvBlocksAcrossSequences) {
+  InferenceSpec s = Spec(0, 4096, 1024);
+  s.profile.max_num_seqs = 100000;
+  const ModelSpec m = Model("llama3.1-8b");
+  auto cold = SimulateInference(m, Hw("h100_sxm_80gb"), s);
+  s.prefix_cache_hit = 0.75;  // 3072 of 4096 prompt tokens shared
+  auto warm = SimulateInference(m, Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(cold.ok() && warm.ok());
+  const double t = warm->kv_bytes_per_token, pool = warm->kv_pool_bytes;
+  EXPECT_DOUBLE_EQ(cold->max_concurrent_sequences, std::floor(pool / (5120 * t)));
+  EXPECT_DOUBLE_EQ(warm->max_concurrent_sequences, std::floor((pool - 3072 * t) / (2048 * t)));
+  EXPECT_GT(warm->max_concurrent_sequences, 2 * cold->max_concurrent_sequences);
+}
+
+// Llama-4 iRoPE: with an engine that frees past chunks (vLLM's hybrid KV cache manager) a
+// chunked layer holds at most one chunk per sequence; decode reads only the current chunk.
+TEST(Infer, ChunkedLocalAttentionHoldsOneChunkOfKv) {
+  ModelSpec m = Model("llama3.1-8b");  // 32 layers
+  m.attention.kind = AttentionKind::kChunkedLocal;
+  m.attention.window = 8192;
+  m.attention.window_layers = 24;
+  InferenceSpec s = Spec(0, 30000, 2000);
+  s.profile.max_num_seqs = 100000;
+  auto whole = SimulateInference(m, Hw("h100_sxm_80gb"), s);
+  s.profile.windowed_kv_trim = true;
+  auto trimmed = SimulateInference(m, Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(whole.ok() && trimmed.ok());
+  const double t = trimmed->kv_bytes_per_token, pool = trimmed->kv_pool_bytes;
+  EXPECT_DOUBLE_EQ(whole->max_concurrent_sequences, std::floor(pool / (32000 * t)));
+  EXPECT_DOUBLE_EQ(trimmed->max_concurrent_sequences,
+                   std::floor(pool / ((8 * 32000.0 + 24 * 8192) / 32 * t)));
+  InferenceSpec one = Spec(1, 30000, 2000);
+  ModelSpec dense = Model("llama3.1-8b");
+  auto local = SimulateInference(m, Hw("h100_sxm_80gb"), one);
+  auto global = SimulateInference(dense, Hw("h100_sxm_80gb"), one);
+  ASSERT_TRUE(local.ok() && global.ok());
+  EXPECT_LT(local->ttft_s, 0.9 * global->ttft_s);  // the GEMMs are unchanged
+  EXPECT_LT(local->tpot_s, global->tpot_s);
+}
+
 TEST(Infer, BadLayoutsNameTheField) {
   InferenceSpec s = Spec(1, 128, 128);
   s.gpus = 3;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cost/cost.h"
+#include "graph/attention_pattern.h"
 #include "infer/disagg.h"
 #include "infer/rate.h"
 #include "infer/step.h"
@@ -112,6 +113,16 @@ Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumpt
                            ? "TensorRT-LLM with a ModelOpt FP8/FP4 checkpoint: FP8 KV cache"
                            : "the model's activation precision (kv_cache_dtype auto)"});
   }
+  if (s.prefix_cache_hit > 0)
+    assumed.push_back({"prefix_sharing", "one prefix shared by every sequence",
+                       "the cached prefix's KV blocks are held once for all concurrent sequences "
+                       "(a common system prompt); per-conversation prefixes share less"});
+  if (m.windowed_layers() > 0)
+    assumed.push_back({"windowed_kv", e.windowed_kv_trim ? "window only" : "whole sequence",
+                       e.windowed_kv_trim
+                           ? "the engine frees KV outside the window / current chunk of the "
+                             "windowed layers (vLLM hybrid KV cache manager)"
+                           : "the engine caches every layer's whole sequence"});
   if (m.is_moe() && s.ep == 0) {
     s.ep = s.tp;
     assumed.push_back({"ep", std::to_string(s.ep), "experts spread over the tp GPUs (ep = tp)"});
@@ -147,10 +158,38 @@ struct Plan {
   double weights = 0, act = 0, pool = 0, kv_tok_gpu = 0, kv_seq_gpu = 0;
   double max_seqs = 0;
   double prefix_hit = 0;  // fraction of each prompt already cached (not prefilled)
+  // KV bytes per GPU of one sequence at prompt + output beyond the shared prefix, and of the
+  // shared prefix (held once for every sequence).
+  double seq_bytes = 0, shared_bytes = 0;
 };
 
 double RoundUp(double x, double block) {
   return std::ceil(x / block) * block;
+}
+
+// Sequences the KV pool holds: the shared prefix once, then each sequence's own blocks.
+double MaxSeqs(const Plan& p) {
+  return p.seq_bytes > 0 ? std::floor(std::max(0.0, p.pool - p.shared_bytes) / p.seq_bytes) : 0;
+}
+
+// KV per GPU of a sequence of `len` tokens, `prefix` of them a prompt prefix that every
+// sequence shares. Paged blocks: positions round up to whole blocks. With windowed_kv_trim the
+// sliding-window / chunked-local layers keep only their window / current chunk
+// (graph::HeldKvTokens). Prefix caching (vLLM automatic prefix caching, TensorRT-LLM KV block
+// reuse) shares only full blocks, by hash of their tokens; the shared blocks are counted in the
+// full-attention layers only (a windowed layer may drop the prefix's blocks once out of its
+// window, so its share is not assumed).
+void SetSequenceKv(Plan& p, const EngineProfile& e, double len, double prefix) {
+  const ModelSpec& m = *p.l.m;
+  const double block = e.kv_block_tokens;
+  const bool trim = e.windowed_kv_trim && m.windowed_layers() > 0;
+  const double held = RoundUp(trim ? graph::HeldKvTokens(m, len) : len, block);
+  const double full_layers =
+      trim ? 1.0 - static_cast<double>(m.windowed_layers()) / std::max(1, m.layers) : 1.0;
+  const double shared = std::floor(prefix / block) * block * full_layers;
+  p.shared_bytes = shared * p.kv_tok_gpu;
+  p.seq_bytes = std::max(block, held - shared) * p.kv_tok_gpu;
+  p.max_seqs = MaxSeqs(p);
 }
 
 Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s) {
@@ -179,8 +218,7 @@ Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s
   const double len = s.prompt_len + s.output_len;
   const double held = e.reserve_full_sequence ? len : s.prompt_len + s.output_len / 2;
   p.kv_seq_gpu = RoundUp(held, e.kv_block_tokens) * p.kv_tok_gpu;
-  p.max_seqs =
-      p.kv_tok_gpu > 0 ? std::floor(p.pool / (RoundUp(len, e.kv_block_tokens) * p.kv_tok_gpu)) : 0;
+  SetSequenceKv(p, e, len, s.prompt_len * p.prefix_hit);
   return p;
 }
 
@@ -265,12 +303,14 @@ PhaseBreakdown DecodeToken(const Plan& p, const Speculation& sp, double batch, d
 }
 
 // The draft's weights and KV share the target's GPUs: less room for the KV pool.
-void AddDraft(Plan& p, const Plan& d, double len, int block) {
+void AddDraft(Plan& p, const Plan& d) {
   p.weights += d.weights;
   p.pool = std::max(0.0, p.pool - d.weights);
   p.kv_tok_gpu += d.kv_tok_gpu;
   p.kv_seq_gpu += d.kv_seq_gpu;
-  p.max_seqs = p.kv_tok_gpu > 0 ? std::floor(p.pool / (RoundUp(len, block) * p.kv_tok_gpu)) : 0;
+  p.seq_bytes += d.seq_bytes;
+  p.shared_bytes += d.shared_bytes;
+  p.max_seqs = MaxSeqs(p);
 }
 
 // Offline maximum load (every request queued): in steady state the batch decodes while the
@@ -397,7 +437,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   Speculation sp;
   if (s.spec_tokens > 0) {
     draft = MakePlan(*ds.draft, hw, ds);
-    AddDraft(p, draft, s.prompt_len + s.output_len, s.profile.kv_block_tokens);
+    AddDraft(p, draft);
     sp = {&draft, s.spec_tokens, s.acceptance_rate};
     r.spec_tokens_per_step = sp.TokensPerStep();
     r.spec_tokens = s.spec_tokens;
@@ -424,8 +464,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
                          "KV per sequence at prompt + output)"});
   r.batch = B;
   const double len = s.prompt_len + s.output_len;
-  r.kv_cache_bytes =
-      B * RoundUp(len, s.profile.kv_block_tokens) * r.kv_bytes_per_token * r.replicas;
+  r.kv_cache_bytes = (B * p.seq_bytes + p.shared_bytes) * s.tp * s.pp * r.replicas;
   const bool pool_limited = s.profile.id != "transformers";
   const double fixed = p.weights + p.act + kRuntimeOverheadBytes + s.profile.cuda_graph_bytes;
   r.fits = fixed < hw.hbm_bytes && B >= 1 &&

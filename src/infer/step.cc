@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cost/cost.h"
+#include "graph/attention_pattern.h"
 
 namespace trainsim::infer {
 namespace {
@@ -108,20 +109,25 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
   const double per_pos =
       m.is_mla() ? 2.0 * (2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 4.0 * m.head_dim;
   if (w.dec_seqs > 0) {
-    const double flops = w.dec_seqs * w.dec_ctx * heads * per_pos;
+    // Positions a decode query reads, averaged over the layers: the whole context, or in
+    // sliding-window / chunked-local layers the window / the current chunk (attention kernels
+    // skip the rest: FlashAttention window_size, Llama-4 chunked attention metadata).
+    const double ctx = graph::ContextKeysPerQuery(m, w.dec_ctx, w.dec_ctx);
+    const double flops = w.dec_seqs * ctx * heads * per_pos;
     const double peak = l.hw->peak_bf16_flops * l.hw->eff.attn_fwd;
     // Engines that expand grouped KV heads before attention (transformers' repeat_kv + SDPA) and
     // append by concatenation (DynamicCache torch.cat) move more than the cache per step.
     const double g = m.is_mla() ? 1.0 : Div(m.heads, m.kv_heads);
     const double copies = l.engine->repeat_kv ? 3.0 + 2.0 * g : 1.0;
-    const double bytes = w.dec_seqs * w.dec_ctx * kv_layer * copies;
+    const double bytes = w.dec_seqs * ctx * kv_layer * copies;
     const double frac = l.engine->attention_hbm_fraction > 0 ? l.engine->attention_hbm_fraction
                                                              : l.engine->decode_hbm_fraction;
     a.Add(Div(flops, peak), Div(bytes, l.hw->hbm_bw_bytes_per_s * frac), 1);
   }
   if (w.pre_seqs > 0) {
-    // Causal prefill over pre_cached earlier positions: mean keys per query cached + len/2.
-    const double keys = w.pre_cached + w.pre_len / 2;
+    // Causal prefill over pre_cached earlier positions: mean keys per query cached + len/2
+    // (window or chunk limited in the windowed layers: graph/attention_pattern.h).
+    const double keys = graph::ContextKeysPerQuery(m, w.pre_cached, w.pre_cached + w.pre_len);
     const double hd =
         m.is_mla() ? (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
                    : static_cast<double>(m.head_dim);

@@ -279,8 +279,9 @@ Status Refusals(const json& j, const std::string& type, const std::string& origi
       const std::string s = t.is_string() ? t.get<std::string>() : t.dump();
       if (s != "full_attention" && s != "sliding_attention" && s != "chunked_attention")
         return Status::Invalid("layer_types", "layer kind '" + s +
-                                                  "' is not representable (only full_attention "
-                                                  "and sliding_attention layers are)")
+                                                  "' is not representable (only full_attention, "
+                                                  "sliding_attention and chunked_attention "
+                                                  "layers are)")
             .WithContext(origin);
     }
   return Status::Ok();
@@ -460,6 +461,44 @@ void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::st
   }
 }
 
+// Chunked local attention (Llama-4 iRoPE, transformers Llama4TextConfig): the RoPE layers attend
+// within aligned chunks of attention_chunk_size (default 8192 for llama4_text); the NoPE layers
+// (no_rope_layers[i] == 0, by default each no_rope_layer_interval-th = 4th layer) attend
+// globally. layer_types, when given, names them chunked_attention / full_attention.
+void ReadChunk(const json& j, FieldReader& r, const std::string& type, ModelSpec& m) {
+  int64_t chunk = type == "llama4_text" ? 8192 : 0;
+  if (r.Has("attention_chunk_size") && j["attention_chunk_size"].is_null()) {
+    chunk = 0;  // null / Infinity: no chunking
+    r.Ignore("attention_chunk_size");
+  } else {
+    r.Int64("attention_chunk_size", chunk, 0);
+  }
+  int interval = 4;
+  r.Int("no_rope_layer_interval", interval, 1);
+  r.Ignore("no_rope_layers");
+  if (chunk <= 0 || m.layers <= 0) return;
+  if (m.attention.window > 0) {
+    r.Fail("attention_chunk_size",
+           "chunked attention together with a sliding window is not "
+           "representable");
+    return;
+  }
+  int chunked = m.layers - m.layers / interval;
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    chunked = 0;
+    for (const json& t : j["layer_types"])
+      chunked += t.is_string() && t.get<std::string>() == "chunked_attention";
+  } else if (j.contains("no_rope_layers") && j["no_rope_layers"].is_array() &&
+             !j["no_rope_layers"].empty()) {
+    chunked = 0;
+    for (const json& t : j["no_rope_layers"]) chunked += t.is_number() && t.get<double>() != 0;
+  }
+  if (chunked == 0) return;
+  m.attention.kind = AttentionKind::kChunkedLocal;
+  m.attention.window = chunk;
+  m.attention.window_layers = chunked;
+}
+
 // Dense layers given as a list (Qwen2/3-MoE mlp_only_layers): representable when it is the
 // prefix 0..k-1. Returns k, or -1 after failing the reader.
 int DensePrefix(const json& j, FieldReader& r, const char* key) {
@@ -604,6 +643,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   if (type == "qwen") m.ffn /= 2;
   ReadActivationAndFlags(r, cls, type, m);
   ReadWindow(j, r, cls, type, m);
+  ReadChunk(j, r, type, m);
   ReadMoe(j, r, type, m);
   ReadMla(r, m);
   r.Int("num_nextn_predict_layers", m.mtp_layers, 0);

@@ -256,6 +256,28 @@ TEST(HfConfigKeys, Llama4InterleavedMoePlacement) {
   EXPECT_EQ(m->moe.shared_ffn, 256);
 }
 
+// Llama4TextConfig: attention_chunk_size (default 8192) on the RoPE layers; no_rope_layers
+// empty = every no_rope_layer_interval-th (4th) layer NoPE and global.
+TEST(HfConfigKeys, Llama4ChunkedLocalAttention) {
+  auto m = Parse(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
+      "hidden_size": 512, "num_hidden_layers": 8, "num_attention_heads": 8, "head_dim": 64,
+      "num_key_value_heads": 2, "intermediate_size": 256, "intermediate_size_mlp": 1024,
+      "num_local_experts": 16, "num_experts_per_tok": 1, "interleave_moe_layer_step": 1,
+      "attention_chunk_size": 8192, "no_rope_layers": [], "vocab_size": 1000}})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->attention.kind, AttentionKind::kChunkedLocal);
+  EXPECT_EQ(m->attention.window, 8192);
+  EXPECT_EQ(m->windowed_layers(), 6);
+  auto given = Parse(R"({"model_type": "llama4_text", "hidden_size": 512,
+      "num_hidden_layers": 4, "num_attention_heads": 8, "head_dim": 64, "num_key_value_heads": 2,
+      "intermediate_size": 256, "intermediate_size_mlp": 1024, "num_local_experts": 16,
+      "num_experts_per_tok": 1, "attention_chunk_size": 4096, "no_rope_layers": [1, 0, 0, 1],
+      "vocab_size": 1000})");
+  ASSERT_TRUE(given.ok()) << given.status().message();
+  EXPECT_EQ(given->attention.window, 4096);
+  EXPECT_EQ(given->windowed_layers(), 2);
+}
+
 TEST(HfConfigClass, MptDbrxOptBloomSpellings) {
   // MPT: d_model / n_heads / n_layers, MLP = expansion_ratio * d_model, no_bias, tied.
   auto mpt = Parse(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,

@@ -44,6 +44,17 @@ TEST(AttentionCase, ReadsThePatternOptimizerAndFramework) {
       << s.cases[0].strategy_used;
 }
 
+TEST(AttentionCase, ChunkedLocalKind) {
+  nlohmann::json j = SmallCase();
+  j["attention"] = {{"kind", "chunked_local"}, {"window_tokens", 8192}};
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->model.attention.kind, AttentionKind::kChunkedLocal);
+  const ValidationSummary s = ScoreCases({c.value()});
+  EXPECT_NE(s.cases[0].strategy_used.find("chunk8192"), std::string::npos)
+      << s.cases[0].strategy_used;
+}
+
 TEST(AttentionCase, FrameworkFieldWinsOverTheSource) {
   nlohmann::json j = SmallCase();
   j["framework"] = "llm.c";  // the source names modded-nanogpt too

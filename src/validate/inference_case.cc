@@ -44,6 +44,19 @@ void ReadNotes(const std::string& notes, InferenceCase& c) {
     c.model.moe.dense_ffn = c.model.ffn;
     c.assumed.push_back({"moe.layer_freq", mt[1].str(), "interleave_moe_layer_step in the notes"});
   }
+  // Llama-4 iRoPE: "chunked local attention (8192) on 3 of every 4 layers".
+  static const std::regex chunk(
+      R"(chunked local attention \((\d+)\) on (\d+) of every (\d+) layers)");
+  if (std::regex_search(notes, mt, chunk) && std::stoi(mt[3].str()) > 0) {
+    c.model.attention.kind = AttentionKind::kChunkedLocal;
+    c.model.attention.window = std::stoll(mt[1].str());
+    c.model.attention.window_layers =
+        c.model.layers * std::stoi(mt[2].str()) / std::stoi(mt[3].str());
+    c.assumed.push_back({"attention",
+                         "chunked_local " + mt[1].str() + " on " +
+                             std::to_string(c.model.attention.window_layers) + " layers",
+                         "chunked local attention in the notes (Llama-4 attention_chunk_size)"});
+  }
 }
 
 Status ReadLayout(const json& j, const std::string& where, InferenceCase& c) {

@@ -23,8 +23,9 @@ namespace {
 using nlohmann::json;
 
 // The `attention` object of a case (shared/validation/README.md, small_pretrain.jsonl): kind
-// dense_causal | sliding_window | block_sparse_windowed, window_tokens, document_masking,
-// mean_document_tokens (null: kDefaultMeanDocumentTokens when documents are masked).
+// dense_causal | sliding_window | block_sparse_windowed | chunked_local, window_tokens,
+// document_masking, mean_document_tokens (null: kDefaultMeanDocumentTokens when documents are
+// masked).
 Status ReadAttention(const json& j, AttentionSpec& a, const std::string& where) {
   detail::FieldReader r(j, where + ": attention");
   std::string kind = "dense_causal";
@@ -35,8 +36,10 @@ Status ReadAttention(const json& j, AttentionSpec& a, const std::string& where) 
     a.kind = AttentionKind::kSlidingWindow;
   } else if (kind == "block_sparse_windowed") {
     a.kind = AttentionKind::kBlockSparse;
+  } else if (kind == "chunked_local") {
+    a.kind = AttentionKind::kChunkedLocal;  // window_tokens = the chunk (Llama-4 iRoPE)
   } else {
-    r.Fail("kind", "must be dense_causal, sliding_window or block_sparse_windowed");
+    r.Fail("kind", "must be dense_causal, sliding_window, block_sparse_windowed or chunked_local");
   }
   r.Int64("window_tokens", a.window, 0);
   r.Bool("document_masking", a.document_masking);
@@ -63,6 +66,7 @@ std::string DescribeAttention(const AttentionSpec& a) {
   std::ostringstream o;
   if (a.kind == AttentionKind::kSlidingWindow && a.window > 0) o << " swa" << a.window;
   if (a.kind == AttentionKind::kBlockSparse) o << " bsa" << a.window;
+  if (a.kind == AttentionKind::kChunkedLocal) o << " chunk" << a.window;
   if (a.document_masking) {
     if (a.mean_document_tokens > 0)
       o << "+doc" << a.mean_document_tokens;
