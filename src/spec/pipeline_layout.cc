@@ -7,7 +7,7 @@
 //  * __init__ (and megatron/training/arguments.py): the stage count a multiple of pp, vpp =
 //    stages / pp, stage i on virtual rank i / pp of pipeline rank i % pp;
 //  * validate_layer_layout: see CheckPipelineLayout.
-#include <regex>
+#include <algorithm>
 #include <string>
 
 #include "trainsim/megatron.h"
@@ -23,26 +23,67 @@ std::string S(long long x) {
   return std::to_string(x);
 }
 
-// One regular-expression pass of parse_str_to_list: every match replaced by group 1 repeated
-// group 2 times. False when the result passes kMaxUnrolled.
-bool UnrollPass(const std::string& in, const std::regex& re, std::string& out) {
+// The digits of a repeat count starting at `at` (Python's \d on ASCII): their end, or `at`
+// when there are none.
+size_t DigitsEnd(const std::string& s, size_t at) {
+  while (at < s.size() && s[at] >= '0' && s[at] <= '9') ++at;
+  return at;
+}
+
+// A match of one parse_str_to_list pattern at a position: the repeated unit and the count text.
+// `next_close` carries the last ')' found from one position to the next, so that a long run of
+// '(' is scanned once rather than once per '('.
+struct RepeatMatch {
+  size_t unit_begin = 0, unit_end = 0, digits_begin = 0, digits_end = 0;
+  size_t next_close = 0;
+};
+
+// r'\(([^)]+)\)\*(\d+)' at i: '[^)]+' can only stop at the first ')', so there is at most
+// one match, found without backtracking.
+bool MatchGroup(const std::string& s, size_t i, RepeatMatch& m) {
+  if (s[i] != '(') return false;
+  if (m.next_close != std::string::npos && m.next_close <= i) m.next_close = s.find(')', i + 1);
+  const size_t close = m.next_close;
+  if (close == std::string::npos || close == i + 1) return false;
+  if (close + 1 >= s.size() || s[close + 1] != '*') return false;
+  const size_t end = DigitsEnd(s, close + 2);
+  if (end == close + 2) return false;
+  m.unit_begin = i + 1, m.unit_end = close, m.digits_begin = close + 2, m.digits_end = end;
+  return true;
+}
+
+// r'(.)\*(\d+)' at i: Python's '.' is any character but a newline.
+bool MatchSingle(const std::string& s, size_t i, RepeatMatch& m) {
+  if (s[i] == '\n' || i + 1 >= s.size() || s[i + 1] != '*') return false;
+  const size_t end = DigitsEnd(s, i + 2);
+  if (end == i + 2) return false;
+  m.unit_begin = i, m.unit_end = i + 1, m.digits_begin = i + 2, m.digits_end = end;
+  return true;
+}
+
+// One re.sub pass of parse_str_to_list: leftmost non-overlapping matches, each replaced by its
+// unit repeated count times. A linear scan (std::regex recursed once per character and
+// overflowed the stack on long inputs). False when the result passes kMaxUnrolled.
+bool UnrollPass(const std::string& in, bool (*match)(const std::string&, size_t, RepeatMatch&),
+                std::string& out) {
   out.clear();
-  size_t last = 0;
-  for (auto it = std::sregex_iterator(in.begin(), in.end(), re); it != std::sregex_iterator();
-       ++it) {
-    const std::smatch& m = *it;
-    out.append(in, last, static_cast<size_t>(m.position(0)) - last);
-    const std::string unit = m[1].str(), count = m[2].str();
+  size_t i = 0;
+  RepeatMatch m;
+  while (i < in.size()) {
+    if (!match(in, i, m)) {
+      out += in[i++];
+      continue;
+    }
     size_t n = 0;
-    for (char c : count) {
-      n = n * 10 + static_cast<size_t>(c - '0');
+    for (size_t d = m.digits_begin; d < m.digits_end; ++d) {
+      n = n * 10 + static_cast<size_t>(in[d] - '0');
       if (n > kMaxUnrolled) return false;
     }
-    if (!unit.empty() && n > (kMaxUnrolled - out.size()) / unit.size()) return false;
-    for (size_t r = 0; r < n; ++r) out += unit;
-    last = static_cast<size_t>(m.position(0) + m.length(0));
+    const size_t len = m.unit_end - m.unit_begin;
+    if (n > (kMaxUnrolled - std::min(out.size(), kMaxUnrolled)) / len) return false;
+    for (size_t r = 0; r < n; ++r) out.append(in, m.unit_begin, len);
+    i = m.digits_end;
   }
-  out.append(in, last, std::string::npos);
   return out.size() <= kMaxUnrolled;
 }
 
@@ -50,10 +91,8 @@ Result<std::string> Unroll(std::string_view layout, std::string_view field) {
   std::string s;
   for (char c : layout)
     if (c != ',') s += c;  // "purely cosmetic commas"
-  static const std::regex group(R"(\(([^)]+)\)\*(\d+))");
-  static const std::regex single(R"((.)\*(\d+))");
   std::string once, twice;
-  if (!UnrollPass(s, group, once) || !UnrollPass(once, single, twice))
+  if (!UnrollPass(s, MatchGroup, once) || !UnrollPass(once, MatchSingle, twice))
     return Status::Invalid(std::string(field),
                            "unrolls to more than " + S(kMaxUnrolled) + " layers");
   return twice;

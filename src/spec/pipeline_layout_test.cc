@@ -76,6 +76,19 @@ TEST(PipelineLayout, UnrollsAsMegatron) {
   EXPECT_EQ(P("E|(tt|)*2L", 4).layers, (std::vector<int>{0, 2, 2, 0}));
 }
 
+// The fuzz input that overflowed the stack of std::regex (CI, sanitize-ci), and long inputs of
+// the shapes that recursed per character: each is answered by a message, not a crash.
+TEST(PipelineLayout, LongInputsAreScannedWithoutRecursion) {
+  const std::string crash = "3***\x1a*+*\x01)*3(8889)*38883(8889\x1a***9aa";
+  EXPECT_FALSE(ParsePipelineLayoutStages(crash).ok());
+  const std::string open(1 << 20, '('), stars(1 << 20, '*'), digits(1 << 20, '9');
+  for (const std::string& s : {open, stars, "(" + std::string(1 << 20, 't') + ")*1", "t*" + digits})
+    EXPECT_FALSE(ParsePipelineLayoutStages(s).ok()) << s.substr(0, 8);
+  auto l = ParsePipelineLayoutStages("(" + std::string(1 << 16, 't') + ")*2");
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ(l->layers(), 2 << 16);
+}
+
 // What Megatron refuses, each with the rule.
 TEST(PipelineLayout, RefusesWhatMegatronRefuses) {
   const std::pair<const char*, const char*> grammar[] = {

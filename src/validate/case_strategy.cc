@@ -1,12 +1,11 @@
 // Filling a validation case's strategy from the case and its framework profile.
 #include "validate/case_strategy.h"
 
-#include <regex>
-
 #include "rl/rl.h"
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "trainsim/limits.h"
+#include "validate/notes_match.h"
 
 namespace trainsim::detail {
 namespace {
@@ -181,9 +180,8 @@ Status ReadRecompute(const json& j, const std::string& where, const Framework& f
 
 // The number before `word` in the notes ("200 virtual KV tokens"), or 0.
 int NumberBefore(const std::string& notes, const char* word) {
-  std::smatch mt;
-  const std::regex re(std::string("([0-9]+) ") + word);
-  return std::regex_search(notes, mt, re) ? std::stoi(mt[1].str()) : 0;
+  std::vector<std::string> mt;
+  return MatchNotes(notes, std::string("%d ") + word, mt) ? std::stoi(mt[0]) : 0;
 }
 
 // The `lora` object: rank, alpha, targets (a list, "all-linear" or null), quant_bits.
@@ -235,9 +233,8 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
     if (Status st = ReadLora(j["lora"], where, s, rec); !st.ok()) return st;
   if (const int nv = NumberBefore(notes, "virtual"); nv > 0) s.virtual_tokens = nv;
   // seq is the mean of batches padded to their longest sample: "... is that MEAN (max 768)".
-  std::smatch mt;
-  if (std::regex_search(notes, mt, std::regex("MEAN \\(max ([0-9]+)\\)")))
-    s.max_seq = std::stoi(mt[1].str());
+  std::vector<std::string> mt;
+  if (MatchNotes(notes, "MEAN (max %d)", mt)) s.max_seq = std::stoi(mt[0]);
   s.train_embeddings = notes.find("LoRA (emb)") != std::string::npos;
   // torchtune's fsdp_cpu_offload, verl's Megatron OFFLOAD_FRACTION 1: optimizer states and
   // the step on the host.
@@ -254,10 +251,10 @@ Status ReadFinetune(const json& j, const std::string& where, const std::string& 
 void ReadLoraDropout(const Framework& fw, const std::string& notes, Strategy& s, Recorder& rec) {
   s.lora_dropout = 0;
   if (!HasLoraDropout(s.method)) return;
-  std::smatch mt;
-  if (std::regex_search(notes, mt, std::regex("dropout (0?\\.[0-9]+)"))) {
-    s.lora_dropout = std::stod(mt[1].str());
-    rec.Default("lora_dropout", mt[1].str(), "case notes");
+  std::vector<std::string> mt;
+  if (MatchNotes(notes, "dropout %f", mt)) {
+    s.lora_dropout = std::stod(mt[0]);
+    rec.Default("lora_dropout", mt[0], "case notes");
   } else if (fw.lora_dropout > 0) {
     s.lora_dropout = fw.lora_dropout;
     rec.Profile("lora_dropout", NumberText(fw.lora_dropout));
@@ -358,11 +355,10 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw,
                 "the sources' separate pools run one step off-policy (NeMo RL async GRPO, verl "
                 "one_step_off / fully_async)");
   // "8-step off-policy async GRPO": NeMo RL's max_trajectory_age_steps as the notes state it.
-  std::smatch age;
-  if (s.rollout_separate && std::regex_search(notes, age, std::regex("([0-9]+)-step off-policy")) &&
-      std::stoi(age[1].str()) > 1) {
-    s.rollout_max_age = std::stoi(age[1].str());
-    rec.Default("rollout_max_age", age[1].str(),
+  std::vector<std::string> age;
+  if (s.rollout_separate && MatchNotes(notes, "%d-step off-policy", age) && std::stoi(age[0]) > 1) {
+    s.rollout_max_age = std::stoi(age[0]);
+    rec.Default("rollout_max_age", age[0],
                 "case notes: the rollout runs up to this many steps ahead of training");
   }
   return Status::Ok();

@@ -1,12 +1,12 @@
 #include "validate/inference_case.h"
 
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "spec/json_fields.h"
 #include "trainsim/presets.h"
 #include "validate/case_strategy.h"
+#include "validate/notes_match.h"
 
 namespace trainsim::detail {
 namespace {
@@ -37,23 +37,20 @@ void ReadNotes(const std::string& notes, InferenceCase& c) {
     c.spec.quant = QuantMethod::kGptq;
     c.assumed.push_back({"quant", "gptq", "named in the case notes"});
   }
-  static const std::regex step(R"(interleave_moe_layer_step\s+(\d+))");
-  std::smatch mt;
-  if (c.model.is_moe() && std::regex_search(notes, mt, step)) {
-    c.model.moe.layer_freq = std::stoi(mt[1].str());
+  std::vector<std::string> mt;
+  if (c.model.is_moe() && MatchNotes(notes, "interleave_moe_layer_step%s%d", mt)) {
+    c.model.moe.layer_freq = std::stoi(mt[0]);
     c.model.moe.dense_ffn = c.model.ffn;
-    c.assumed.push_back({"moe.layer_freq", mt[1].str(), "interleave_moe_layer_step in the notes"});
+    c.assumed.push_back({"moe.layer_freq", mt[0], "interleave_moe_layer_step in the notes"});
   }
   // Llama-4 iRoPE: "chunked local attention (8192) on 3 of every 4 layers".
-  static const std::regex chunk(
-      R"(chunked local attention \((\d+)\) on (\d+) of every (\d+) layers)");
-  if (std::regex_search(notes, mt, chunk) && std::stoi(mt[3].str()) > 0) {
+  if (MatchNotes(notes, "chunked local attention (%d) on %d of every %d layers", mt) &&
+      std::stoi(mt[2]) > 0) {
     c.model.attention.kind = AttentionKind::kChunkedLocal;
-    c.model.attention.window = std::stoll(mt[1].str());
-    c.model.attention.window_layers =
-        c.model.layers * std::stoi(mt[2].str()) / std::stoi(mt[3].str());
+    c.model.attention.window = std::stoll(mt[0]);
+    c.model.attention.window_layers = c.model.layers * std::stoi(mt[1]) / std::stoi(mt[2]);
     c.assumed.push_back({"attention",
-                         "chunked_local " + mt[1].str() + " on " +
+                         "chunked_local " + mt[0] + " on " +
                              std::to_string(c.model.attention.window_layers) + " layers",
                          "chunked local attention in the notes (Llama-4 attention_chunk_size)"});
   }
