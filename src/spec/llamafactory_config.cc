@@ -129,7 +129,9 @@ Result<std::map<std::string, std::string>> Flatten(std::string_view text,
       }
       out[key] = joined;
     } else if (key == "fsdp_config" || key == "deepspeed") {
-      out[key] = detail::YamlToJson(v).dump();  // TrainingArguments takes a dict for both
+      auto dict = detail::YamlToJson(v, key);  // TrainingArguments takes a dict for both
+      if (!dict.ok()) return dict.status().WithContext(origin);
+      out[key] = dict->dump();
     } else {
       return Status::Invalid(key, "must be a value or a list of values, not a mapping")
           .WithContext(origin);

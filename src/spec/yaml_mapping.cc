@@ -19,18 +19,9 @@ Result<YAML::Node> LoadYamlMapping(std::string_view text, const std::string& ori
   return root;
 }
 
-nlohmann::json YamlToJson(const YAML::Node& node) {
-  if (node.IsMap()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& kv : node) out[kv.first.as<std::string>()] = YamlToJson(kv.second);
-    return out;
-  }
-  if (node.IsSequence()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : node) out.push_back(YamlToJson(item));
-    return out;
-  }
-  if (!node.IsScalar()) return nullptr;
+namespace {
+
+nlohmann::json ScalarToJson(const YAML::Node& node) {
   const std::string& t = node.Scalar();
   if (node.Tag() == "!") return t;  // quoted: a string
   if (t == "true" || t == "True") return true;
@@ -42,6 +33,35 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
   const double d = std::strtod(t.c_str(), &end);
   if (end && *end == '\0') return d;
   return t;
+}
+
+// Depth-first conversion that counts every value it makes; false once `left` runs out.
+bool Convert(const YAML::Node& node, size_t& left, nlohmann::json& out) {
+  if (left == 0) return false;
+  --left;
+  if (node.IsMap()) {
+    out = nlohmann::json::object();
+    for (const auto& kv : node)
+      if (!Convert(kv.second, left, out[kv.first.as<std::string>()])) return false;
+  } else if (node.IsSequence()) {
+    out = nlohmann::json::array();
+    for (const auto& item : node)
+      if (!Convert(item, left, out.emplace_back())) return false;
+  } else {
+    out = node.IsScalar() ? ScalarToJson(node) : nlohmann::json(nullptr);
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<nlohmann::json> YamlToJson(const YAML::Node& node, const std::string& field) {
+  size_t left = kMaxYamlValues;
+  nlohmann::json out;
+  if (!Convert(node, left, out))
+    return Status::Invalid(field, "expands to more than " + std::to_string(kMaxYamlValues) +
+                                      " values (YAML aliases repeat what they name)");
+  return out;
 }
 
 }  // namespace trainsim::detail

@@ -1,9 +1,9 @@
 // A framework file's YAML loaded as a mapping (LLaMA-Factory training files, Accelerate configs).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -18,7 +18,10 @@ Result<YAML::Node> LoadYamlMapping(std::string_view text, const std::string& ori
 
 // A YAML node as JSON (a mapping given where the framework takes a dict, e.g. TrainingArguments
 // fsdp_config / deepspeed): scalars true / false as booleans, numbers as numbers, null / ~ as
-// null, anything else as a string (the YAML 1.2 core schema).
-nlohmann::json YamlToJson(const YAML::Node& node);
+// null, anything else as a string (the YAML 1.2 core schema). Aliases are expanded, so a few
+// lines of anchors can stand for billions of values: past kMaxYamlValues values the conversion
+// stops with an error naming `field`.
+inline constexpr size_t kMaxYamlValues = 100000;
+Result<nlohmann::json> YamlToJson(const YAML::Node& node, const std::string& field);
 
 }  // namespace trainsim::detail
