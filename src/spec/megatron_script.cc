@@ -104,6 +104,9 @@ class Interpreter {
   Status Assign(const Token& t);
   Status Command(std::vector<std::string> fields, int line);
   void SkipBlock(size_t& i, std::string_view open, std::string_view close);
+  Result<std::vector<std::string>> Expand(std::string_view raw, int line);
+  Result<std::string> ExpandJoined(std::string_view raw, int line);
+  Status Spend(size_t bytes, int line);
 
   struct Frame {
     bool now = false;    // the branch being read is taken
@@ -115,7 +118,36 @@ class Interpreter {
   std::optional<MegatronCommand> found_;
   std::vector<std::vector<std::string>> bare_;  // commands, for a bare argument list
   int bare_line_ = 0;
+  // Bytes all expansions of the script may still produce: each word is bounded by
+  // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
+  static constexpr size_t kExpandBudget = size_t{64} << 20;
+  size_t expand_budget_ = kExpandBudget;
 };
+
+Status Interpreter::Spend(size_t bytes, int line) {
+  if (bytes > expand_budget_)
+    return Status::Invalid(LineOf(line), "the script's expansions pass " +
+                                             std::to_string(kExpandBudget >> 20) +
+                                             " MiB of text (variables that double themselves?)");
+  expand_budget_ -= bytes;
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> Interpreter::Expand(std::string_view raw, int line) {
+  auto f = shell::Expand(raw, vars_);
+  if (!f.ok()) return f.status().WithContext(LineOf(line));
+  size_t bytes = 0;
+  for (const std::string& w : f.value()) bytes += w.size() + sizeof(std::string);
+  if (Status st = Spend(bytes, line); !st.ok()) return st;
+  return f;
+}
+
+Result<std::string> Interpreter::ExpandJoined(std::string_view raw, int line) {
+  auto s = shell::ExpandJoined(raw, vars_);
+  if (!s.ok()) return s.status().WithContext(LineOf(line));
+  if (Status st = Spend(s.value().size(), line); !st.ok()) return st;
+  return s;
+}
 
 Status Interpreter::Assign(const Token& t) {
   std::string name, value;
@@ -124,13 +156,13 @@ Status Interpreter::Assign(const Token& t) {
   std::vector<std::string> v;
   if (t.kind == TokenKind::kArray) {
     for (const std::string& e : t.elems) {
-      auto f = shell::Expand(e, vars_);
-      if (!f.ok()) return f.status().WithContext(LineOf(t.line));
+      auto f = Expand(e, t.line);
+      if (!f.ok()) return f.status();
       v.insert(v.end(), f.value().begin(), f.value().end());
     }
   } else {
-    auto s = shell::ExpandJoined(value, vars_);
-    if (!s.ok()) return s.status().WithContext(LineOf(t.line));
+    auto s = ExpandJoined(value, t.line);
+    if (!s.ok()) return s.status();
     v.push_back(s.value());
   }
   std::vector<std::string>& dst = vars_[name];
@@ -141,6 +173,12 @@ Status Interpreter::Assign(const Token& t) {
   } else {
     dst.front() += v.front();
   }
+  size_t held = 0;
+  for (const std::string& e : dst) held += e.size() + sizeof(std::string);
+  if (held > shell::kMaxWordBytes)
+    return Status::Invalid(name, "holds more than " + std::to_string(shell::kMaxWordBytes) +
+                                     " bytes (a variable that doubles itself?)")
+        .WithContext(LineOf(t.line));
   return Status::Ok();
 }
 
@@ -235,8 +273,8 @@ Status Interpreter::Simple(size_t& i) {
   }
   std::vector<std::string> fields;
   for (; k < words.size(); ++k) {
-    auto f = shell::Expand(words[k]->raw, vars_);
-    if (!f.ok()) return f.status().WithContext(LineOf(words[k]->line));
+    auto f = Expand(words[k]->raw, words[k]->line);
+    if (!f.ok()) return f.status();
     fields.insert(fields.end(), f.value().begin(), f.value().end());
   }
   return Command(std::move(fields), line);
@@ -359,8 +397,8 @@ Result<bool> Interpreter::Condition(size_t& i) {
       is_op.push_back(true);
       continue;
     }
-    auto f = shell::ExpandJoined(t.raw, vars_);
-    if (!f.ok()) return f.status().WithContext(LineOf(t.line));
+    auto f = ExpandJoined(t.raw, t.line);
+    if (!f.ok()) return f.status();
     words.push_back(f.value());
     is_op.push_back(false);
   }

@@ -32,9 +32,13 @@ Result<std::vector<Token>> Lex(std::string_view text);
 // Shell variables: a scalar is an array of one element; absent = unset.
 using Vars = std::map<std::string, std::vector<std::string>>;
 
+// A word expanding to more than this many bytes is refused: launch-script arguments are short,
+// and variables that double themselves reach gigabytes in forty lines.
+inline constexpr size_t kMaxWordBytes = size_t{1} << 20;
+
 // The fields one raw word expands to (quote removal, parameter and arithmetic expansion, word
 // splitting of unquoted expansions; "${A[@]}" gives one field per element). $(command) and
-// `command` are kept as their text. An error names the construct.
+// `command` are kept as their text. An error names the construct (or a word past kMaxWordBytes).
 Result<std::vector<std::string>> Expand(std::string_view raw, const Vars& vars);
 // The same joined with single spaces (assignments, which are not split).
 Result<std::string> ExpandJoined(std::string_view raw, const Vars& vars);

@@ -15,6 +15,7 @@ class Fields {
   void Quoted(std::string_view s) {
     Open();
     out_.back() += s;
+    bytes_ += s.size();
   }
   void Unquoted(std::string_view s) {
     for (char c : s) {
@@ -23,19 +24,25 @@ class Fields {
       } else {
         Open();
         out_.back() += c;
+        ++bytes_;
       }
     }
   }
   void Break() { open_ = false; }
   std::vector<std::string> Take() { return std::move(out_); }
+  size_t bytes() const { return bytes_; }
 
  private:
   void Open() {
-    if (!open_) out_.emplace_back();
+    if (!open_) {
+      out_.emplace_back();
+      bytes_ += sizeof(std::string);  // an empty field still costs its string
+    }
     open_ = true;
   }
   std::vector<std::string> out_;
   bool open_ = false;
+  size_t bytes_ = 0;
 };
 
 const std::vector<std::string>* Lookup(const Vars& vars, const std::string& name) {
@@ -215,6 +222,10 @@ Result<std::vector<std::string>> Expand(std::string_view s, const Vars& vars) {
       f.Quoted(std::string(1, c));
       ++i;
     }
+    if (f.bytes() > kMaxWordBytes)
+      return Status::Invalid(std::string(s.substr(0, 40)),
+                             "expands to more than " + std::to_string(kMaxWordBytes) +
+                                 " bytes (variables that double themselves?)");
   }
   return f.Take();
 }

@@ -12,6 +12,7 @@
 
 #include "trainsim/formats.h"
 #include "trainsim/hardware.h"
+#include "trainsim/megatron.h"
 #include "trainsim/model.h"
 #include "trainsim/presets.h"
 #include "trainsim/strategy.h"
@@ -77,6 +78,7 @@ Status RunRow(const Row& row) {
   if (kind == "hardware") return ParseHardwareJson(text, kOrigin).status();
   if (kind == "strategy") return ParseStrategyJson(text, kOrigin).status();
   if (kind == "megatron") return ParseMegatronArgs(text, Strategy{}).status();
+  if (kind == "megatron_script") return ParseMegatronScript(text).status();
   if (kind == "dtype") return ParseDType(text).status();
   if (kind == "deepspeed") return ParseDeepSpeedConfig(text, kOrigin).status();
   if (kind == "torchtitan") return ParseTorchtitanToml(text, kOrigin).status();
