@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/megatron_flags.h"
+#include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
 
@@ -685,6 +686,30 @@ TEST(MegatronCudaGraphs, Rows) {
     const bool listed = !out.ignored.empty() && out.ignored[0].field == r.ignored;
     EXPECT_EQ(listed, std::string(r.ignored).size() > 0) << r.args;
   }
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// Nesting that recursed once per level and overflowed the stack (SIGSEGV at 50 000 levels):
+// $(( ((((1)))) )), $(( - - - 1 )) and ${A:-${A:-...}} are refused past a depth no script
+// reaches, and the ordinary depths still evaluate.
+TEST(MegatronScript, DeepNestingIsRefusedNotOverflowed) {
+  const shell::Vars none;
+  const size_t n = 200000;
+  EXPECT_FALSE(shell::Arithmetic(std::string(n, '(') + "1" + std::string(n, ')'), none).ok());
+  EXPECT_FALSE(shell::Arithmetic(std::string(n, '-') + "1", none).ok());
+  EXPECT_EQ(shell::Arithmetic("((2 * (3 + -(-4))))", none).value(), 14);
+  std::string nested;
+  for (int i = 0; i < 50000; ++i) nested += "${A:-";
+  nested += "1" + std::string(50000, '}');
+  EXPECT_FALSE(shell::Expand(nested, none).ok());
+  auto shallow = shell::Expand("${A:-${B:-${C:-8}}}", none);
+  ASSERT_TRUE(shallow.ok());
+  EXPECT_EQ(shallow.value(), std::vector<std::string>{"8"});
 }
 
 }  // namespace

@@ -52,7 +52,9 @@ class Arith {
     Blank();
     if (i_ < e_.size() && (e_[i_] == '-' || e_[i_] == '+')) {
       const bool neg = e_[i_++] == '-';
+      if (++nest_ > kMaxNest) return Bad();
       auto v = Unary();
+      --nest_;
       if (!v.ok()) return v;
       return neg ? -v.value() : v.value();
     }
@@ -65,6 +67,10 @@ class Arith {
   const Vars& vars_;
   int depth_;  // variables whose text is itself evaluated, nested
   size_t i_ = 0;
+  // Parentheses and unary signs open inside each other: the recursive descent stops at
+  // kMaxNest rather than overflow the stack (bash has no such limit; no script comes near it).
+  static constexpr int kMaxNest = 256;
+  int nest_ = 0;
 };
 
 Result<long long> Arith::Variable() {
@@ -90,7 +96,9 @@ Result<long long> Arith::Primary() {
   if (i_ >= e_.size()) return Bad();
   if (e_[i_] == '(') {
     ++i_;
+    if (++nest_ > kMaxNest) return Bad();
     auto v = Sum();
+    --nest_;
     Blank();
     if (!v.ok() || i_ >= e_.size() || e_[i_] != ')') return Bad();
     ++i_;

@@ -188,7 +188,23 @@ Result<size_t> Dollar(std::string_view s, size_t i, const Vars& vars, bool quote
 
 }  // namespace
 
+namespace {
+
+// ${A:-${B:-...}} nests Expand inside itself: deeper than this is refused rather than allowed
+// to overflow the stack (launch scripts nest two or three levels).
+constexpr int kMaxNest = 64;
+thread_local int expand_nest = 0;
+
+}  // namespace
+
 Result<std::vector<std::string>> Expand(std::string_view s, const Vars& vars) {
+  struct Nest {
+    Nest() { ++expand_nest; }
+    ~Nest() { --expand_nest; }
+  } nest;
+  if (expand_nest > kMaxNest)
+    return Status::Invalid(std::string(s.substr(0, 40)),
+                           "nests ${...} more than " + std::to_string(kMaxNest) + " deep");
   Fields f;
   bool dq = false;  // inside double quotes
   for (size_t i = 0; i < s.size();) {
