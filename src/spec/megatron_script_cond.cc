@@ -57,11 +57,12 @@ class Cond {
 
 Result<bool> Cond::Term(size_t end) {
   if (i_ >= end) return Bad();
-  if (Is(i_, "!")) {
-    ++i_;
+  if (Is(i_, "!")) {  // a run of negations, counted rather than recursed into
+    bool negate = false;
+    for (; i_ < end && Is(i_, "!"); ++i_) negate = !negate;
     auto v = Term(end);
     if (!v.ok()) return v;
-    return !v.value();
+    return negate != v.value();
   }
   if (Is(i_, "true") || Is(i_, "false")) return w_[i_++] == "true";
   if (Is(i_, "[[") || Is(i_, "[")) {
@@ -105,9 +106,12 @@ Result<bool> Cond::Test(size_t from, size_t to) const {
   if (n == 0) return false;
   if (n == 1) return !a->empty();
   if (*a == "!") {
-    auto v = Test(from + 1, to);
+    size_t k = from;  // a run of negations, counted rather than recursed into
+    while (k < to && w_[k] == "!") ++k;
+    if (k == to) return (k - from) % 2 == 1;  // the last "!" is the word tested: non-empty
+    auto v = Test(k, to);
     if (!v.ok()) return v;
-    return !v.value();
+    return ((k - from) % 2 == 1) != v.value();
   }
   if (n == 2) {
     const std::string& x = w_[from + 1];

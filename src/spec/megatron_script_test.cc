@@ -707,6 +707,19 @@ TEST(MegatronScript, DeepNestingIsRefusedNotOverflowed) {
   for (int i = 0; i < 50000; ++i) nested += "${A:-";
   nested += "1" + std::string(50000, '}');
   EXPECT_FALSE(shell::Expand(nested, none).ok());
+  // Runs of negation in a condition: counted, not recursed into.
+  for (const auto& [bangs, layers] : {std::pair{200000, "4"}, std::pair{200001, "8"}}) {
+    std::string script = "if ";
+    for (int i = 0; i < bangs; ++i) script += "! ";
+    script += "true; then L=4; else L=8; fi\nif [ ";
+    for (int i = 0; i < bangs; ++i) script += "! ";
+    script +=
+        "x ]; then M=4; else M=8; fi\npython pretrain_gpt.py --num-layers $L --seq-length $M\n";
+    auto cmd = ParseMegatronScript(script);
+    ASSERT_TRUE(cmd.ok()) << cmd.status().message();
+    EXPECT_EQ(cmd->args,
+              (std::vector<std::string>{"--num-layers", layers, "--seq-length", layers}));
+  }
   auto shallow = shell::Expand("${A:-${B:-${C:-8}}}", none);
   ASSERT_TRUE(shallow.ok());
   EXPECT_EQ(shallow.value(), std::vector<std::string>{"8"});
