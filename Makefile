@@ -18,6 +18,9 @@ FUZZ_TARGETS = model hardware override strategy megatron validation vary search_
                deepspeed torchtitan accelerate megatron_model layout rest
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 0
+# libFuzzer's -seed: 0 draws a new one each run (exploration); sanitize-ci fixes it so that a CI
+# result reproduces here with the same command.
+FUZZ_SEED ?= 0
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 .PHONY: deps build demo test bench validate format clean fuzz-deps test-sanitize fuzz-build fuzz \
@@ -90,7 +93,7 @@ fuzz: fuzz-build
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
 	  extra=""; [ $$t = model ] && extra=data/models; [ $$t = hardware ] && extra=data/hardware; \
-	  TRAINSIM_FUZZ_TARGET=$$t $(SAN_ENV) $(FUZZ_BUILD)/trainsim_fuzz -runs=$(FUZZ_RUNS) \
+	  TRAINSIM_FUZZ_TARGET=$$t $(SAN_ENV) $(FUZZ_BUILD)/trainsim_fuzz -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
 	    $(FUZZ_BUILD)/corpus/$$t fuzz/seeds/$$t $$extra > $(FUZZ_BUILD)/fuzz-$$t.log 2>&1; \
@@ -110,9 +113,10 @@ fuzz-smoke:
 # build", has the measured times).
 SANITIZE_CI_BUILD ?= build-sanitize-ci
 SANITIZE_CI_SECONDS ?= 20
+SANITIZE_CI_SEED ?= 1
 sanitize-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZ_BUILD=$(SANITIZE_CI_BUILD) \
-	  FUZZ_SECONDS=$(SANITIZE_CI_SECONDS) \
+	  FUZZ_SECONDS=$(SANITIZE_CI_SECONDS) FUZZ_SEED=$(SANITIZE_CI_SEED) \
 	  FUZZ_CMAKE_EXTRA='"-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DTRAINSIM_PCH=ON'
 
 format:
