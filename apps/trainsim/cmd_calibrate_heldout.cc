@@ -49,6 +49,11 @@ int WriteUncertainty(const CalibrateArgs& a, const CrossValidation& cv,
         "%-32s %4d cases %d sources  error p10 %+6.1f%% p90 %+6.1f%%  band -%.1f%% / +%.1f%%\n",
         b.regime.c_str(), b.cases, b.families, 100 * b.error_q10, 100 * b.error_q90,
         100 * b.rel_below, 100 * b.rel_above);
+  const BandCheck check = HeldOutBandCoverage(cv, cases);
+  std::printf(
+      "band coverage with each family's band built without it: %.1f%% of %d cases (mean "
+      "half-width %.1f%%)\n",
+      100 * check.coverage, check.cases, 100 * check.mean_half_width);
   return 0;
 }
 

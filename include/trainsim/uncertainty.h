@@ -77,12 +77,27 @@ struct RegimeRule {
 // (!HardwareSpec::calibrated) this band where it is wider than its regime's.
 inline constexpr const char* kUncalibratedRegime = "uncalibrated";
 
-// The regimes of held-out results: `loso.held_out` scored cases of `cases` (matched by id), every
-// regime of RegimeNames that satisfies `rule`, "all" always, and kUncalibratedRegime when any
-// held-out case was scored without a fit. Sorted by name.
+// The regimes of held-out results: `loso.held_out` scored cases of `cases` (matched by id). Each
+// case is served by the most specific regime of RegimeNames whose served cases (those no more
+// specific regime serves) satisfy `rule`, and a regime's band and counts are those of the cases it
+// serves, so that about 80 % of them fall inside it; "all" serves the rest (every case when the
+// rest is fewer than the rule asks). kUncalibratedRegime (every held-out case scored without a
+// fit) is added when there is one. Sorted by name.
 std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
                                     const std::vector<ValidationCase>& cases,
                                     const RegimeRule& rule = {});
+
+// The honest check of the bands: each source family's held-out cases scored against bands built
+// from the other families' residuals only (the band must not have seen the family it covers), an
+// unfitted case taking the wider of its regime's and the uncalibrated band as EstimateUncertainty
+// does. docs/VALIDATION.md quotes it.
+struct BandCheck {
+  int cases = 0, inside = 0;
+  double coverage = 0;         // inside / cases
+  double mean_half_width = 0;  // mean of (rel_below + rel_above) / 2
+};
+BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<ValidationCase>& cases,
+                              const RegimeRule& rule = {});
 
 // data/uncertainty.json: {"about", "generated_by", "date", "case_files", "cases",
 // "min_cases", "min_families", "coverage", "regimes": [{"regime", "cases", "families",

@@ -54,39 +54,133 @@ RegimeBand Band(const std::string& name, Residuals& r) {
 
 }  // namespace
 
-std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
-                                    const std::vector<ValidationCase>& cases,
-                                    const RegimeRule& rule) {
+namespace {
+
+// One held-out case: its error, family and regimes (most specific first, ending with "all").
+struct Placed {
+  double error = 0;
+  std::string family;
+  std::vector<std::string> chain;
+  bool unfitted = false;  // scored without a fit of its own hardware (HeldOutSource)
+};
+
+int Depth(const std::string& regime) {
+  return regime == "all" ? -1 : static_cast<int>(std::count(regime.begin(), regime.end(), '/'));
+}
+
+// Serves each case by the most specific regime that, counting only the cases no more specific
+// regime already serves, meets the rule; the band of a regime then comes from exactly the cases
+// it serves (a parent computed over all its children's cases was narrower than the cases left to
+// it: 67 % coverage for "all"). "all" serves the rest, or every case when the rest is too few.
+std::map<std::string, Residuals> Serve(const std::vector<Placed>& placed, const RegimeRule& rule) {
+  std::set<std::string> names;
+  for (const Placed& p : placed) names.insert(p.chain.begin(), p.chain.end());
+  std::vector<std::string> order(names.begin(), names.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::string& a, const std::string& b) { return Depth(a) > Depth(b); });
+  std::vector<bool> served(placed.size(), false);
+  std::map<std::string, Residuals> out;
+  for (const std::string& name : order) {
+    Residuals r;
+    std::vector<size_t> took;
+    for (size_t i = 0; i < placed.size(); ++i) {
+      if (served[i] ||
+          std::find(placed[i].chain.begin(), placed[i].chain.end(), name) == placed[i].chain.end())
+        continue;
+      r.errors.push_back(placed[i].error);
+      r.families.insert(placed[i].family);
+      took.push_back(i);
+    }
+    const bool enough = static_cast<int>(r.errors.size()) >= rule.min_cases &&
+                        static_cast<int>(r.families.size()) >= rule.min_families;
+    if (name == "all" && !enough) {
+      r = {};
+      for (const Placed& p : placed) r.errors.push_back(p.error), r.families.insert(p.family);
+    } else if (!enough) {
+      continue;
+    }
+    for (size_t i : took) served[i] = true;
+    out[name] = std::move(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<Placed> PlaceHeldOut(const CrossValidation& loso,
+                                 const std::vector<ValidationCase>& cases) {
   std::map<std::string, const ValidationCase*> by_id;
   for (const ValidationCase& c : cases) by_id.emplace(c.id, &c);
   // Per family, the hardware no other family measured: scored without a fit of its own.
   std::set<std::pair<std::string, std::string>> unfitted;  // (family, hardware id)
   for (const HeldOutSource& src : loso.sources)
     for (const std::string& hw : src.unfitted_hardware) unfitted.emplace(src.family, hw);
-  std::map<std::string, Residuals> regimes;
+  std::vector<Placed> placed;
   for (const CaseResult& r : loso.held_out.cases) {
     auto it = by_id.find(r.id);
     if (r.skipped || it == by_id.end()) continue;
     const ValidationCase& c = *it->second;
-    for (const std::string& name : RegimeNames(RegimeOf(c.model, c.hw, c.strategy))) {
-      regimes[name].errors.push_back(r.error);
-      regimes[name].families.insert(r.family);
-    }
-    if (unfitted.count({r.family, c.hw.id})) {
-      regimes[kUncalibratedRegime].errors.push_back(r.error);
-      regimes[kUncalibratedRegime].families.insert(r.family);
-    }
+    placed.push_back({r.error, r.family, RegimeNames(RegimeOf(c.model, c.hw, c.strategy)),
+                      unfitted.count({r.family, c.hw.id}) > 0});
   }
+  return placed;
+}
+
+std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed,
+                                         const RegimeRule& rule) {
+  std::map<std::string, Residuals> regimes = Serve(placed, rule);
+  // "uncalibrated" is kept whatever its size: the only measurement of an error on hardware the
+  // calibration never saw.
+  Residuals uncalibrated;
+  for (const Placed& p : placed)
+    if (p.unfitted) uncalibrated.errors.push_back(p.error), uncalibrated.families.insert(p.family);
+  if (!uncalibrated.errors.empty()) regimes[kUncalibratedRegime] = std::move(uncalibrated);
+  return regimes;
+}
+
+}  // namespace
+
+std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
+                                    const std::vector<ValidationCase>& cases,
+                                    const RegimeRule& rule) {
   std::vector<RegimeBand> out;
-  for (auto& [name, r] : regimes) {
-    // "all" and "uncalibrated" are kept whatever their size: the band of last resort, and the
-    // only measurement of an error on hardware the calibration never saw.
-    if (name != "all" && name != kUncalibratedRegime &&
-        (static_cast<int>(r.errors.size()) < rule.min_cases ||
-         static_cast<int>(r.families.size()) < rule.min_families))
-      continue;
-    out.push_back(Band(name, r));
+  for (auto& [name, r] : Regimes(PlaceHeldOut(loso, cases), rule)) out.push_back(Band(name, r));
+  return out;
+}
+
+BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<ValidationCase>& cases,
+                              const RegimeRule& rule) {
+  const std::vector<Placed> placed = PlaceHeldOut(loso, cases);
+  std::set<std::string> families;
+  for (const Placed& p : placed) families.insert(p.family);
+  BandCheck out;
+  double width = 0;
+  for (const std::string& family : families) {
+    std::vector<Placed> others;
+    for (const Placed& p : placed)
+      if (p.family != family) others.push_back(p);
+    std::map<std::string, RegimeBand> bands;
+    for (auto& [name, r] : Regimes(others, rule)) bands[name] = Band(name, r);
+    for (const Placed& p : placed) {
+      if (p.family != family) continue;
+      const RegimeBand* b = nullptr;
+      for (const std::string& name : p.chain)
+        if (auto it = bands.find(name); it != bands.end() && !b) b = &it->second;
+      if (!b) continue;
+      if (auto u = bands.find(kUncalibratedRegime);
+          p.unfitted && u != bands.end() &&
+          u->second.rel_below + u->second.rel_above > b->rel_below + b->rel_above)
+        b = &u->second;
+      const double measured = 1 / (1 + p.error);  // for a prediction of 1
+      out.inside += 1 - b->rel_below <= measured && measured <= 1 + b->rel_above;
+      width += (b->rel_below + b->rel_above) / 2;
+      ++out.cases;
+    }
   }
+  out.coverage = out.cases ? static_cast<double>(out.inside) / out.cases : 0;
+  out.mean_half_width = out.cases ? width / out.cases : 0;
   return out;
 }
 
