@@ -36,6 +36,9 @@ void AddSimulateInputs(CLI::App* c, SimulateArgs& a) {
   c->add_option("--megatron-script", a.megatron_script,
                 "a Megatron-LM launch script (torchrun ... pretrain_gpt.py ...): strategy, model "
                 "and GPU count from its arguments");
+  c->add_option("--megatron-script-args", a.megatron_script_args,
+                "the launch script's own arguments ($1, $2, ...; quoted as the shell reads "
+                "them), e.g. PAI-Megatron-Patch's \"dsw 8B 1 8 ...\"");
   c->add_option("--hw-override", a.hw_override, "JSON object of hardware fields to override");
   AddStrategyFlags(c, a.strategy, "Strategy (trainsim schema strategy)");
   c->add_flag("--no-overlap", a.no_overlap,
@@ -180,7 +183,7 @@ static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* 
 Result<SimulateInputs> ResolveSimulateInputs(const SimulateArgs& a) {
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return hw.status();
-  auto mg_in = LoadMegatronInput(a.megatron_args, a.megatron_script);
+  auto mg_in = LoadMegatronInput(a.megatron_args, a.megatron_script, a.megatron_script_args);
   if (!mg_in.ok()) return mg_in.status();
   SimulateInputs in;
   in.hw = std::move(hw).value();

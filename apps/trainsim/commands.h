@@ -22,8 +22,9 @@ struct SimulateArgs {
   std::string model = "llama3-8b";
   std::string hardware = "h100_sxm_80gb";
   std::string strategy_file, megatron_args, hw_override;
-  std::string megatron_script;  // a Megatron-LM launch script (--megatron-script)
-  bool model_given = false;     // --model appeared (else a Megatron-LM input describes the model)
+  std::string megatron_script;       // a Megatron-LM launch script (--megatron-script)
+  std::string megatron_script_args;  // its command-line arguments (--megatron-script-args)
+  bool model_given = false;  // --model appeared (else a Megatron-LM input describes the model)
   std::map<std::string, std::string> strategy;  // schema key -> flag value (strategy_flags.h)
   bool no_overlap = false;                      // both DP overlaps off (a shorthand)
   std::string trace;                            // Chrome trace JSON file

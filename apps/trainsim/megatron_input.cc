@@ -7,7 +7,11 @@
 namespace trainsim::cli {
 
 Result<std::optional<MegatronInput>> LoadMegatronInput(const std::string& args,
-                                                       const std::string& script_file) {
+                                                       const std::string& script_file,
+                                                       const std::string& script_args) {
+  if (!script_args.empty() && script_file.empty())
+    return Status::Invalid("megatron-script-args",
+                           "needs --megatron-script (the script they are for)");
   if (args.empty() && script_file.empty()) return std::optional<MegatronInput>();
   if (!args.empty() && !script_file.empty())
     return Status::Invalid("megatron-script",
@@ -18,7 +22,9 @@ Result<std::optional<MegatronInput>> LoadMegatronInput(const std::string& args,
     if (!t.ok()) return Status::NotFound("megatron-script: " + t.status().message());
     text = t.value();
   }
-  auto cmd = ParseMegatronScript(text);
+  auto positional = SplitShellWords(script_args);
+  if (!positional.ok()) return positional.status().WithContext("megatron-script-args");
+  auto cmd = ParseMegatronScript(text, positional.value());
   if (!cmd.ok())
     return cmd.status().WithContext(script_file.empty() ? "from-megatron-args" : script_file);
   MegatronInput in;

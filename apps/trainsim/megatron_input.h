@@ -15,9 +15,11 @@ struct MegatronInput {
   MegatronReading reading;
 };
 
-// Reads the script file or the argument string (the one given; std::nullopt for neither).
+// Reads the script file (run with `script_args` as its $1, $2, ...) or the argument string (the
+// one given; std::nullopt for neither).
 Result<std::optional<MegatronInput>> LoadMegatronInput(const std::string& args,
-                                                       const std::string& script_file);
+                                                       const std::string& script_file,
+                                                       const std::string& script_args = "");
 
 // Prints one warning line per kind of ignored argument (not modelled / unknown) on stderr.
 void WarnIgnored(const MegatronReading& r);

@@ -32,7 +32,15 @@ struct MegatronCommand {
 // launcher. Loops, case and functions are skipped; $(command) stays as its text. A text with no
 // pretrain_*.py command is read as one bare argument list ("--tensor-model-parallel-size 2 ...").
 // Errors name the line: unmatched quotes, a condition it cannot evaluate, two pretrain commands.
-Result<MegatronCommand> ParseMegatronScript(std::string_view text);
+// `args` are the script's own command-line arguments ($1, ${10}, "$@", $#: PAI-Megatron-Patch's
+// run_mcore_*.sh take model size, batch and parallel sizes this way); without them those expand
+// to nothing, as bash would.
+Result<MegatronCommand> ParseMegatronScript(std::string_view text,
+                                            const std::vector<std::string>& args = {});
+
+// A command line's words as the shell splits them ("dsw 8B 1 '8' \"a b\"" -> dsw, 8B, 1, 8, a b):
+// the arguments a launch script is run with. No variables are expanded.
+Result<std::vector<std::string>> SplitShellWords(std::string_view text);
 
 // What a Megatron-LM argument list says beyond the strategy.
 struct MegatronReading {

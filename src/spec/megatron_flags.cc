@@ -56,6 +56,12 @@ constexpr FlagInfo kFlags[] = {
     {"--v-head-dim", kShape, ""},
     {"--mtp-num-layers", kShape, ""},
     // Performance-relevant, not modelled.
+    {"--extra-vocab-size", kNo,
+     "PAI-Megatron-Patch adds these rows to its tokenizer's vocabulary; the vocabulary is the "
+     "model's (--model or --vocab-size)"},
+    {"--max-padding-length", kNo,
+     "PAI-Megatron-Patch pads fine-tuning samples to this length; the step is costed at "
+     "--seq-length"},
     {"--cpu-offloading", kNo, "activation/weight offload to host memory is not modelled"},
     {"--cpu-offloading-num-layers", kNo, "activation offload to host memory is not modelled"},
     {"--cpu-offloading-activations", kNo, "activation offload to host memory is not modelled"},
@@ -219,6 +225,11 @@ constexpr FlagInfo kFlags[] = {
     {"--eod-mask-loss", kOk, ""},
     {"--object-storage-cache-path", kOk, ""},
     {"--tokenizer-*", kOk, ""},
+    // PAI-Megatron-Patch (alibaba/Pai-Megatron-Patch, examples/*/run_mcore_*.sh): its tokenizer
+    // and dataset classes, and pretrain vs finetune mode (the SFT loss mask: no cost).
+    {"--patch-tokenizer-type", kOk, ""},
+    {"--dataset", kOk, ""},
+    {"--train-mode", kOk, ""},
     {"--vocab-file", kOk, ""},
     {"--merge-file", kOk, ""},
     {"--tiktoken-pattern", kOk, ""},

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -91,7 +92,11 @@ bool RunsNoProgram(const std::vector<std::string>& fields) {
 
 class Interpreter {
  public:
-  explicit Interpreter(const std::vector<Token>& t) : t_(t) {}
+  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args) : t_(t) {
+    for (size_t k = 0; k < args.size(); ++k) vars_[std::to_string(k + 1)] = {args[k]};
+    vars_[shell::kPositionalAll] = args;
+    vars_[shell::kPositionalCount] = {std::to_string(args.size())};
+  }
   Result<MegatronCommand> Run();
 
  private:
@@ -99,6 +104,8 @@ class Interpreter {
     return std::all_of(frames_.begin(), frames_.end(), [](const Frame& f) { return f.now; });
   }
   Status Keyword(const std::string& w, size_t& i);
+  Status Case(size_t& i);
+  size_t CaseClauseEnd(size_t k, size_t esac) const;
   Result<bool> Condition(size_t& i);
   Status Simple(size_t& i);
   Status Assign(const Token& t);
@@ -117,6 +124,9 @@ class Interpreter {
   std::vector<Frame> frames_;
   std::optional<MegatronCommand> found_;
   std::vector<std::vector<std::string>> bare_;  // commands, for a bare argument list
+  std::map<size_t, size_t> jumps_;  // the end of a case clause being run -> after its esac
+  static constexpr int kMaxDepth = 8;
+  int depth_ = 0;  // scripts run by eval / sh -c around this one
   int bare_line_ = 0;
   // Bytes all expansions of the script may still produce: each word is bounded by
   // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
@@ -211,8 +221,13 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     if ((fields[k] != "sh" && fields[k] != "bash") || fields[k + 1] != "-c") continue;
     auto toks = shell::Lex(fields[k + 2]);
     if (!toks.ok()) return toks.status().WithContext(LineOf(line));
-    Interpreter inner(toks.value());
+    // eval eval ... and sh -c "sh -c ..." run the text as a script inside this one.
+    if (depth_ >= kMaxDepth)
+      return Status::Invalid(LineOf(line),
+                             "nests eval / sh -c more than " + std::to_string(kMaxDepth) + " deep");
+    Interpreter inner(toks.value(), {});
     inner.vars_ = vars_;
+    inner.depth_ = depth_ + 1;
     auto r = inner.Run();
     if (!r.ok()) return r.status().WithContext(LineOf(line));
     if (r->program.empty()) continue;
@@ -318,16 +333,83 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
     SkipBlock(i, "do", "done");  // loops are not run
   } else if (w == "case") {
     --i;
-    SkipBlock(i, "case", "esac");
+    return Case(i);
   } else if (w == "function") {
     SkipBlock(i, "{", "}");
   }
   return Status::Ok();
 }
 
+// The end of the case clause whose body starts at k: its ";;" (or ";&", ";;&") outside nested
+// case blocks, or the esac.
+size_t Interpreter::CaseClauseEnd(size_t k, size_t esac) const {
+  int depth = 0;
+  for (; k < esac; ++k) {
+    if (IsWord(t_[k], "case")) ++depth;
+    if (IsWord(t_[k], "esac")) --depth;
+    if (depth == 0 && t_[k].kind == TokenKind::kOp &&
+        (t_[k].raw == ";;" || t_[k].raw == ";&" || t_[k].raw == ";;&"))
+      return k;
+  }
+  return esac;
+}
+
+// case WORD in PATTERN|PATTERN) ... ;; ... esac, as bash(1) runs it: the first clause with a
+// pattern (a glob, after expansion) that matches the expanded word runs, then the script goes on
+// after esac (a jump registered at the clause's end).
+Status Interpreter::Case(size_t& i) {
+  const int line = t_[i].line;
+  size_t end = i;
+  SkipBlock(end, "case", "esac");
+  const size_t esac = end - 1;
+  if (!Active() || !IsWord(t_[esac], "esac")) {
+    i = end;
+    return IsWord(t_[esac], "esac") ? Status::Ok()
+                                    : Status::Invalid(LineOf(line), "case without esac");
+  }
+  size_t k = i + 1;
+  if (k >= esac || t_[k].kind != TokenKind::kWord)
+    return Status::Invalid(LineOf(line), "case without a word");
+  auto word = ExpandJoined(t_[k].raw, t_[k].line);
+  if (!word.ok()) return word.status();
+  for (++k; k < esac && t_[k].kind == TokenKind::kNewline; ++k) {
+  }
+  if (!IsWord(t_[k], "in")) return Status::Invalid(LineOf(line), "case without 'in'");
+  for (++k; k < esac;) {
+    if (t_[k].kind == TokenKind::kNewline || t_[k].raw == ";") {
+      ++k;
+      continue;
+    }
+    if (t_[k].kind == TokenKind::kOp && t_[k].raw == "(") ++k;
+    bool match = false;
+    for (; k < esac && !(t_[k].kind == TokenKind::kOp && t_[k].raw == ")"); ++k) {
+      if (t_[k].kind == TokenKind::kOp && t_[k].raw == "|") continue;
+      if (t_[k].kind != TokenKind::kWord)
+        return Status::Invalid(LineOf(t_[k].line), "case pattern expected before ')'");
+      auto pattern = ExpandJoined(t_[k].raw, t_[k].line);
+      if (!pattern.ok()) return pattern.status();
+      match = match || fnmatch(pattern.value().c_str(), word.value().c_str(), 0) == 0;
+    }
+    if (k >= esac) return Status::Invalid(LineOf(line), "case pattern without ')'");
+    const size_t clause_end = CaseClauseEnd(++k, esac);
+    if (match) {
+      i = k;
+      jumps_[clause_end] = end;
+      return Status::Ok();
+    }
+    k = clause_end + 1;
+  }
+  i = end;
+  return Status::Ok();
+}
+
 Result<MegatronCommand> Interpreter::Run() {
   size_t i = 0;
   while (i < t_.size()) {
+    if (auto jump = jumps_.find(i); jump != jumps_.end()) {
+      i = jump->second;
+      continue;
+    }
     const Token& tok = t_[i];
     if (IsListOp(tok) || tok.kind == TokenKind::kOp) {
       ++i;
@@ -408,10 +490,27 @@ Result<bool> Interpreter::Condition(size_t& i) {
   return detail::EvalCondition(words, is_op, line);
 }
 
-Result<MegatronCommand> ParseMegatronScript(std::string_view text) {
+Result<MegatronCommand> ParseMegatronScript(std::string_view text,
+                                            const std::vector<std::string>& args) {
   auto toks = shell::Lex(text);
   if (!toks.ok()) return toks.status();
-  return Interpreter(toks.value()).Run();
+  return Interpreter(toks.value(), args).Run();
+}
+
+Result<std::vector<std::string>> SplitShellWords(std::string_view text) {
+  auto toks = shell::Lex(text);
+  if (!toks.ok()) return toks.status();
+  std::vector<std::string> out;
+  static const shell::Vars kNone;
+  for (const shell::Token& t : toks.value()) {
+    if (t.kind == shell::TokenKind::kNewline) continue;
+    if (t.kind != shell::TokenKind::kWord)
+      return Status::Invalid(t.raw, "arguments are words, not shell operators");
+    auto f = shell::Expand(t.raw, kNone);
+    if (!f.ok()) return f.status();
+    out.insert(out.end(), f.value().begin(), f.value().end());
+  }
+  return out;
 }
 
 }  // namespace trainsim

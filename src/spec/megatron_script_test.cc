@@ -405,9 +405,9 @@ struct Loaded {
   MegatronReading r;
 };
 
-Loaded LoadScript(const std::string& name) {
+Loaded LoadScript(const std::string& name, const std::vector<std::string>& args = {}) {
   Loaded l;
-  auto cmd = ParseMegatronScript(ReadScript(name));
+  auto cmd = ParseMegatronScript(ReadScript(name), args);
   EXPECT_TRUE(cmd.ok()) << cmd.status().message();
   if (!cmd.ok()) return l;
   l.cmd = cmd.value();
@@ -455,6 +455,84 @@ TEST(MegatronScripts, Llama3_8bH100Fp8LoadsAndFits) {
   auto rep = Simulate(m.value(), hw.value(), NormaliseStrategy(l.s), SimOptions{});
   ASSERT_TRUE(rep.ok()) << rep.status().message();
   EXPECT_TRUE(rep->fits) << rep->peak_mem_bytes / (1 << 30) << " GiB";
+}
+
+// PAI-Megatron-Patch's scripts take the run as 25 positional arguments; the same file gives
+// different runs for different arguments, as bash would run it.
+TEST(MegatronScripts, PaiScriptReadsItsPositionalArguments) {
+  const auto args = [](const char* text) { return SplitShellWords(text).value(); };
+  Loaded l = LoadScript("pai_run_mcore_llama3_1.sh",
+                        args("dsw 8B 1 32 1e-5 1e-6 4096 4096 fp8 4 2 1 true true true false full "
+                             "false 100000 /mnt/data /mnt/data none 10000000000 100000000 /out"));
+  EXPECT_EQ(l.cmd.program, "pretrain_llama.py");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);
+  EXPECT_EQ(l.s.tp, 4);
+  EXPECT_EQ(l.s.pp, 2);
+  EXPECT_TRUE(l.s.sp);
+  EXPECT_EQ(l.s.mbs, 1);
+  EXPECT_EQ(l.s.gbs, 32);
+  EXPECT_EQ(l.s.seq, 4096);
+  EXPECT_EQ(l.s.dtype, DType::kFp8);
+  EXPECT_EQ(l.s.zero, 1);
+  EXPECT_EQ(l.s.recompute, Recompute::kFull);
+  EXPECT_TRUE(l.s.tp_comm_overlap);  // TP_COMM_OVERLAP=$(( ($TP > 1) ? 1 : 0 ))
+  EXPECT_EQ(IgnoredNames(l.r),
+            (std::vector<std::string>{"--max-padding-length", "--extra-vocab-size"}));
+  auto m = ResolveMegatronModel(l.r, nullptr, l.s);
+  ASSERT_FALSE(m.ok());  // the vocabulary comes from PAI's tokenizer: --model gives it
+  EXPECT_NE(m.status().message().find("--vocab-size"), std::string::npos);
+  auto preset = LoadModel("llama3.1-8b");
+  ASSERT_TRUE(preset.ok());
+  EXPECT_TRUE(ResolveMegatronModel(l.r, &preset.value(), l.s).ok());
+  // tp 1, bf16, selective recompute, no distributed optimizer: another run of the same file.
+  Loaded small = LoadScript("pai_run_mcore_llama3_1.sh",
+                            args("dsw 8B 2 16 1e-5 1e-6 2048 2048 bf16 1 1 1 true false true "
+                                 "false sel false 100 /d /d none 1000000 1000 /out"));
+  EXPECT_EQ(small.s.tp, 1);
+  EXPECT_FALSE(small.s.sp);
+  EXPECT_FALSE(small.s.tp_comm_overlap);
+  EXPECT_EQ(small.s.zero, 0);
+  EXPECT_EQ(small.s.dtype, DType::kBf16);
+  EXPECT_EQ(small.s.recompute, Recompute::kSelective);
+  EXPECT_EQ(small.s.mbs, 2);
+  EXPECT_EQ(small.s.seq, 2048);
+  // Without its arguments the script has no model size and no parallel sizes: bash would fail
+  // its first test ("[ = dsw ]"); so does the reader, naming the line.
+  auto bare = ParseMegatronScript(ReadScript("pai_run_mcore_llama3_1.sh"));
+  EXPECT_FALSE(bare.ok());
+}
+
+// case ... esac runs its first matching clause; $(( )) has comparisons, logic and ?:;
+// positional parameters, $# and "$@".
+TEST(MegatronScript, CaseArithmeticAndPositionalParameters) {
+  const std::string text =
+      "case $1 in\n"
+      "  8b|8B) L=32; H=4096 ;;\n"
+      "  70[bB]) L=80\n    H=8192\n    ;;\n"
+      "  *) L=1; H=1 ;;\n"
+      "esac\n"
+      "case x in y) L=0 ;; esac\n"
+      "T=$(( $2 >= 8 ? 8 : $2 < 2 ? 1 : 4 ))\n"
+      "O=$(( ($T > 1) && !($# != 3) ))\n"
+      "python pretrain_gpt.py --num-layers $L --hidden-size $H --tensor-model-parallel-size $T "
+      "--seq-length $O --micro-batch-size $# \"$@\"\n";
+  const auto run = [&](std::vector<std::string> args) {
+    auto c = ParseMegatronScript(text, args);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? c->args : std::vector<std::string>{};
+  };
+  EXPECT_EQ(run({"70B", "4", "--bf16"}),
+            (std::vector<std::string>{"--num-layers", "80", "--hidden-size", "8192",
+                                      "--tensor-model-parallel-size", "4", "--seq-length", "1",
+                                      "--micro-batch-size", "3", "70B", "4", "--bf16"}));
+  EXPECT_EQ(run({"8b", "16"}),
+            (std::vector<std::string>{"--num-layers", "32", "--hidden-size", "4096",
+                                      "--tensor-model-parallel-size", "8", "--seq-length", "0",
+                                      "--micro-batch-size", "2", "8b", "16"}));
+  EXPECT_EQ(run({"tiny", "1"})[1], "1");
+  EXPECT_EQ(SplitShellWords("dsw 8B '1 2' \"a\"b").value(),
+            (std::vector<std::string>{"dsw", "8B", "1 2", "ab"}));
+  EXPECT_FALSE(SplitShellWords("a | b").ok());
 }
 
 TEST(MegatronScripts, Gpt3_175bNamesTheMissingVocabulary) {

@@ -29,8 +29,12 @@ struct Token {
 // of an unmatched quote or bracket.
 Result<std::vector<Token>> Lex(std::string_view text);
 
-// Shell variables: a scalar is an array of one element; absent = unset.
+// Shell variables: a scalar is an array of one element; absent = unset. The script's arguments
+// are "1", "2", ... and, for $@ / $* and $#, kPositionalAll and kPositionalCount (names no
+// assignment can make).
 using Vars = std::map<std::string, std::vector<std::string>>;
+inline constexpr const char* kPositionalAll = "@";
+inline constexpr const char* kPositionalCount = "#";
 
 // A word expanding to more than this many bytes is refused: launch-script arguments are short,
 // and variables that double themselves reach gigabytes in forty lines.

@@ -1,6 +1,12 @@
 // $(( )) integer arithmetic of launch scripts (bash(1), "ARITHMETIC EVALUATION"): the operators
-// scripts use to derive sizes (WORLD_SIZE=$((GPUS_PER_NODE*NNODES))).
+// scripts use to derive sizes (WORLD_SIZE=$((GPUS_PER_NODE*NNODES))) and switches
+// (TP_COMM_OVERLAP=$(( ($TP > 1) ? 1 : 0 ))), with bash's precedence, lowest first: ?:, ||, &&,
+// == !=, < > <= >=, + -, * / %, unary + - !. Comparisons and logic give 1 or 0; both sides of
+// && and || are evaluated (bash skips the right one when the left decides: the result is the
+// same unless that side divides by zero, which is refused here).
 #include <cctype>
+#include <initializer_list>
+#include <string_view>
 
 #include "spec/megatron_shell.h"
 
@@ -11,7 +17,7 @@ class Arith {
  public:
   Arith(std::string_view e, const Vars& v, int depth) : e_(e), vars_(v), depth_(depth) {}
   Result<long long> Run() {
-    auto v = Sum();
+    auto v = Ternary();
     if (!v.ok()) return v;
     Blank();
     if (i_ != e_.size()) return Bad();
@@ -22,6 +28,62 @@ class Arith {
   Status Bad() const { return Status::Invalid("$((" + std::string(e_) + "))", "cannot evaluate"); }
   void Blank() {
     while (i_ < e_.size() && std::isspace(static_cast<unsigned char>(e_[i_]))) ++i_;
+  }
+  // cond ? a : b (right-associative: a ? b : c ? d : e).
+  Result<long long> Ternary() {
+    auto c = Or();
+    if (!c.ok()) return c;
+    Blank();
+    if (i_ >= e_.size() || e_[i_] != '?') return c;
+    ++i_;
+    if (++nest_ > kMaxNest) return Bad();
+    auto a = Ternary();
+    Blank();
+    if (!a.ok() || i_ >= e_.size() || e_[i_] != ':') return Bad();
+    ++i_;
+    auto b = Ternary();
+    --nest_;
+    if (!b.ok()) return b;
+    return c.value() != 0 ? a.value() : b.value();
+  }
+  // Left-associative binary levels: ||, &&, equality, relational.
+  Result<long long> Or() { return Binary(&Arith::And, {"||"}); }
+  Result<long long> And() { return Binary(&Arith::Equality, {"&&"}); }
+  Result<long long> Equality() { return Binary(&Arith::Relational, {"==", "!="}); }
+  Result<long long> Relational() { return Binary(&Arith::Sum, {"<=", ">=", "<", ">"}); }
+  Result<long long> Binary(Result<long long> (Arith::*next)(),
+                           std::initializer_list<std::string_view> ops) {
+    auto a = (this->*next)();
+    if (!a.ok()) return a;
+    long long v = a.value();
+    for (;;) {
+      Blank();
+      std::string_view op;
+      for (std::string_view o : ops)
+        if (e_.substr(i_, o.size()) == o && (o.size() == 2 || !IsDoubled(o[0]))) {
+          op = o;
+          break;
+        }
+      if (op.empty()) return v;
+      i_ += op.size();
+      auto b = (this->*next)();
+      if (!b.ok()) return b;
+      v = Apply(op, v, b.value());
+    }
+  }
+  // '<' or '>' starting "<<" / ">>" (shifts, not read) or "<=" is not the one-character operator.
+  bool IsDoubled(char c) const {
+    return i_ + 1 < e_.size() && (e_[i_ + 1] == c || e_[i_ + 1] == '=');
+  }
+  static long long Apply(std::string_view op, long long a, long long b) {
+    if (op == "||") return (a != 0 || b != 0) ? 1 : 0;
+    if (op == "&&") return (a != 0 && b != 0) ? 1 : 0;
+    if (op == "==") return a == b;
+    if (op == "!=") return a != b;
+    if (op == "<=") return a <= b;
+    if (op == ">=") return a >= b;
+    if (op == "<") return a < b;
+    return a > b;
   }
   Result<long long> Sum() {
     auto a = Product();
@@ -50,13 +112,14 @@ class Arith {
   }
   Result<long long> Unary() {
     Blank();
-    if (i_ < e_.size() && (e_[i_] == '-' || e_[i_] == '+')) {
-      const bool neg = e_[i_++] == '-';
+    if (i_ < e_.size() && (e_[i_] == '-' || e_[i_] == '+' ||
+                           (e_[i_] == '!' && (i_ + 1 >= e_.size() || e_[i_ + 1] != '=')))) {
+      const char op = e_[i_++];
       if (++nest_ > kMaxNest) return Bad();
       auto v = Unary();
       --nest_;
       if (!v.ok()) return v;
-      return neg ? -v.value() : v.value();
+      return op == '-' ? -v.value() : op == '!' ? (v.value() == 0 ? 1 : 0) : v.value();
     }
     return Primary();
   }
@@ -74,12 +137,20 @@ class Arith {
 };
 
 Result<long long> Arith::Variable() {
-  if (e_[i_] == '$') ++i_;
+  const bool dollar = e_[i_] == '$';
+  if (dollar) ++i_;
   const bool brace = i_ < e_.size() && e_[i_] == '{';
   if (brace) ++i_;
   const size_t start = i_;
-  while (i_ < e_.size() && (std::isalnum(static_cast<unsigned char>(e_[i_])) || e_[i_] == '_'))
-    ++i_;
+  if (dollar && !brace && i_ < e_.size() &&
+      (e_[i_] == '#' || std::isdigit(static_cast<unsigned char>(e_[i_])))) {
+    ++i_;  // $# and $1: one character, as bash reads them
+  } else if (brace && i_ < e_.size() && e_[i_] == '#' && i_ + 1 < e_.size() && e_[i_ + 1] == '}') {
+    ++i_;  // ${#}
+  } else {
+    while (i_ < e_.size() && (std::isalnum(static_cast<unsigned char>(e_[i_])) || e_[i_] == '_'))
+      ++i_;
+  }
   const std::string name(e_.substr(start, i_ - start));
   if (brace) {
     if (i_ >= e_.size() || e_[i_] != '}') return Bad();
@@ -97,7 +168,7 @@ Result<long long> Arith::Primary() {
   if (e_[i_] == '(') {
     ++i_;
     if (++nest_ > kMaxNest) return Bad();
-    auto v = Sum();
+    auto v = Ternary();
     --nest_;
     Blank();
     if (!v.ok() || i_ >= e_.size() || e_[i_] != ')') return Bad();

@@ -88,9 +88,21 @@ size_t BacktickEnd(std::string_view s, size_t i) {
   return s.size();
 }
 
+// $@ / $* (every positional parameter) and $# (their count), which the interpreter stores under
+// the names "@" and "#" (kPositionalAll, kPositionalCount); none when the script got no arguments.
+std::vector<std::string> Special(const Vars& vars, char which) {
+  const auto* v = Lookup(vars, which == '#' ? kPositionalCount : kPositionalAll);
+  if (v) return *v;
+  return which == '#' ? std::vector<std::string>{"0"} : std::vector<std::string>{};
+}
+
 // ${...} without the braces: NAME, NAME[@], NAME[n], #NAME, NAME:-w, NAME-w, NAME:=w, NAME:+w.
 // `elems` receives the values (more than one only for NAME[@] / NAME[*]).
 Status Parameter(std::string_view body, const Vars& vars, std::vector<std::string>& elems) {
+  if (body == "#" || body == "@" || body == "*") {  // ${#}, ${@}, ${*}: the script's arguments
+    elems = Special(vars, body[0]);
+    return Status::Ok();
+  }
   const bool length = !body.empty() && body[0] == '#';
   if (length) body.remove_prefix(1);
   size_t k = 0;
@@ -167,12 +179,15 @@ Result<size_t> Dollar(std::string_view s, size_t i, const Vars& vars, bool quote
     if (const auto* v = Lookup(vars, std::string(s.substr(i + 1, k - i - 1))); v && !v->empty())
       elems.push_back(v->front());
     end = k;
-  } else if (std::isdigit(static_cast<unsigned char>(n)) || n == '@' || n == '*' || n == '?' ||
-             n == '$' || n == '!' || n == '-') {
-    end = i + 2;  // positional and special parameters: none in a script read as text
-  } else if (n == '#') {
-    elems.push_back("0");
+  } else if (std::isdigit(static_cast<unsigned char>(n))) {  // $1: one digit, as bash reads it
+    if (const auto* v = Lookup(vars, std::string(1, n)); v && !v->empty())
+      elems.push_back(v->front());
     end = i + 2;
+  } else if (n == '@' || n == '*' || n == '#') {
+    elems = Special(vars, n);
+    end = i + 2;
+  } else if (n == '?' || n == '$' || n == '!' || n == '-') {
+    end = i + 2;  // exit status, process ids, shell options: none in a script read as text
   } else {
     elems.push_back("$");
   }
