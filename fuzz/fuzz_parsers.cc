@@ -175,8 +175,15 @@ void FuzzAccelerate(std::string_view text) {
 
 // A Megatron-LM script or argument list with its model-shape arguments: the model it builds
 // must validate, and the job simulate or be refused.
+// A first line "#args: ..." (a comment to the script) gives the script's own arguments.
 void FuzzMegatronModel(std::string_view text) {
-  auto cmd = ParseMegatronScript(text);
+  std::vector<std::string> args;
+  if (text.substr(0, 6) == "#args:") {
+    auto words = SplitShellWords(text.substr(6, text.find('\n') - 6));
+    CheckError(words.status());
+    if (words.ok()) args = std::move(words).value();
+  }
+  auto cmd = ParseMegatronScript(text, args);
   CheckError(cmd.status());
   if (!cmd.ok()) return;
   Strategy s;
