@@ -54,6 +54,9 @@ constexpr HfClass kClasses[] = {
     {"olmo", true, false, false, false, false, false, false, 0},
     {"olmo2", true, false, false, false, false, true, false, 0},
     {"olmoe", true, false, false, false, false, true, false, 0},
+    {"olmo3", true, false, false, false, false, true, false, 0},
+    {"exaone4", true, false, false, false, false, true, false, 0},   // Exaone4Attention q/k norms
+    {"apertus", false, false, false, false, false, true, false, 0},  // ApertusMLP: up, xIELU, down
     {"phi3", true, false, false, false, false, false, false, 0},
     {"phimoe", true, false, true, false, false, false, false, 0},
     {"qwen2", true, false, false, false, true, false, true, 0},
@@ -95,6 +98,8 @@ constexpr HfClass kClasses[] = {
     {"RefinedWebModel", false, true, true, false, false, false, false, 4},  // Falcon-7B, old
     {"gpt_neox", false, false, true, true, false, false, false, 0},
     {"gptj", false, false, true, false, false, false, false, 4},
+    {"codegen", false, false, true, false, false, false, false, 4},  // CodeGen: GPT-J layout
+    {"gpt_neo", false, true, true, true, false, false, false, 4},
     {"gpt_bigcode", false, true, true, true, false, false, false, 4},
     {"bloom", false, true, true, true, false, false, false, 4},
     {"opt", false, true, true, true, false, false, false, 0},
@@ -113,10 +118,15 @@ const HfClass* FindClass(const std::string& type) {
 // Architectures whose layers are not all attention + MLP (state-space, linear attention) or that
 // are not decoder-only: ModelSpec has one layer kind, so these are refused by name.
 constexpr const char* kRefusedTypes[] = {
-    "mamba",           "mamba2",           "falcon_mamba", "falcon_h1",  "jamba",
-    "zamba",           "zamba2",           "bamba",        "nemotron_h", "rwkv",
-    "recurrent_gemma", "granitemoehybrid", "lfm2",         "qwen3_next", "minimax",
-    "minimax_text_01", "minimax_m1",       "t5",           "bart",       "whisper"};
+    "mamba", "mamba2", "falcon_mamba", "falcon_h1", "jamba", "zamba", "zamba2", "bamba",
+    "nemotron_h", "rwkv", "recurrent_gemma", "granitemoehybrid", "lfm2", "qwen3_next", "minimax",
+    "minimax_text_01", "minimax_m1", "t5", "bart", "whisper",
+    // Gemma-3n: per-layer embeddings, AltUp and LAuReL blocks; Kimi-Linear: KDA linear attention
+    // layers; LongCat-Flash: two attention and MLP sublayers per layer and zero-compute experts;
+    // PLaMo-2, Hymba, Phi-4-mini-flash (SambaY), xLSTM: recurrent / state-space layers; JetMoE:
+    // mixture-of-attention-heads (experts inside attention).
+    "gemma3n", "gemma3n_text", "kimi_linear", "longcat_flash", "plamo2", "hymba", "phi4flash",
+    "xlstm", "jetmoe"};
 
 // Keys that describe per-layer or hybrid layer stacks.
 struct RefusedKey {
@@ -130,6 +140,9 @@ constexpr RefusedKey kRefusedKeys[] = {
     {"attn_layer_period", "hybrid Mamba/attention layer patterns are not representable"},
     {"full_attention_interval", "hybrid linear/full attention layers are not representable"},
     {"attn_type_list", "hybrid linear (lightning) attention layers are not representable"},
+    {"linear_attn_config", "hybrid linear (KDA) / full attention layers are not representable"},
+    {"cross_attention_layers",
+     "cross-attention layers to image tokens (Llama-3.2-Vision) are not representable"},
 };
 
 // Keys whose non-finite value means "no limit" (Python writes float("inf") as Infinity).
@@ -204,7 +217,8 @@ bool GatedActivation(const std::string& act) {
 Status CheckActivation(FieldReader& r, const char* key, const std::string& act) {
   static const char* kKnown[] = {
       "silu",      "swiglu",  "swish",      "geglu", "gelu",  "gelu_new",     "gelu_pytorch_tanh",
-      "gelu_fast", "gelu_10", "quick_gelu", "relu",  "relu2", "squared_relu", "tanh"};
+      "gelu_fast", "gelu_10", "quick_gelu", "relu",  "relu2", "squared_relu", "tanh",
+      "xielu"};
   for (const char* k : kKnown)
     if (act == k) return Status::Ok();
   r.Fail(key, "unsupported activation '" + act + "' (silu, swiglu, gelu, relu...)");
@@ -387,6 +401,7 @@ void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::strin
   // Learned absolute positions: GPT-BigCode n_positions; OPT max_position_embeddings + 2 rows
   // (OPTLearnedPositionalEmbedding offset 2).
   if (type == "gpt_bigcode") r.Int64("n_positions", m.learned_pos_emb, 0);
+  if (type == "gpt_neo") r.Int64("max_position_embeddings", m.learned_pos_emb, 0);
   if (type == "opt") {
     r.Int64("max_position_embeddings", m.learned_pos_emb, 0);
     if (m.learned_pos_emb > 0) m.learned_pos_emb += 2;
@@ -470,6 +485,30 @@ void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::st
   } else if (r.Has("max_window_layers")) {
     m.attention.window_layers = std::max(0, m.layers - max_window_layers);
   }
+}
+
+// GPT-Neo (GPTNeoConfig): attention_layers names each layer "global" or "local" (expanded from
+// attention_types, e.g. [[["global", "local"], 12]]); local layers attend to the last
+// window_size (default 256) positions.
+void ReadGptNeoWindow(const json& j, FieldReader& r, ModelSpec& m) {
+  int64_t window = 256;
+  r.Int64("window_size", window, 1);
+  r.Ignore("attention_types");
+  r.Ignore("attention_layers");
+  int64_t local = 0;  // saturating: a fuzzed repeat count must not overflow
+  if (j.contains("attention_layers") && j["attention_layers"].is_array()) {
+    for (const json& t : j["attention_layers"]) local += t.is_string() && t == "local";
+  } else if (j.contains("attention_types") && j["attention_types"].is_array()) {
+    for (const json& g : j["attention_types"])
+      if (g.is_array() && g.size() == 2 && g[0].is_array() && g[1].is_number_integer())
+        for (const json& t : g[0])
+          if (t.is_string() && t == "local")
+            local += std::clamp<int64_t>(g[1].get<int64_t>(), 0, int64_t{1} << 30);
+  }
+  if (local <= 0) return;
+  m.attention.kind = AttentionKind::kSlidingWindow;
+  m.attention.window = window;
+  m.attention.window_layers = static_cast<int>(std::min<int64_t>(local, m.layers));
 }
 
 // Chunked local attention (Llama-4 iRoPE, transformers Llama4TextConfig): the RoPE layers attend
@@ -593,6 +632,11 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
       shared, 0);
   // Qwen2-MoE shared_expert_intermediate_size; GraniteMoeShared shared_intermediate_size.
   FirstInt64(r, {"shared_expert_intermediate_size", "shared_intermediate_size"}, shared_ffn, 0);
+  // Snowflake Arctic (parallel_attn_mlp_res): a dense residual MLP of intermediate_size runs
+  // beside the MoE on every layer ("a 10B dense transformer with a residual 128x3.66B MoE MLP",
+  // 480B total, 17B active): an always-active shared expert.
+  if (IsTrue(j, "parallel_attn_mlp_res") && shared_ffn == 0) shared_ffn = m.ffn;
+  r.Ignore("parallel_attn_mlp_res");
   // Hunyuan (modeling_hunyuan.py HunYuanMoE): with use_mixed_mlp_moe a shared MLP of
   // intermediate_size x num_shared_expert runs beside the routed experts; without it, none.
   if (r.Has("use_mixed_mlp_moe")) {
@@ -604,6 +648,7 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
   r.Int("first_k_dense_replace", first_dense, 0);
   r.Int("moe_layer_freq", freq, 1);
   r.Int("decoder_sparse_step", sparse_step, 1);
+  r.Int("moe_layer_frequency", sparse_step, 1);  // Arctic: MoE when (i + 1) % freq == 0
   r.Int("interleave_moe_layer_step", interleave, 1);
   int64_t dense_mlp = 0;
   r.Int64("intermediate_size_mlp", dense_mlp, 0);  // Llama-4 dense layers
@@ -710,6 +755,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   if (type == "qwen") m.ffn /= 2;
   ReadActivationAndFlags(r, cls, type, m);
   ReadWindow(j, r, cls, type, m);
+  if (type == "gpt_neo") ReadGptNeoWindow(j, r, m);
   ReadChunk(j, r, type, m);
   ReadMoe(j, r, type, m);
   ReadMla(r, m);

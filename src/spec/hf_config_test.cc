@@ -342,6 +342,41 @@ TEST(HfConfigKeys, GraniteSharedExpertAndQkvBiasSpelling) {
   EXPECT_FALSE(i3->linear_bias);
 }
 
+// GPT-Neo (GPTNeoConfig): attention_types expands to global/local layers, local ones windowed
+// by window_size; learned positions; intermediate_size null is 4h; embeddings tied.
+TEST(HfConfigClass, GptNeoLocalLayersAndLearnedPositions) {
+  auto m = Parse(R"({"model_type": "gpt_neo", "hidden_size": 2048, "num_layers": 24,
+      "num_heads": 16, "intermediate_size": null, "vocab_size": 50257, "window_size": 256,
+      "max_position_embeddings": 2048, "activation_function": "gelu_new",
+      "attention_types": [[["global", "local"], 12]]})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->ffn, 4 * 2048);
+  EXPECT_FALSE(m->gated_mlp);
+  EXPECT_TRUE(m->tied_embeddings);
+  EXPECT_EQ(m->learned_pos_emb, 2048);
+  EXPECT_EQ(m->attention.kind, AttentionKind::kSlidingWindow);
+  EXPECT_EQ(m->attention.window, 256);
+  EXPECT_EQ(m->attention.window_layers, 12);
+}
+
+// Snowflake Arctic: the dense residual MLP beside the MoE is an always-active shared expert of
+// intermediate_size ("10B dense + residual 128x3.66B MoE MLP", 480B total, 17B active);
+// moe_layer_frequency places MoE layers like Qwen's decoder_sparse_step.
+TEST(HfConfigKeys, ArcticResidualMlpIsASharedExpert) {
+  auto m = Parse(Cfg("arctic", R"("num_local_experts": 128, "num_experts_per_tok": 2,
+      "parallel_attn_mlp_res": true, "moe_layer_frequency": 2)"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->moe.shared_ffn, 4096);
+  EXPECT_EQ(m->moe.expert_ffn, 4096);
+  EXPECT_FALSE(m->layer_is_moe(0));
+  EXPECT_TRUE(m->layer_is_moe(1));
+  // Apertus: xIELU in a plain (non-gated) MLP, q/k norms.
+  auto a = Parse(Cfg("apertus", R"("hidden_act": "xielu")"));
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_FALSE(a->gated_mlp);
+  EXPECT_TRUE(a->qk_norm);
+}
+
 TEST(HfConfigClass, MptDbrxOptBloomSpellings) {
   // MPT: d_model / n_heads / n_layers, MLP = expansion_ratio * d_model, no_bias, tied.
   auto mpt = Parse(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
