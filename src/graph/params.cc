@@ -38,7 +38,11 @@ std::vector<ParamGroup> StageParamGroups(const ModelSpec& m, const Strategy& s,
     // before layouts: DualPipe keeps the first stage, and its embedding, on the same rank).
     const LayerParams& blk = has_moe ? moe : dense;
     const double copies = sl.last ? 0 : (sl.first ? 0 : vocab_rows) + vocab_rows;
-    add("mtp", sl.mtp * (blk.tp_sharded + blk.replicated + 2.0 * h * h / s.tp) + copies, false);
+    // Each module also normalises its two inputs (DeepSeek-V3 report section 2.2: two RMSNorms
+    // before the 2h -> h projection), as CountParams' mtp_total counts.
+    const double norms = 2.0 * (m.layernorm ? 2 * h : h);
+    add("mtp", sl.mtp * (blk.tp_sharded + blk.replicated + 2.0 * h * h / s.tp + norms) + copies,
+        false);
     if (has_moe) expert += sl.mtp * moe.expert;
   }
   add("experts", expert, true);

@@ -36,7 +36,7 @@ struct HfClass {
 // use gelu_pytorch_tanh (Gemma*MLP has gate_proj; Starcoder2MLP has c_fc/c_proj only).
 // tied: PretrainedConfig defaults tie_word_embeddings to True; Llama/Mistral/Qwen/Phi-3/DeepSeek/
 // NeoX/GPT-J/OLMo configs override it to False; Gemma 1-3, Cohere, StarCoder2, Falcon, BLOOM,
-// OPT, GPT-2/BigCode and MPT keep True.
+// OPT, GPT-2/BigCode and MPT keep True; so do Ernie4_5Config and Ernie4_5_MoeConfig.
 constexpr HfClass kClasses[] = {
     // type            gated  tied   ln     bias   qkvb   qknorm opt-in ffn/h
     {"llama", true, false, false, false, false, false, false, 0},
@@ -49,10 +49,14 @@ constexpr HfClass kClasses[] = {
     {"internlm3", true, false, false, false, false, false, false, 0},
     {"granite", true, false, false, false, false, false, false, 0},
     {"granitemoe", true, false, false, false, false, false, false, 0},
+    {"granitemoeshared", true, false, false, false, false, false, false, 0},
     {"exaone", true, false, false, false, false, false, false, 0},
     {"olmo", true, false, false, false, false, false, false, 0},
     {"olmo2", true, false, false, false, false, true, false, 0},
     {"olmoe", true, false, false, false, false, true, false, 0},
+    {"olmo3", true, false, false, false, false, true, false, 0},
+    {"exaone4", true, false, false, false, false, true, false, 0},   // Exaone4Attention q/k norms
+    {"apertus", false, false, false, false, false, true, false, 0},  // ApertusMLP: up, xIELU, down
     {"phi3", true, false, false, false, false, false, false, 0},
     {"phimoe", true, false, true, false, false, false, false, 0},
     {"qwen2", true, false, false, false, true, false, true, 0},
@@ -80,6 +84,8 @@ constexpr HfClass kClasses[] = {
     {"dbrx", true, false, false, false, false, false, false, 0},
     {"stablelm", true, false, true, false, false, false, false, 0},
     {"smollm3", true, true, false, false, false, false, false, 0},
+    {"ernie4_5", true, true, false, false, false, false, false, 0},
+    {"ernie4_5_moe", true, true, false, false, false, false, false, 0},
     {"gemma", true, true, false, false, false, false, false, 0},
     {"gemma2", true, true, false, false, false, false, false, 0},
     {"gemma3_text", true, true, false, false, false, true, false, 0},
@@ -92,6 +98,8 @@ constexpr HfClass kClasses[] = {
     {"RefinedWebModel", false, true, true, false, false, false, false, 4},  // Falcon-7B, old
     {"gpt_neox", false, false, true, true, false, false, false, 0},
     {"gptj", false, false, true, false, false, false, false, 4},
+    {"codegen", false, false, true, false, false, false, false, 4},  // CodeGen: GPT-J layout
+    {"gpt_neo", false, true, true, true, false, false, false, 4},
     {"gpt_bigcode", false, true, true, true, false, false, false, 4},
     {"bloom", false, true, true, true, false, false, false, 4},
     {"opt", false, true, true, true, false, false, false, 0},
@@ -110,11 +118,15 @@ const HfClass* FindClass(const std::string& type) {
 // Architectures whose layers are not all attention + MLP (state-space, linear attention) or that
 // are not decoder-only: ModelSpec has one layer kind, so these are refused by name.
 constexpr const char* kRefusedTypes[] = {
-    "mamba",      "mamba2",     "falcon_mamba",    "falcon_h1",
-    "jamba",      "zamba",      "zamba2",          "bamba",
-    "nemotron_h", "rwkv",       "recurrent_gemma", "granitemoehybrid",
-    "lfm2",       "qwen3_next", "minimax",         "t5",
-    "bart",       "whisper"};
+    "mamba", "mamba2", "falcon_mamba", "falcon_h1", "jamba", "zamba", "zamba2", "bamba",
+    "nemotron_h", "rwkv", "recurrent_gemma", "granitemoehybrid", "lfm2", "qwen3_next", "minimax",
+    "minimax_text_01", "minimax_m1", "t5", "bart", "whisper",
+    // Gemma-3n: per-layer embeddings, AltUp and LAuReL blocks; Kimi-Linear: KDA linear attention
+    // layers; LongCat-Flash: two attention and MLP sublayers per layer and zero-compute experts;
+    // PLaMo-2, Hymba, Phi-4-mini-flash (SambaY), xLSTM: recurrent / state-space layers; JetMoE:
+    // mixture-of-attention-heads (experts inside attention).
+    "gemma3n", "gemma3n_text", "kimi_linear", "longcat_flash", "plamo2", "hymba", "phi4flash",
+    "xlstm", "jetmoe"};
 
 // Keys that describe per-layer or hybrid layer stacks.
 struct RefusedKey {
@@ -128,6 +140,9 @@ constexpr RefusedKey kRefusedKeys[] = {
     {"attn_layer_period", "hybrid Mamba/attention layer patterns are not representable"},
     {"full_attention_interval", "hybrid linear/full attention layers are not representable"},
     {"attn_type_list", "hybrid linear (lightning) attention layers are not representable"},
+    {"linear_attn_config", "hybrid linear (KDA) / full attention layers are not representable"},
+    {"cross_attention_layers",
+     "cross-attention layers to image tokens (Llama-3.2-Vision) are not representable"},
 };
 
 // Keys whose non-finite value means "no limit" (Python writes float("inf") as Infinity).
@@ -202,7 +217,8 @@ bool GatedActivation(const std::string& act) {
 Status CheckActivation(FieldReader& r, const char* key, const std::string& act) {
   static const char* kKnown[] = {
       "silu",      "swiglu",  "swish",      "geglu", "gelu",  "gelu_new",     "gelu_pytorch_tanh",
-      "gelu_fast", "gelu_10", "quick_gelu", "relu",  "relu2", "squared_relu", "tanh"};
+      "gelu_fast", "gelu_10", "quick_gelu", "relu",  "relu2", "squared_relu", "tanh",
+      "xielu"};
   for (const char* k : kKnown)
     if (act == k) return Status::Ok();
   r.Fail(key, "unsupported activation '" + act + "' (silu, swiglu, gelu, relu...)");
@@ -251,8 +267,10 @@ void NestedInt(const json& j, FieldReader& r, const char* obj, const char* key, 
 }
 
 Status Refusals(const json& j, const std::string& type, const std::string& origin) {
+  // RWKV-4..7 (rwkv, rwkv5, rwkv6, rwkv7, RWKV remote code): recurrent time-mix layers.
+  const bool rwkv = type.rfind("rwkv", 0) == 0;
   for (const char* t : kRefusedTypes)
-    if (type == t)
+    if (type == t || rwkv)
       return Status::Invalid("model_type", "'" + type +
                                                "' is not a decoder-only transformer of attention "
                                                "and MLP layers (state-space, linear-attention or "
@@ -271,6 +289,11 @@ Status Refusals(const json& j, const std::string& type, const std::string& origi
   for (const RefusedKey& k : kRefusedKeys)
     if (j.contains(k.key) && !j[k.key].is_null())
       return Status::Invalid(k.key, k.why).WithContext(origin);
+  // Hunyuan cross-layer attention: cla_share_factor layers share one K/V projection.
+  if (IsTrue(j, "use_cla"))
+    return Status::Invalid("use_cla",
+                           "cross-layer attention (K/V shared across layers) is not representable")
+        .WithContext(origin);
   if (IsTrue(j, "is_encoder_decoder"))
     return Status::Invalid("is_encoder_decoder", "encoder-decoder models are not representable")
         .WithContext(origin);
@@ -304,7 +327,7 @@ void ReadShape(const json& j, FieldReader& r, const HfClass* cls, ModelSpec& m) 
   FirstInt(r, {"num_key_value_heads", "num_kv_heads", "n_head_kv"}, m.kv_heads);
   NestedInt(j, r, "attn_config", "kv_n_heads", m.kv_heads, 1);  // MPT, DBRX
   m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
-  FirstInt64(r, {"head_dim", "kv_channels"}, m.head_dim);
+  FirstInt64(r, {"head_dim", "kv_channels", "attention_head_dim"}, m.head_dim);
   FirstInt64(r, {"padded_vocab_size", "vocab_size"}, m.vocab);
   if (FirstInt64(r, {"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"}, m.ffn)) return;
   double ratio = 0;
@@ -330,7 +353,8 @@ void RequireShape(FieldReader& r, const ModelSpec& m, bool dense_layers) {
   if (m.ffn == 0 && dense_layers)
     r.Fail("intermediate_size",
            "no MLP size: expected intermediate_size, ffn_hidden_size, n_inner or ffn_dim");
-  if (!r.Has("head_dim") && !r.Has("kv_channels")) CheckHeadDimDefault(r, m);
+  if (!r.Has("head_dim") && !r.Has("kv_channels") && !r.Has("attention_head_dim"))
+    CheckHeadDimDefault(r, m);
 }
 
 void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::string& type,
@@ -371,11 +395,13 @@ void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::strin
   bool no_bias = !all_bias;
   r.Bool("no_bias", no_bias);
   m.linear_bias = !no_bias;
-  for (const char* k : {"attention_bias", "add_qkv_bias", "use_qkv_bias"}) r.Bool(k, m.qkv_bias);
+  for (const char* k : {"attention_bias", "add_qkv_bias", "use_qkv_bias", "qkv_bias"})
+    r.Bool(k, m.qkv_bias);
   for (const char* k : {"use_qk_norm", "qk_layernorm"}) r.Bool(k, m.qk_norm);
   // Learned absolute positions: GPT-BigCode n_positions; OPT max_position_embeddings + 2 rows
   // (OPTLearnedPositionalEmbedding offset 2).
   if (type == "gpt_bigcode") r.Int64("n_positions", m.learned_pos_emb, 0);
+  if (type == "gpt_neo") r.Int64("max_position_embeddings", m.learned_pos_emb, 0);
   if (type == "opt") {
     r.Int64("max_position_embeddings", m.learned_pos_emb, 0);
     if (m.learned_pos_emb > 0) m.learned_pos_emb += 2;
@@ -461,6 +487,30 @@ void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::st
   }
 }
 
+// GPT-Neo (GPTNeoConfig): attention_layers names each layer "global" or "local" (expanded from
+// attention_types, e.g. [[["global", "local"], 12]]); local layers attend to the last
+// window_size (default 256) positions.
+void ReadGptNeoWindow(const json& j, FieldReader& r, ModelSpec& m) {
+  int64_t window = 256;
+  r.Int64("window_size", window, 1);
+  r.Ignore("attention_types");
+  r.Ignore("attention_layers");
+  int64_t local = 0;  // saturating: a fuzzed repeat count must not overflow
+  if (j.contains("attention_layers") && j["attention_layers"].is_array()) {
+    for (const json& t : j["attention_layers"]) local += t.is_string() && t == "local";
+  } else if (j.contains("attention_types") && j["attention_types"].is_array()) {
+    for (const json& g : j["attention_types"])
+      if (g.is_array() && g.size() == 2 && g[0].is_array() && g[1].is_number_integer())
+        for (const json& t : g[0])
+          if (t.is_string() && t == "local")
+            local += std::clamp<int64_t>(g[1].get<int64_t>(), 0, int64_t{1} << 30);
+  }
+  if (local <= 0) return;
+  m.attention.kind = AttentionKind::kSlidingWindow;
+  m.attention.window = window;
+  m.attention.window_layers = static_cast<int>(std::min<int64_t>(local, m.layers));
+}
+
 // Chunked local attention (Llama-4 iRoPE, transformers Llama4TextConfig): the RoPE layers attend
 // within aligned chunks of attention_chunk_size (default 8192 for llama4_text); the NoPE layers
 // (no_rope_layers[i] == 0, by default each no_rope_layer_interval-th = 4th layer) attend
@@ -530,6 +580,43 @@ int DensePrefix(const json& j, FieldReader& r, const char* key) {
 // Qwen2/3-MoE: when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
 // Llama-4: when (i + 1) % interleave_moe_layer_step == 0. ModelSpec's rule (i >= first_k_dense,
 // (i - first_k_dense) % layer_freq == 0) expresses each exactly.
+// Hunyuan writes MoE sizes per layer (moe_topk, moe_intermediate_size, num_shared_expert: one entry
+// per layer, indexed by layer_idx in modeling_hunyuan.py). A list whose entries are all equal is
+// that value; lists that differ describe per-layer shapes ModelSpec cannot hold.
+Status CollapsePerLayerLists(json& j, const std::string& origin) {
+  for (const char* k : {"moe_topk", "moe_intermediate_size", "num_shared_expert"}) {
+    auto it = j.find(k);
+    if (it == j.end() || !it->is_array()) continue;
+    if (it->empty()) return Status::Invalid(k, "is an empty per-layer list").WithContext(origin);
+    const json first = it->front();
+    for (const json& v : *it)
+      if (v != first)
+        return Status::Invalid(k, "per-layer values differ (" + first.dump() + " vs " + v.dump() +
+                                      "); layers of different MoE shapes are not representable")
+            .WithContext(origin);
+    *it = first;
+  }
+  return Status::Ok();
+}
+
+// ERNIE-4.5 MoE (Ernie4_5_MoeDecoderLayer): layer i is MoE when (i + 1) % moe_layer_interval == 0
+// and moe_layer_start_index <= i <= moe_layer_end_index (-1 = the last layer); the class defaults
+// are start 1, interval 1 (configuration_ernie4_5_moe.py). As ModelSpec's rule: the first MoE
+// layer is the first i >= start with (i + 1) % interval == 0, then every interval-th.
+void ErnieLayers(FieldReader& r, const std::string& type, const ModelSpec& m, MoeSpec& moe) {
+  int start = type == "ernie4_5_moe" ? 1 : 0, end = -1, interval = 1;
+  r.Int("moe_layer_start_index", start, 0);
+  r.Int("moe_layer_end_index", end, -1);
+  r.Int("moe_layer_interval", interval, 1);
+  if (end >= 0 && end < m.layers - 1)
+    return r.Fail("moe_layer_end_index", "is " + std::to_string(end) +
+                                             ": dense layers after the MoE layers are not "
+                                             "representable (only a dense prefix is)");
+  const int64_t first = (int64_t{start} + interval) / interval * interval - 1;
+  moe.first_k_dense = static_cast<int>(std::min<int64_t>(first, std::numeric_limits<int>::max()));
+  moe.layer_freq = interval;
+}
+
 void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& m) {
   FirstInt(r, {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"},
            m.moe.num_experts, 0);
@@ -539,11 +626,29 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
   int64_t expert_ffn = 0, shared_ffn = 0;
   int shared = 0, first_dense = 0, freq = 1, sparse_step = 1, interleave = 1;
   const bool own_expert_size = FirstInt64(r, {"moe_intermediate_size"}, expert_ffn, 0) != nullptr;
-  FirstInt(r, {"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"}, shared, 0);
-  r.Int64("shared_expert_intermediate_size", shared_ffn, 0);
+  if (type == "ernie4_5_moe") shared = 2;  // Ernie4_5_MoeConfig default
+  FirstInt(
+      r, {"n_shared_experts", "num_shared_experts", "moe_num_shared_experts", "num_shared_expert"},
+      shared, 0);
+  // Qwen2-MoE shared_expert_intermediate_size; GraniteMoeShared shared_intermediate_size.
+  FirstInt64(r, {"shared_expert_intermediate_size", "shared_intermediate_size"}, shared_ffn, 0);
+  // Snowflake Arctic (parallel_attn_mlp_res): a dense residual MLP of intermediate_size runs
+  // beside the MoE on every layer ("a 10B dense transformer with a residual 128x3.66B MoE MLP",
+  // 480B total, 17B active): an always-active shared expert.
+  if (IsTrue(j, "parallel_attn_mlp_res") && shared_ffn == 0) shared_ffn = m.ffn;
+  r.Ignore("parallel_attn_mlp_res");
+  // Hunyuan (modeling_hunyuan.py HunYuanMoE): with use_mixed_mlp_moe a shared MLP of
+  // intermediate_size x num_shared_expert runs beside the routed experts; without it, none.
+  if (r.Has("use_mixed_mlp_moe")) {
+    bool mixed = false;
+    r.Bool("use_mixed_mlp_moe", mixed);
+    shared_ffn = mixed ? std::max(shared, 1) * m.ffn : 0;
+    if (!mixed) shared = 0;
+  }
   r.Int("first_k_dense_replace", first_dense, 0);
   r.Int("moe_layer_freq", freq, 1);
   r.Int("decoder_sparse_step", sparse_step, 1);
+  r.Int("moe_layer_frequency", sparse_step, 1);  // Arctic: MoE when (i + 1) % freq == 0
   r.Int("interleave_moe_layer_step", interleave, 1);
   int64_t dense_mlp = 0;
   r.Int64("intermediate_size_mlp", dense_mlp, 0);  // Llama-4 dense layers
@@ -552,7 +657,9 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
     r.Fail("num_experts_per_tok", "is " + std::to_string(m.moe.top_k) +
                                       " but the model has no routed experts (num_local_experts, "
                                       "n_routed_experts or num_experts)");
-  if (m.moe.num_experts <= 0 || prefix < 0) {
+  // One expert chosen out of one is a dense MLP (Hunyuan-7B writes num_experts 1 and builds a
+  // plain HunYuanMLP of intermediate_size).
+  if (m.moe.num_experts <= 1 || prefix < 0) {
     m.moe = MoeSpec{};
     return;
   }
@@ -569,6 +676,10 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
     m.moe.first_k_dense =
         static_cast<int>(std::min<int64_t>(rounded, std::numeric_limits<int>::max()));
     m.moe.layer_freq = freq;
+  } else if (r.Has("moe_layer_start_index") || r.Has("moe_layer_interval") ||
+             r.Has("moe_layer_end_index") || type == "ernie4_5_moe") {
+    if (prefix > 0) r.Fail("mlp_only_layers", "with moe_layer_start_index is not representable");
+    ErnieLayers(r, type, m, m.moe);
   } else if (sparse_step > 1 || interleave > 1) {
     const int step = std::max(sparse_step, interleave);
     if (prefix > 0) r.Fail("mlp_only_layers", "with decoder_sparse_step > 1 is not representable");
@@ -629,6 +740,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
     j["tie_word_embeddings"] = root["tie_word_embeddings"];
   if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
   if (Status s = Refusals(j, type, origin); !s.ok()) return s;
+  if (Status s = CollapsePerLayerLists(j, origin); !s.ok()) return s;
   if (nested)
     if (Status s = Refusals(root, StringOr(root, "model_type", std::string()), origin); !s.ok())
       return s;
@@ -643,6 +755,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   if (type == "qwen") m.ffn /= 2;
   ReadActivationAndFlags(r, cls, type, m);
   ReadWindow(j, r, cls, type, m);
+  if (type == "gpt_neo") ReadGptNeoWindow(j, r, m);
   ReadChunk(j, r, type, m);
   ReadMoe(j, r, type, m);
   ReadMla(r, m);

@@ -62,13 +62,19 @@ constexpr FlagInfo kFlags[] = {
     {"--max-padding-length", kNo,
      "PAI-Megatron-Patch pads fine-tuning samples to this length; the step is costed at "
      "--seq-length"},
-    {"--cpu-offloading", kNo, "activation/weight offload to host memory is not modelled"},
-    {"--cpu-offloading-num-layers", kNo, "activation offload to host memory is not modelled"},
-    {"--cpu-offloading-activations", kNo, "activation offload to host memory is not modelled"},
-    {"--cpu-offloading-weights", kNo, "weight offload to host memory is not modelled"},
+    // Layer activation offload: read by ResolveMegatronArgs (exec.offload_activations).
+    {"--cpu-offloading", kOk, ""},
+    {"--cpu-offloading-num-layers", kOk, ""},
+    {"--cpu-offloading-activations", kNo,
+     "on by default in Megatron-Core; offload is read from --cpu-offloading-num-layers"},
+    {"--cpu-offloading-weights", kNo,
+     "offloading the weight copies saved for the backward is not modelled"},
     {"--fine-grained-activation-offloading", kNo,
-     "activation offload to host memory is not modelled"},
-    {"--offload-modules", kNo, "activation offload to host memory is not modelled"},
+     "module-level activation offload is not modelled (exec.offload_activations moves whole "
+     "layers)"},
+    {"--offload-modules", kNo,
+     "module-level activation offload is not modelled (exec.offload_activations moves whole "
+     "layers)"},
     // CUDA graphs: read by ResolveMegatronArgs (host_issue_us_per_kernel 0).
     {"--enable-cuda-graph", kOk, ""},
     {"--external-cuda-graph", kOk, ""},

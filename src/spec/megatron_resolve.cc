@@ -4,6 +4,7 @@
 #include <string>
 
 #include "spec/cuda_graphs.h"
+#include "spec/field_text.h"
 #include "spec/strategy_apply.h"
 #include "trainsim/megatron.h"
 
@@ -147,6 +148,56 @@ void ResolveCudaGraphs(const std::map<std::string, std::string>& seen, Strategy&
                        whole)});
 }
 
+// CPU activation offloading (Megatron-Core TransformerConfig.cpu_offloading): the activations of
+// cpu_offloading_num_layers layers (default 0: none) go to host memory during the forward and
+// come back for the backward. __post_init__ requires 0 <= N < num_layers and refuses it with
+// pipeline parallelism and with activation recompute. exec.offload_activations keeps about two
+// layers' activations in HBM and offloads the rest (memory/memory.cc), which is N >= num_layers
+// - 2; a smaller N (some layers keep their activations) is not representable and is listed.
+Status ResolveCpuOffload(const std::map<std::string, std::string>& seen, Strategy& s,
+                         MegatronReading& out) {
+  const char* kFlag = "--cpu-offloading";
+  const char* kLayers = "--cpu-offloading-num-layers";
+  if (!Has(seen, kFlag)) {
+    if (Has(seen, kLayers))
+      out.ignored.push_back({kLayers, Get(seen, kLayers), "acts only with --cpu-offloading"});
+    return Status::Ok();
+  }
+  if (s.pp > 1)
+    return Status::Invalid(kFlag,
+                           "Megatron-Core refuses CPU offloading with pipeline "
+                           "parallelism (pipeline-model-parallel-size " +
+                               std::to_string(s.pp) + ")");
+  if (s.recompute != Recompute::kNone)
+    return Status::Invalid(kFlag, "Megatron-Core refuses CPU offloading with activation recompute");
+  int n = 0, layers = 0;
+  if (Has(seen, kLayers))
+    if (Status st = ParseIntText(Get(seen, kLayers), 0, n); !st.ok())
+      return Status::Invalid(kLayers, st.message());
+  if (Has(seen, "--num-layers"))
+    if (Status st = ParseIntText(Get(seen, "--num-layers"), 1, layers); !st.ok()) layers = 0;
+  if (n == 0) {
+    out.ignored.push_back({kFlag, "", "offloads no layer without --cpu-offloading-num-layers"});
+  } else if (layers == 0) {
+    out.ignored.push_back(
+        {kLayers, std::to_string(n), "needs --num-layers to tell how many layers it offloads"});
+  } else if (n >= layers) {
+    return Status::Invalid(kLayers, std::to_string(n) + " must be < --num-layers " +
+                                        std::to_string(layers) + " (Megatron-Core)");
+  } else if (n < layers - 2) {
+    out.ignored.push_back({kLayers, std::to_string(n),
+                           "offloading " + std::to_string(n) + " of " + std::to_string(layers) +
+                               " layers is not modelled: trainsim offloads all but about two"});
+  } else {
+    s.exec.offload_activations = true;
+    out.assumed.push_back({"offload_activations", "true",
+                           "--cpu-offloading-num-layers " + std::to_string(n) + " of " +
+                               std::to_string(layers) +
+                               ": activations of all but about two layers in host memory"});
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
@@ -158,6 +209,7 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
   ResolveSharding(seen, s, out);
   ResolvePrecisionAware(seen, before, s, out);
   ResolveCudaGraphs(seen, s, out);
+  if (Status st = ResolveCpuOffload(seen, s, out); !st.ok()) return st;
   // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
   if (Has(seen, "--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
   if (Has(seen, "--grad-reduce-in-bf16")) s.main_grad_fp32 = false;

@@ -270,11 +270,50 @@ TEST(MegatronArgs, WithoutGlobalBatchOneMicroBatchPerDpRank) {
 
 TEST(MegatronArgs, IgnoredListsUnmodelledAndMisspelled) {
   MegatronReading r;
-  Read("--cpu-offloading --tensor-model-paralel-size 2 --seed 1234 --lr 1e-4", &r);
+  Read("--cpu-offloading-weights --tensor-model-paralel-size 2 --seed 1234 --lr 1e-4", &r);
   ASSERT_EQ(r.ignored.size(), 2u);
-  EXPECT_EQ(r.ignored[0].field, "--cpu-offloading");
+  EXPECT_EQ(r.ignored[0].field, "--cpu-offloading-weights");
   EXPECT_EQ(r.ignored[1].field, "--tensor-model-paralel-size");
   EXPECT_NE(r.ignored[1].why.find("--tensor-model-parallel-size"), std::string::npos);
+}
+
+// Megatron-Core cpu_offloading: the activations of --cpu-offloading-num-layers layers go to host
+// memory. All but one or two layers is trainsim's exec.offload_activations; fewer, or none (the
+// default 0), are listed as ignored; pipeline parallelism and recompute are refused as
+// Megatron-Core refuses them (TransformerConfig.__post_init__).
+TEST(MegatronArgs, CpuOffloadingMapsWholeLayerActivationOffload) {
+  const std::string shape = "--num-layers 32 --hidden-size 4096 ";
+  MegatronReading all;
+  Strategy s = Read(shape + "--cpu-offloading --cpu-offloading-num-layers 31", &all);
+  EXPECT_TRUE(s.exec.offload_activations);
+  ASSERT_EQ(all.assumed.size(), 1u);
+  EXPECT_EQ(all.assumed[0].field, "offload_activations");
+  EXPECT_TRUE(all.ignored.empty());
+  MegatronReading part;
+  s = Read(shape + "--cpu-offloading --cpu-offloading-num-layers 20", &part);
+  EXPECT_FALSE(s.exec.offload_activations);
+  ASSERT_EQ(part.ignored.size(), 1u);
+  EXPECT_EQ(part.ignored[0].field, "--cpu-offloading-num-layers");
+  MegatronReading none;
+  s = Read(shape + "--cpu-offloading", &none);
+  EXPECT_FALSE(s.exec.offload_activations);
+  MegatronReading fine;
+  s = Read(shape + "--fine-grained-activation-offloading --offload-modules core_attn expert_fc1",
+           &fine);
+  EXPECT_FALSE(s.exec.offload_activations);
+  ASSERT_EQ(fine.ignored.size(), 2u);
+  EXPECT_EQ(fine.ignored[1].field, "--offload-modules");
+  for (const char* bad : {"--pipeline-model-parallel-size 2", "--recompute-granularity full",
+                          "--cpu-offloading-num-layers 32"}) {
+    Strategy t;
+    MegatronReading r;
+    auto cmd =
+        ParseMegatronScript(shape + "--cpu-offloading --cpu-offloading-num-layers 31 " + bad);
+    ASSERT_TRUE(cmd.ok());
+    const Status st = ReadMegatronArgs(cmd.value().args, t, nullptr, r);
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("--cpu-offloading"), std::string::npos) << st.message();
+  }
 }
 
 TEST(MegatronArgs, MemoryFlagsLowerTheFootprint) {
