@@ -30,6 +30,10 @@ void AddCalibrate(CLI::App& app, CalibrateArgs& a) {
   c->add_option("--write-uncertainty", a.write_uncertainty,
                 "with --leave-one-source-out: write the per-regime error band table here "
                 "(data/uncertainty.json)");
+  c->add_option("--band-cases", a.band_cases,
+                "with --write-uncertainty: more case files whose errors (scored with the shipped "
+                "presets, never fitted on) give the bands of their own regimes (fine-tuning: "
+                "finetune.jsonl)");
   c->add_flag("--ablate", a.ablate,
               "leave-one-source-out MAPE with each fitted parameter in turn kept nominal");
   c->add_option(
@@ -65,6 +69,10 @@ int RunCalibrate(const CalibrateArgs& a) {
   if (Status st = CheckCasesToFit(cases.value(), a); !st.ok()) return Fail(st);
   // Fit from the nominal defaults, not from a previous fit, so the result is reproducible.
   const std::vector<ValidationCase> fresh = WithNominalEfficiency(cases.value());
+  if (!a.band_cases.empty() && a.write_uncertainty.empty()) {
+    std::fprintf(stderr, "trainsim: --band-cases: needs --write-uncertainty\n");
+    return 2;
+  }
   if (!a.write_uncertainty.empty() && !a.loso) {
     std::fprintf(stderr, "trainsim: --write-uncertainty: needs --leave-one-source-out\n");
     return 2;

@@ -100,12 +100,13 @@ int RunValidate(const ValidateArgs& a);
 struct CalibrateArgs {
   std::vector<std::string> files;
   std::string hardware;
-  std::string write_dir;            // data/hardware directory to update in place
-  int folds = 0;                    // k-fold cross-validation instead of a fit
-  bool loso = false;                // leave-one-source-out instead of a fit
-  bool ablate = false;              // LOSO with each parameter frozen in turn
-  std::vector<std::string> freeze;  // kept at their nominal values; empty: library default
-  std::string write_uncertainty;    // with loso: write the uncertainty table here
+  std::string write_dir;                // data/hardware directory to update in place
+  int folds = 0;                        // k-fold cross-validation instead of a fit
+  bool loso = false;                    // leave-one-source-out instead of a fit
+  bool ablate = false;                  // LOSO with each parameter frozen in turn
+  std::vector<std::string> freeze;      // kept at their nominal values; empty: library default
+  std::string write_uncertainty;        // with loso: write the uncertainty table here
+  std::vector<std::string> band_cases;  // with write_uncertainty: cases scored, not fitted
   bool json = false;
 };
 void AddCalibrate(CLI::App& app, CalibrateArgs& a);

@@ -38,13 +38,16 @@ struct RegimeFeatures {
   bool multi_node = false;      // more than 8 GPUs (more than one 8-GPU server)
   bool moe = false;             // mixture-of-experts model
   int size_bucket = 0;          // total parameters: 0 below 10 B, 1 from 10 B to 100 B, 2 above
+  bool finetune = false;  // a fine-tuning stage or method (Strategy::stage / method): its errors
+                          // come from other causes (host-bound short steps, adapter kernels)
 };
 RegimeFeatures RegimeOf(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s);
 
 // The regimes a run belongs to, most specific first, ending with "all": e.g.
 // "hopper/multi-node/dense/10-100B", "hopper/multi-node/dense", "hopper/multi-node", "hopper",
-// "all". The band of a prediction is that of the first one in the table (the table holds only
-// regimes with enough cases and sources).
+// "all". A fine-tuning run has its own: "finetune/hopper", "finetune", "all". The band of a
+// prediction is that of the first one in the table (the table holds only regimes with enough
+// cases and sources).
 std::vector<std::string> RegimeNames(const RegimeFeatures& f);
 
 // Sets r.step_time_s_low, r.step_time_s_high and r.uncertainty from the embedded table
@@ -105,7 +108,7 @@ BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<Val
 // command line that produced it.
 std::string UncertaintyTableJson(const std::vector<RegimeBand>& bands,
                                  const std::vector<std::string>& case_files,
-                                 std::string_view command, std::string_view date,
+                                 std::string_view command, std::string_view date, int cases_total,
                                  const RegimeRule& rule = {});
 
 }  // namespace trainsim

@@ -262,6 +262,7 @@ TEST(FinetuneValidation, StaysUnderItsRatchet) {
   EXPECT_LE(res->skipped, ratchet["finetune_skipped_max"].get<int>());
   EXPECT_LE(res->mape, ratchet["finetune_time_mape_max"].get<double>());
   EXPECT_LE(res->mem_mape, ratchet["finetune_memory_mape_max"].get<double>());
+  EXPECT_GE(res->band_coverage, ratchet["finetune_band_coverage_min"].get<double>());
 }
 
 // The LoRA adapter's ops count PEFT's eager kernels one by one (A, B, scale, add forward; data

@@ -66,10 +66,12 @@ int GenerationIndex(std::string_view generation) {
   return 0;
 }
 
-RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw, int world_size) {
+RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw,
+                           const Strategy& s) {
   RegimeFeatures f;
   f.generation = HardwareGeneration(hw);
-  f.multi_node = world_size > 8;
+  f.multi_node = s.world_size > 8;
+  f.finetune = s.stage != TrainStage::kPretrain || s.method != FtMethod::kFull;
   f.moe = moe;
   f.size_bucket = params_total < kSizeEdges[0] ? 0 : params_total < kSizeEdges[1] ? 1 : 2;
   return f;
@@ -78,13 +80,13 @@ RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw
 }  // namespace detail
 
 RegimeFeatures RegimeOf(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s) {
-  return detail::RegimeOfRun(static_cast<double>(CountParams(m).total), m.is_moe(), hw,
-                             s.world_size);
+  return detail::RegimeOfRun(static_cast<double>(CountParams(m).total), m.is_moe(), hw, s);
 }
 
 std::vector<std::string> RegimeNames(const RegimeFeatures& f) {
   static const char* const kSizes[] = {"<10B", "10-100B", ">100B"};
   const std::string gen(f.generation);
+  if (f.finetune) return {"finetune/" + gen, "finetune", "all"};
   const std::string scale = gen + (f.multi_node ? "/multi-node" : "/1-node");
   const std::string kind = scale + (f.moe ? "/moe" : "/dense");
   return {kind + "/" + kSizes[f.size_bucket], kind, scale, gen, "all"};

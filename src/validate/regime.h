@@ -15,6 +15,7 @@ inline constexpr int kSizeBuckets = 3;
 
 int GenerationIndex(std::string_view generation);
 // RegimeOf with the total parameter count already known (StepReport::params_total).
-RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw, int world_size);
+RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw,
+                           const Strategy& s);
 
 }  // namespace trainsim::detail

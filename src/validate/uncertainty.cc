@@ -16,7 +16,7 @@ using detail::kSizeBuckets;
 // nothing.
 struct Table {
   std::vector<RegimeBand> bands;
-  int resolved[kGenerationCount][2][2][kSizeBuckets] = {};
+  int resolved[kGenerationCount][2][2][kSizeBuckets][2] = {};  // ...[finetune]
   int uncalibrated = -1;  // index of the "uncalibrated" band; -1 = none in the table
   bool ok = false;
 };
@@ -53,15 +53,17 @@ Table LoadTable() {
   for (int g = 0; g < kGenerationCount; ++g)
     for (int multi = 0; multi < 2; ++multi)
       for (int moe = 0; moe < 2; ++moe)
-        for (int size = 0; size < kSizeBuckets; ++size) {
-          const RegimeFeatures f{detail::kGenerationNames[g], multi == 1, moe == 1, size};
-          for (const std::string& name : RegimeNames(f)) {
-            auto it = index.find(name);
-            if (it == index.end()) continue;
-            t.resolved[g][multi][moe][size] = it->second;
-            break;
+        for (int size = 0; size < kSizeBuckets; ++size)
+          for (int ft = 0; ft < 2; ++ft) {
+            const RegimeFeatures f{detail::kGenerationNames[g], multi == 1, moe == 1, size,
+                                   ft == 1};
+            for (const std::string& name : RegimeNames(f)) {
+              auto it = index.find(name);
+              if (it == index.end()) continue;
+              t.resolved[g][multi][moe][size][ft] = it->second;
+              break;
+            }
           }
-        }
   t.ok = true;
   return t;
 }
@@ -80,9 +82,9 @@ void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& 
   r.uncertainty = StepUncertainty{};
   r.uncertainty.uncalibrated_hardware = !hw.calibrated;
   if (!t.ok) return;
-  const RegimeFeatures f = detail::RegimeOfRun(r.params_total, m.is_moe(), hw, s.world_size);
+  const RegimeFeatures f = detail::RegimeOfRun(r.params_total, m.is_moe(), hw, s);
   const RegimeBand* b = &t.bands[t.resolved[detail::GenerationIndex(f.generation)][f.multi_node]
-                                           [f.moe][f.size_bucket]];
+                                           [f.moe][f.size_bucket][f.finetune]];
   if (!hw.calibrated && t.uncalibrated >= 0) {
     const RegimeBand& u = t.bands[t.uncalibrated];
     if (u.rel_below + u.rel_above > b->rel_below + b->rel_above) b = &u;

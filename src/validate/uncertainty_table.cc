@@ -186,7 +186,7 @@ BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<Val
 
 std::string UncertaintyTableJson(const std::vector<RegimeBand>& bands,
                                  const std::vector<std::string>& case_files,
-                                 std::string_view command, std::string_view date,
+                                 std::string_view command, std::string_view date, int cases_total,
                                  const RegimeRule& rule) {
   nlohmann::ordered_json j;
   j["about"] =
@@ -199,10 +199,7 @@ std::string UncertaintyTableJson(const std::vector<RegimeBand>& bands,
   j["generated_by"] = std::string(command);
   j["date"] = std::string(date);
   j["case_files"] = case_files;
-  int total = 0;
-  for (const RegimeBand& b : bands)
-    if (b.regime == "all") total = b.cases;
-  j["cases"] = total;
+  j["cases"] = cases_total;
   j["min_cases"] = rule.min_cases;
   j["min_families"] = rule.min_families;
   j["coverage"] = kCoverage;

@@ -201,10 +201,34 @@ TEST(RegimeBands, TheBandAlwaysContainsThePrediction) {
   EXPECT_DOUBLE_EQ(bands[0].rel_above, 0.01);
 }
 
+// A fine-tuning stage or method has regimes of its own: its errors (host-bound short steps,
+// adapter kernels) are not those of pre-training runs on the same hardware.
+TEST(RegimeNames, FineTuningRunsHaveTheirOwnRegimes) {
+  RegimeFeatures f{"ampere", false, false, 0, true};
+  EXPECT_EQ(RegimeNames(f), (std::vector<std::string>{"finetune/ampere", "finetune", "all"}));
+  auto m = LoadModel("llama3-8b");
+  auto hw = LoadHardwarePreset("a100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  Strategy s;
+  s.world_size = 8;
+  s.method = FtMethod::kLora;
+  EXPECT_TRUE(RegimeOf(m.value(), hw.value(), s).finetune);
+  s.method = FtMethod::kFull;
+  EXPECT_FALSE(RegimeOf(m.value(), hw.value(), s).finetune);
+  s.stage = TrainStage::kSft;
+  EXPECT_TRUE(RegimeOf(m.value(), hw.value(), s).finetune);
+  // The shipped table has a "finetune" band (calibrate --band-cases finetune.jsonl).
+  s.gbs = 8;
+  s.seq = 1024;
+  auto r = Simulate(m.value(), hw.value(), NormaliseStrategy(s), SimOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->uncertainty.regime.substr(0, 8), "finetune");
+}
+
 TEST(UncertaintyTableJson, HasItsProvenance) {
   const Synthetic s = MakeSynthetic(20);
   const std::string text = UncertaintyTableJson(RegimeBands(s.cv, s.cases), {"cases.jsonl"},
-                                                "trainsim calibrate ...", "2026-11-24");
+                                                "trainsim calibrate ...", "2026-11-24", 20);
   const auto j = nlohmann::json::parse(text);
   EXPECT_EQ(j["date"], "2026-11-24");
   EXPECT_EQ(j["generated_by"], "trainsim calibrate ...");
