@@ -4,6 +4,7 @@
 // ("Input limits") lists the same values; tests/cli_probes.txt probes each one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace trainsim::limits {
@@ -41,6 +42,23 @@ inline constexpr int64_t kMaxSweepPoints = 10000;
 // Strategies in one search space, counted before enumerating: 10^9 (about three minutes at the
 // measured 6 M strategies/s on one core). A larger space is refused with its size.
 inline constexpr int64_t kMaxSearchSpace = 1'000'000'000;
+
+// --- Framework files -----------------------------------------------------------------------------
+// Launch scripts (--megatron-script), read as bash would: one word expands to at most 1 MiB, one
+// variable holds at most 1 MiB, all expansions of a script total at most 64 MiB (variables that
+// double themselves reach terabytes in forty lines); ${...} nests at most 64 deep, $(( )) at most
+// 256 parentheses or signs, eval / sh -c at most 8 scripts deep (each recursed; deeper
+// overflowed the stack or copied the script once per level). Real scripts stay far below.
+inline constexpr size_t kMaxScriptWordBytes = size_t{1} << 20;
+inline constexpr size_t kMaxScriptExpansionBytes = size_t{64} << 20;
+inline constexpr int kMaxScriptExpansionNesting = 64;
+inline constexpr int kMaxScriptArithmeticNesting = 256;
+inline constexpr int kMaxScriptEvalNesting = 8;
+// YAML files (LLaMA-Factory, Accelerate): a mapping converted to JSON (fsdp_config, deepspeed)
+// holds at most 10^5 values once aliases are expanded (a six-deep alias nest is 10^7).
+inline constexpr size_t kMaxYamlValues = 100000;
+// --pipeline-model-parallel-layout unrolls to at most 10^6 layer characters.
+inline constexpr size_t kMaxLayoutUnrolled = 1000000;
 
 // --- Outputs ------------------------------------------------------------------------------------
 // Forward/backward slots of the event-driven timeline (pp * vpp * micro-batches): 10^6 (at the

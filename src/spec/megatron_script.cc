@@ -11,6 +11,7 @@
 #include <string>
 
 #include "spec/megatron_shell.h"
+#include "trainsim/limits.h"
 #include "trainsim/megatron.h"
 
 namespace trainsim {
@@ -125,12 +126,12 @@ class Interpreter {
   std::optional<MegatronCommand> found_;
   std::vector<std::vector<std::string>> bare_;  // commands, for a bare argument list
   std::map<size_t, size_t> jumps_;  // the end of a case clause being run -> after its esac
-  static constexpr int kMaxDepth = 8;
+  static constexpr int kMaxDepth = limits::kMaxScriptEvalNesting;
   int depth_ = 0;  // scripts run by eval / sh -c around this one
   int bare_line_ = 0;
   // Bytes all expansions of the script may still produce: each word is bounded by
   // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
-  static constexpr size_t kExpandBudget = size_t{64} << 20;
+  static constexpr size_t kExpandBudget = limits::kMaxScriptExpansionBytes;
   size_t expand_budget_ = kExpandBudget;
 };
 

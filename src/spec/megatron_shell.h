@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainsim/limits.h"
 #include "trainsim/status.h"
 
 namespace trainsim::shell {
@@ -38,7 +39,7 @@ inline constexpr const char* kPositionalCount = "#";
 
 // A word expanding to more than this many bytes is refused: launch-script arguments are short,
 // and variables that double themselves reach gigabytes in forty lines.
-inline constexpr size_t kMaxWordBytes = size_t{1} << 20;
+inline constexpr size_t kMaxWordBytes = limits::kMaxScriptWordBytes;
 
 // The fields one raw word expands to (quote removal, parameter and arithmetic expansion, word
 // splitting of unquoted expansions; "${A[@]}" gives one field per element). $(command) and

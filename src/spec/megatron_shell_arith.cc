@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "spec/megatron_shell.h"
+#include "trainsim/limits.h"
 
 namespace trainsim::shell {
 namespace {
@@ -132,7 +133,7 @@ class Arith {
   size_t i_ = 0;
   // Parentheses and unary signs open inside each other: the recursive descent stops at
   // kMaxNest rather than overflow the stack (bash has no such limit; no script comes near it).
-  static constexpr int kMaxNest = 256;
+  static constexpr int kMaxNest = limits::kMaxScriptArithmeticNesting;
   int nest_ = 0;
 };
 

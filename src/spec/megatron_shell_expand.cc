@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "spec/megatron_shell.h"
+#include "trainsim/limits.h"
 
 namespace trainsim::shell {
 namespace {
@@ -207,7 +208,7 @@ namespace {
 
 // ${A:-${B:-...}} nests Expand inside itself: deeper than this is refused rather than allowed
 // to overflow the stack (launch scripts nest two or three levels).
-constexpr int kMaxNest = 64;
+constexpr int kMaxNest = limits::kMaxScriptExpansionNesting;
 thread_local int expand_nest = 0;
 
 }  // namespace

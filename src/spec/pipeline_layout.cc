@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <string>
 
+#include "trainsim/limits.h"
 #include "trainsim/megatron.h"
 
 namespace trainsim {
@@ -17,7 +18,7 @@ namespace {
 
 // Unrolled layouts longer than this are refused: no model has a million layers, and Python's
 // string repetition would run out of memory long before.
-constexpr size_t kMaxUnrolled = 1000000;
+constexpr size_t kMaxUnrolled = limits::kMaxLayoutUnrolled;
 
 std::string S(long long x) {
   return std::to_string(x);

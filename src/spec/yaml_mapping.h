@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "trainsim/limits.h"
 #include "trainsim/status.h"
 
 namespace trainsim::detail {
@@ -21,7 +22,7 @@ Result<YAML::Node> LoadYamlMapping(std::string_view text, const std::string& ori
 // null, anything else as a string (the YAML 1.2 core schema). Aliases are expanded, so a few
 // lines of anchors can stand for billions of values: past kMaxYamlValues values the conversion
 // stops with an error naming `field`.
-inline constexpr size_t kMaxYamlValues = 100000;
+using limits::kMaxYamlValues;
 Result<nlohmann::json> YamlToJson(const YAML::Node& node, const std::string& field);
 
 }  // namespace trainsim::detail
