@@ -722,6 +722,35 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
   return root;
 }
 
+// The size keys a multimodal checkpoint's text_config may leave to its class (transformers builds
+// the sub-config as Class(**text_config), so absent keys take the class defaults): Gemma-3-4B's
+// text_config gives no head counts and Gemma-3-27B's no vocabulary; LLaVA-1.5's gives only a
+// vocabulary. Defaults from Gemma3TextConfig.__init__ (transformers
+// src/transformers/models/gemma3/configuration_gemma3.py @ 008f5c8) and LlamaConfig.__init__
+// (models/llama/configuration_llama.py). Top-level configs keep the error naming a missing key.
+void FillNestedDefaults(const std::string& type, json& j) {
+  struct Default {
+    const char* type;
+    const char* key;
+    int64_t value;
+  };
+  static constexpr Default kDefaults[] = {{"gemma3_text", "vocab_size", 262208},
+                                          {"gemma3_text", "hidden_size", 2304},
+                                          {"gemma3_text", "intermediate_size", 9216},
+                                          {"gemma3_text", "num_hidden_layers", 26},
+                                          {"gemma3_text", "num_attention_heads", 8},
+                                          {"gemma3_text", "num_key_value_heads", 4},
+                                          {"gemma3_text", "head_dim", 256},
+                                          {"gemma3_text", "sliding_window", 4096},
+                                          {"llama", "vocab_size", 32000},
+                                          {"llama", "hidden_size", 4096},
+                                          {"llama", "intermediate_size", 11008},
+                                          {"llama", "num_hidden_layers", 32},
+                                          {"llama", "num_attention_heads", 32}};
+  for (const Default& d : kDefaults)
+    if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
+}
+
 }  // namespace
 
 Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin) {
@@ -739,6 +768,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   if (nested && !j.contains("tie_word_embeddings") && root.contains("tie_word_embeddings"))
     j["tie_word_embeddings"] = root["tie_word_embeddings"];
   if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
+  if (nested) FillNestedDefaults(type, j);
   if (Status s = Refusals(j, type, origin); !s.ok()) return s;
   if (Status s = CollapsePerLayerLists(j, origin); !s.ok()) return s;
   if (nested)

@@ -200,6 +200,39 @@ TEST(HfConfigKeys, TextConfigIsTheLanguageModel) {
   EXPECT_EQ(m->windowed_layers(), 34 - 34 / 6);  // 5 sliding : 1 global
 }
 
+// Published multimodal checkpoints leave size keys of text_config to the class, which
+// transformers fills with its defaults: google/gemma-3-4b-it gives no head counts, no head size and
+// no vocabulary, gemma-3-27b-it no vocabulary, llava-1.5-7b-hf nothing but the vocabulary. Text
+// parameters against the Gemma 3 technical report (Table 1: embedding + non-embedding, 4B 675 M +
+// 3,209 M, 27B 1,416 M + 25,600 M) and Vicuna-7B (Llama-2-7B's 6.74 B, 64 more vocabulary rows).
+TEST(HfConfigKeys, NestedTextConfigTakesItsClassDefaults) {
+  auto g4 = Parse(R"({"model_type": "gemma3", "vision_config": {"hidden_size": 1152},
+      "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
+      "num_hidden_layers": 34, "sliding_window": 1024}})");
+  ASSERT_TRUE(g4.ok()) << g4.status().message();
+  EXPECT_EQ(g4->heads, 8);
+  EXPECT_EQ(g4->kv_heads, 4);
+  EXPECT_EQ(g4->head_dim, 256);
+  EXPECT_EQ(g4->vocab, 262208);
+  EXPECT_NEAR(CountParams(g4.value()).total / 3.884e9, 1, 0.01);
+  auto g27 = Parse(R"({"model_type": "gemma3", "text_config": {"head_dim": 128,
+      "hidden_size": 5376, "intermediate_size": 21504, "model_type": "gemma3_text",
+      "num_attention_heads": 32, "num_hidden_layers": 62, "num_key_value_heads": 16,
+      "query_pre_attn_scalar": 168, "sliding_window": 1024}})");
+  ASSERT_TRUE(g27.ok()) << g27.status().message();
+  EXPECT_NEAR(CountParams(g27.value()).total / 27.016e9, 1, 0.01);
+  auto llava = Parse(R"({"model_type": "llava", "tie_word_embeddings": false,
+      "text_config": {"architectures": ["LlamaForCausalLM"], "max_position_embeddings": 4096,
+      "model_type": "llama", "rms_norm_eps": 1e-05, "vocab_size": 32064}})");
+  ASSERT_TRUE(llava.ok()) << llava.status().message();
+  EXPECT_EQ(llava->layers, 32);
+  EXPECT_EQ(llava->ffn, 11008);
+  EXPECT_NEAR(CountParams(llava.value()).total / 6.74e9, 1, 0.01);
+  // At the top level a missing key is still named, not defaulted.
+  EXPECT_FALSE(Parse(R"({"model_type": "gemma3_text", "hidden_size": 2560,
+      "intermediate_size": 10240, "num_hidden_layers": 34})").ok());
+}
+
 TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
   auto m = Parse(Cfg("mistral", R"("sliding_window": Infinity, "rope_theta": NaN)"));
   ASSERT_TRUE(m.ok()) << m.status().message();
