@@ -2,7 +2,9 @@
 // and file tests of bash(1), "CONDITIONAL EXPRESSIONS", joined by && / || and negated by !.
 // File tests count as true: the script runs where its files exist.
 #include <fnmatch.h>
+#include <regex.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,20 @@
 
 namespace trainsim::detail {
 namespace {
+
+// [[ x =~ re ]]: POSIX extended regular expression, matched anywhere in x (bash(1),
+// "CONDITIONAL EXPRESSIONS"). glibc's matcher needs no recursion for an expression without
+// back-references; a pattern longer than kMaxRegex, or one that does not compile, is refused.
+constexpr size_t kMaxRegex = 1024;
+
+std::optional<bool> RegexMatch(const std::string& x, const std::string& re) {
+  if (re.size() > kMaxRegex) return std::nullopt;
+  regex_t compiled;
+  if (regcomp(&compiled, re.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return std::nullopt;
+  const bool match = regexec(&compiled, x.c_str(), 0, nullptr, 0) == 0;
+  regfree(&compiled);
+  return match;
+}
 
 class Cond {
  public:
@@ -126,6 +142,11 @@ Result<bool> Cond::Test(size_t from, size_t to) const {
   const std::string &x = *a, &op = w_[from + 1], &y = w_[from + 2];
   if (op == "=" || op == "==") return fnmatch(y.c_str(), x.c_str(), 0) == 0;
   if (op == "!=") return fnmatch(y.c_str(), x.c_str(), 0) != 0;
+  if (op == "=~") {
+    const std::optional<bool> m = RegexMatch(x, y);
+    if (!m) return Bad();
+    return *m;
+  }
   if (op == "<") return x < y;
   if (op == ">") return x > y;
   static const shell::Vars kNone;
@@ -143,8 +164,34 @@ Result<bool> Cond::Test(size_t from, size_t to) const {
 
 }  // namespace
 
-Result<bool> EvalCondition(const std::vector<std::string>& words, const std::vector<bool>& is_op,
-                           int line) {
+// The right side of =~ runs to the next && / || outside parentheses or the ]]: bash reads
+// ^(llama|qwen) as one pattern, where the lexer saw the words ^ ( llama | qwen ).
+void MergeRegexOperands(std::vector<std::string>& words, std::vector<bool>& is_op) {
+  for (size_t k = 0; k + 1 < words.size(); ++k) {
+    if (words[k] != "=~" || is_op[k]) continue;
+    size_t end = k + 1;
+    int depth = 0;
+    std::string re;
+    for (; end < words.size(); ++end) {
+      const std::string& w = words[end];
+      if (w == "]]" || (depth == 0 && is_op[end] && (w == "&&" || w == "||"))) break;
+      if (is_op[end] && w == "(") ++depth;
+      if (is_op[end] && w == ")") --depth;
+      re += w;
+    }
+    if (end == k + 1) continue;
+    words.erase(words.begin() + static_cast<long>(k) + 2, words.begin() + static_cast<long>(end));
+    is_op.erase(is_op.begin() + static_cast<long>(k) + 2, is_op.begin() + static_cast<long>(end));
+    words[k + 1] = re;
+    is_op[k + 1] = false;
+  }
+}
+
+Result<bool> EvalCondition(const std::vector<std::string>& words_in,
+                           const std::vector<bool>& is_op_in, int line) {
+  std::vector<std::string> words = words_in;
+  std::vector<bool> is_op = is_op_in;
+  MergeRegexOperands(words, is_op);
   return Cond(words, is_op, line).Run();
 }
 

@@ -574,6 +574,28 @@ TEST(MegatronScript, CaseArithmeticAndPositionalParameters) {
   EXPECT_FALSE(SplitShellWords("a | b").ok());
 }
 
+// [[ x =~ re ]] is a POSIX extended regular expression matched anywhere in x; a pattern that
+// does not compile is a condition that cannot be evaluated, named with its line.
+TEST(MegatronScript, RegexConditions) {
+  const auto layers = [](const std::string& cond) {
+    auto c = ParseMegatronScript("M=llama3-8b\nif " + cond +
+                                 "; then L=32; else L=2; fi\npython pretrain_gpt.py "
+                                 "--num-layers $L\n");
+    EXPECT_TRUE(c.ok()) << cond << ": " << c.status().message();
+    return c.ok() && c->args.size() == 2 ? c->args[1] : std::string();
+  };
+  EXPECT_EQ(layers("[[ $M =~ ^llama ]]"), "32");
+  EXPECT_EQ(layers("[[ $M =~ 8b$ ]]"), "32");
+  EXPECT_EQ(layers("[[ $M =~ ^qwen ]]"), "2");
+  EXPECT_EQ(layers("[[ $M =~ [0-9]+b ]]"), "32");
+  EXPECT_EQ(layers("[[ ! $M =~ mistral ]]"), "32");
+  EXPECT_EQ(layers("[[ $M =~ ^(qwen|llama)[0-9] && -n $M ]]"), "32");
+  EXPECT_EQ(layers("[[ $M =~ ^(qwen|mistral) || $M == x ]]"), "2");
+  EXPECT_FALSE(ParseMegatronScript("if [[ x =~ a[ ]]; then L=1; fi\n").ok());
+  EXPECT_FALSE(
+      ParseMegatronScript("if [[ x =~ " + std::string(2000, 'a') + " ]]; then L=1; fi\n").ok());
+}
+
 TEST(MegatronScripts, Gpt3_175bNamesTheMissingVocabulary) {
   Loaded l = LoadScript("train_gpt3_175b_distributed.sh");
   EXPECT_EQ(l.cmd.launcher_gpus, 8);
