@@ -15,12 +15,16 @@ namespace trainsim::detail {
 namespace {
 
 // [[ x =~ re ]]: POSIX extended regular expression, matched anywhere in x (bash(1),
-// "CONDITIONAL EXPRESSIONS"). glibc's matcher needs no recursion for an expression without
-// back-references; a pattern longer than kMaxRegex, or one that does not compile, is refused.
-constexpr size_t kMaxRegex = 1024;
+// "CONDITIONAL EXPRESSIONS"). Bounded so that glibc's matcher stays cheap on any input: a pattern
+// of at most kMaxRegex characters without interval expressions ({n,m} copies the expression n
+// times when compiled: nested, a short pattern compiles to millions of nodes), a word of at most
+// kMaxRegexSubject characters (the matcher's work grows with both). Launch scripts test short
+// names against short patterns; anything else cannot be evaluated.
+constexpr size_t kMaxRegex = 256, kMaxRegexSubject = 4096;
 
 std::optional<bool> RegexMatch(const std::string& x, const std::string& re) {
-  if (re.size() > kMaxRegex) return std::nullopt;
+  if (re.size() > kMaxRegex || x.size() > kMaxRegexSubject || re.find('{') != std::string::npos)
+    return std::nullopt;
   regex_t compiled;
   if (regcomp(&compiled, re.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return std::nullopt;
   const bool match = regexec(&compiled, x.c_str(), 0, nullptr, 0) == 0;

@@ -594,6 +594,8 @@ TEST(MegatronScript, RegexConditions) {
   EXPECT_FALSE(ParseMegatronScript("if [[ x =~ a[ ]]; then L=1; fi\n").ok());
   EXPECT_FALSE(
       ParseMegatronScript("if [[ x =~ " + std::string(2000, 'a') + " ]]; then L=1; fi\n").ok());
+  // Interval expressions copy their operand when compiled: nested, they explode; refused.
+  EXPECT_FALSE(ParseMegatronScript("if [[ x =~ ((a{1,99}){1,99}){1,99} ]]; then L=1; fi\n").ok());
 }
 
 TEST(MegatronScripts, Gpt3_175bNamesTheMissingVocabulary) {
