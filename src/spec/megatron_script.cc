@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -93,10 +94,9 @@ bool RunsNoProgram(const std::vector<std::string>& fields) {
 
 class Interpreter {
  public:
-  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args) : t_(t) {
-    for (size_t k = 0; k < args.size(); ++k) vars_[std::to_string(k + 1)] = {args[k]};
-    vars_[shell::kPositionalAll] = args;
-    vars_[shell::kPositionalCount] = {std::to_string(args.size())};
+  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args)
+      : t_(t), functions_(std::make_shared<Functions>()) {
+    SetPositional(vars_, args);
   }
   Result<MegatronCommand> Run();
 
@@ -106,6 +106,16 @@ class Interpreter {
   }
   Status Keyword(const std::string& w, size_t& i);
   Status Case(size_t& i);
+  void DefineFunction(size_t& i, const std::string& name);
+  Result<MegatronCommand> RunInner(const std::vector<Token>& toks,
+                                   const std::vector<std::string>* args, int line);
+  static void SetPositional(shell::Vars& vars, const std::vector<std::string>& args) {
+    for (auto it = vars.begin(); it != vars.end();)
+      it = std::isdigit(static_cast<unsigned char>(it->first[0])) ? vars.erase(it) : std::next(it);
+    for (size_t k = 0; k < args.size(); ++k) vars[std::to_string(k + 1)] = {args[k]};
+    vars[shell::kPositionalAll] = args;
+    vars[shell::kPositionalCount] = {std::to_string(args.size())};
+  }
   size_t CaseClauseEnd(size_t k, size_t esac) const;
   Result<bool> Condition(size_t& i);
   Status Simple(size_t& i);
@@ -126,6 +136,9 @@ class Interpreter {
   std::optional<MegatronCommand> found_;
   std::vector<std::vector<std::string>> bare_;  // commands, for a bare argument list
   std::map<size_t, size_t> jumps_;  // the end of a case clause being run -> after its esac
+  // Shell functions by name, shared with the scripts a call or an eval runs (bash's are global).
+  using Functions = std::map<std::string, std::shared_ptr<const std::vector<Token>>>;
+  std::shared_ptr<Functions> functions_;
   static constexpr int kMaxDepth = limits::kMaxScriptEvalNesting;
   int depth_ = 0;  // scripts run by eval / sh -c around this one
   int bare_line_ = 0;
@@ -205,7 +218,69 @@ void Interpreter::SkipBlock(size_t& i, std::string_view open, std::string_view c
   }
 }
 
+// Runs tokens as a script inside this one (eval, sh -c, a function's body; `args` replaces the
+// positional parameters for a function call): it starts from this script's variables and shares
+// its functions and expansion budget; a function's assignments come back (bash's are global), a
+// child shell's do not. Nests at most kMaxDepth deep.
+Result<MegatronCommand> Interpreter::RunInner(const std::vector<Token>& toks,
+                                              const std::vector<std::string>* args, int line) {
+  if (depth_ >= kMaxDepth)
+    return Status::Invalid(LineOf(line), "nests eval / sh -c / function calls more than " +
+                                             std::to_string(kMaxDepth) + " deep");
+  // Each run copies the variables: charged to the expansion budget, so that thousands of calls
+  // over thousands of variables end in an error, not minutes of copying.
+  size_t copied = 0;
+  for (const auto& [name, v] : vars_) {
+    copied += name.size() + sizeof(std::string);
+    for (const std::string& e : v) copied += e.size() + sizeof(std::string);
+  }
+  if (Status st = Spend(copied, line); !st.ok()) return st;
+  Interpreter inner(toks, {});
+  inner.vars_ = vars_;
+  if (args) SetPositional(inner.vars_, *args);
+  inner.functions_ = functions_;
+  inner.depth_ = depth_ + 1;
+  inner.expand_budget_ = expand_budget_;
+  auto r = inner.Run();
+  expand_budget_ = inner.expand_budget_;
+  if (!r.ok()) return r.status().WithContext(LineOf(line));
+  if (args) {  // a function's assignments are global; its arguments are not
+    const std::vector<std::string> outer = vars_[shell::kPositionalAll];
+    vars_ = std::move(inner.vars_);
+    SetPositional(vars_, outer);
+  }
+  return r;
+}
+
+// name() { ...; } / function name { ...; }: the body is kept (its tokens between the braces) and
+// runs when the name is called as a command.
+void Interpreter::DefineFunction(size_t& i, const std::string& name) {
+  size_t open = i;
+  while (open < t_.size() && !IsWord(t_[open], "{")) ++open;
+  size_t end = open;
+  SkipBlock(end, "{", "}");
+  if (Active() && open < t_.size() && end > open + 1)
+    (*functions_)[name] = std::make_shared<const std::vector<Token>>(
+        t_.begin() + static_cast<long>(open) + 1, t_.begin() + static_cast<long>(end) - 1);
+  i = end;
+}
+
 Status Interpreter::Command(std::vector<std::string> fields, int line) {
+  if (!fields.empty()) {
+    if (auto f = functions_->find(fields[0]); f != functions_->end()) {
+      const auto body = f->second;  // kept alive should the body redefine the function
+      const std::vector<std::string> args(fields.begin() + 1, fields.end());
+      auto r = RunInner(*body, &args, line);
+      if (!r.ok()) return r.status();
+      if (r->program.empty()) return Status::Ok();
+      if (found_)
+        return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
+                                                 LineOf(found_->line) + "); give one");
+      found_ = std::move(r).value();
+      found_->line = line;
+      return Status::Ok();
+    }
+  }
   // srun ... sh -c "python pretrain_gpt.py ..." and eval $CMD: the command string is a script
   // of its own.
   if (!fields.empty() && fields[0] == "eval") {
@@ -223,14 +298,8 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     auto toks = shell::Lex(fields[k + 2]);
     if (!toks.ok()) return toks.status().WithContext(LineOf(line));
     // eval eval ... and sh -c "sh -c ..." run the text as a script inside this one.
-    if (depth_ >= kMaxDepth)
-      return Status::Invalid(LineOf(line),
-                             "nests eval / sh -c more than " + std::to_string(kMaxDepth) + " deep");
-    Interpreter inner(toks.value(), {});
-    inner.vars_ = vars_;
-    inner.depth_ = depth_ + 1;
-    auto r = inner.Run();
-    if (!r.ok()) return r.status().WithContext(LineOf(line));
+    auto r = RunInner(toks.value(), nullptr, line);
+    if (!r.ok()) return r.status();
     if (r->program.empty()) continue;
     if (found_)
       return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
@@ -336,7 +405,10 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
     --i;
     return Case(i);
   } else if (w == "function") {
-    SkipBlock(i, "{", "}");
+    if (i < t_.size()) {
+      const std::string name = t_[i].raw;
+      DefineFunction(i, name);
+    }
   }
   return Status::Ok();
 }
@@ -423,9 +495,9 @@ Result<MegatronCommand> Interpreter::Run() {
       if (Status st = Keyword(tok.raw, i); !st.ok()) return st;
       continue;
     }
-    // name() { ... }: a function definition is not run.
+    // name() { ... }: a function definition, run when called.
     if (i + 2 < t_.size() && t_[i + 1].raw == "(" && t_[i + 2].raw == ")") {
-      SkipBlock(i, "{", "}");
+      DefineFunction(i, tok.raw);
       continue;
     }
     if (IsWord(tok, "then") || IsWord(tok, "do") || IsWord(tok, "done") || IsWord(tok, "{") ||

@@ -598,6 +598,30 @@ TEST(MegatronScript, RegexConditions) {
   EXPECT_FALSE(ParseMegatronScript("if [[ x =~ ((a{1,99}){1,99}){1,99} ]]; then L=1; fi\n").ok());
 }
 
+// Shell functions run when called, with their own positional parameters; their assignments are
+// global, as in bash. A launch written as a function (run() { torchrun ... "$@"; }; run ...) is
+// the pretrain command; a function calling itself forever is refused by depth.
+TEST(MegatronScript, FunctionsRunWhenCalled) {
+  const std::string text =
+      "set_model() {\n  L=$1\n  H=$(( $2 * 1024 ))\n}\n"
+      "function launch {\n  torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers $L "
+      "--hidden-size $H \"$@\"\n}\n"
+      "unused() { python pretrain_gpt.py --num-layers 1; }\n"
+      "set_model 32 4\nlaunch --bf16 --seq-length $1\n";
+  auto c = ParseMegatronScript(text, {"2048"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->program, "pretrain_gpt.py");
+  EXPECT_EQ(c->launcher_gpus, 4);
+  EXPECT_EQ(c->args, (std::vector<std::string>{"--num-layers", "32", "--hidden-size", "4096",
+                                               "--bf16", "--seq-length", "2048"}));
+  auto twice = ParseMegatronScript("f() { python pretrain_gpt.py; }\nf\nf\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("a second pretrain command"), std::string::npos);
+  auto forever = ParseMegatronScript("f() { f; }\nf\n");
+  ASSERT_FALSE(forever.ok());
+  EXPECT_NE(forever.status().message().find("more than 8 deep"), std::string::npos);
+}
+
 TEST(MegatronScripts, Gpt3_175bNamesTheMissingVocabulary) {
   Loaded l = LoadScript("train_gpt3_175b_distributed.sh");
   EXPECT_EQ(l.cmd.launcher_gpus, 8);
