@@ -47,7 +47,7 @@ inline constexpr int64_t kMaxSearchSpace = 1'000'000'000;
 // Launch scripts (--megatron-script), read as bash would: one word expands to at most 1 MiB, one
 // variable holds at most 1 MiB, all expansions of a script total at most 64 MiB (variables that
 // double themselves reach terabytes in forty lines); ${...} nests at most 64 deep, $(( )) at most
-// 256 parentheses or signs, eval / sh -c at most 8 scripts deep (each recursed; deeper
+// 256 parentheses or signs, eval / sh -c / function calls at most 8 deep (each recursed; deeper
 // overflowed the stack or copied the script once per level). Real scripts stay far below.
 inline constexpr size_t kMaxScriptWordBytes = size_t{1} << 20;
 inline constexpr size_t kMaxScriptExpansionBytes = size_t{64} << 20;
