@@ -11,9 +11,10 @@ import argparse, json, pathlib, re, subprocess, sys, tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Hand-set start (docs/INFERENCE.md, "Validation"): GEMMs at 0.6 of peak, HBM 0.8 / 0.8,
-# 4 us per kernel, 0.5 ms + 20 us per sequence of host work.
+# 4 us per kernel, 0.5 ms + 20 us per sequence of host work (MoE expert reads at HBM 0.8 too).
 START = {"gemm_efficiency": 0.6, "decode_hbm_fraction": 0.8, "attention_hbm_fraction": 0.8,
-         "kernel_latency_us": 4.0, "step_overhead_us": 500.0, "seq_overhead_us": 20.0}
+         "kernel_latency_us": 4.0, "step_overhead_us": 500.0, "seq_overhead_us": 20.0,
+         "moe_hbm_fraction": 0.8}
 
 
 def fit(build, cases, start, hold=None, rounds=3):

@@ -59,6 +59,10 @@ struct EngineProfile {
   // Achieved HBM bandwidth / nominal of the paged-attention decode kernel reading the KV cache
   // (its own kernel: XQA / FlashInfer / PagedAttention); unset (<= 0): decode_hbm_fraction.
   double attention_hbm_fraction = 0;
+  // Achieved HBM bandwidth / nominal of the grouped MoE expert GEMMs reading their weights (the
+  // engine's fused-MoE kernels: few tokens per expert, per-expert tiles and scales); unset
+  // (<= 0): decode_hbm_fraction.
+  double moe_hbm_fraction = 0;
   // Achieved fraction of the datasheet dense tensor peak of the GEMM's compute precision (BF16,
   // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
   // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.

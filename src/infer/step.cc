@@ -88,10 +88,12 @@ void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
   const double m = g.grouped ? g.flop_tokens : tokens;  // tokens per expert for MoE
   const double compute_s = Div(flops, GemmRate(l, m, g.n, g.k, g.grouped));
   const double bytes = g.params * g.read_fraction * wbytes + tokens * (g.n + g.k) * kAct;
-  const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction);
+  const EngineProfile& e = *l.engine;
+  const double frac =
+      g.grouped && e.moe_hbm_fraction > 0 ? e.moe_hbm_fraction : e.decode_hbm_fraction;
+  const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * frac);
   a.Add(compute_s, hbm_s, g.kernels);
   if (WeightOnly(l.wdtype)) {
-    const EngineProfile& e = *l.engine;
     const double extra = l.quant == QuantMethod::kAwq     ? e.awq_gemm_overhead_s
                          : l.wdtype == WeightDType::kInt8 ? e.gptq8_gemm_overhead_s
                                                           : e.gptq4_gemm_overhead_s;
