@@ -84,6 +84,9 @@ struct EngineProfile {
   // MoE models: attention (and dense layers) data-parallel over the tp GPUs, routed experts
   // expert-parallel (TensorRT-LLM enable_attention_dp, SGLang --enable-dp-attention).
   bool moe_attention_dp = false;
+  // Under attention DP the MoE dispatch gathers the tokens already quantised to the checkpoint's
+  // FP8 / NVFP4 (TensorRT-LLM's post-quant dispatch); else in BF16.
+  bool moe_quantized_dispatch = false;
   std::string provenance;
 };
 

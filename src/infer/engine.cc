@@ -43,6 +43,7 @@ EngineProfile ReadEngine(const json& e) {
   p.reserve_full_sequence = e.value("reserve_full_sequence", true);
   p.pipelined_pp = e.value("pipelined_pp", true);
   p.moe_attention_dp = e.value("moe_attention_dp", false);
+  p.moe_quantized_dispatch = e.value("moe_quantized_dispatch", false);
   p.provenance = e.value("provenance", "");
   return p;
 }
