@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # 4 us per kernel, 0.5 ms + 20 us per sequence of host work (MoE expert reads at HBM 0.8 too).
 START = {"gemm_efficiency": 0.6, "decode_hbm_fraction": 0.8, "attention_hbm_fraction": 0.8,
          "kernel_latency_us": 4.0, "step_overhead_us": 500.0, "seq_overhead_us": 20.0,
-         "moe_hbm_fraction": 0.8}
+         "moe_hbm_fraction": 0.8, "moe_gemm_efficiency": 0.6}
 
 
 def fit(build, cases, start, hold=None, rounds=3):

@@ -63,6 +63,9 @@ struct EngineProfile {
   // engine's fused-MoE kernels: few tokens per expert, per-expert tiles and scales); unset
   // (<= 0): decode_hbm_fraction.
   double moe_hbm_fraction = 0;
+  // Achieved fraction of the precision's peak by the grouped MoE expert GEMMs on large problems
+  // (the fused-MoE kernels: routing, per-expert tiles and scales); unset (<= 0): gemm_efficiency.
+  double moe_gemm_efficiency = 0;
   // Achieved fraction of the datasheet dense tensor peak of the GEMM's compute precision (BF16,
   // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
   // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.

@@ -32,6 +32,7 @@ EngineProfile ReadEngine(const json& e) {
   p.gemm_efficiency = e.value("gemm_efficiency", 0.6);
   p.attention_hbm_fraction = e.value("attention_hbm_fraction", 0.0);
   p.moe_hbm_fraction = e.value("moe_hbm_fraction", 0.0);
+  p.moe_gemm_efficiency = e.value("moe_gemm_efficiency", 0.0);
   p.seq_overhead_s = e.value("seq_overhead_us", 0.0) * kUs;
   p.overlap_scheduler = e.value("overlap_scheduler", false);
   p.windowed_kv_trim = e.value("windowed_kv_trim", false);

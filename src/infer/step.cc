@@ -66,7 +66,10 @@ double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
   const double shape =
       Div(cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, local_experts),
           hw.eff.gemm_max);
-  return ComputePeak(hw, l.wdtype) * l.engine->gemm_efficiency * shape;
+  const EngineProfile& e = *l.engine;
+  const double eff =
+      grouped && e.moe_gemm_efficiency > 0 ? e.moe_gemm_efficiency : e.gemm_efficiency;
+  return ComputePeak(hw, l.wdtype) * eff * shape;
 }
 
 bool WeightOnly(WeightDType d) {
