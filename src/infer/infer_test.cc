@@ -228,6 +228,18 @@ TEST(Infer, MoeDispatchUnderAttentionDpGathersEachTokenOnce) {
   EXPECT_DOUBLE_EQ(top2->decode.comm_s, fp4->decode.comm_s);
 }
 
+// The grouped MoE expert GEMMs take the engine's moe_gemm_efficiency (unset: gemm_efficiency).
+TEST(Infer, MoeExpertGemmsTakeTheirOwnEfficiency) {
+  const ModelSpec m = Model("qwen3-30b-a3b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  InferenceSpec s = Spec(8, 4096, 16);
+  auto same = SimulateInference(m, hw, s);
+  s.profile.moe_gemm_efficiency = 0.5 * s.profile.gemm_efficiency;
+  auto slow = SimulateInference(m, hw, s);
+  ASSERT_TRUE(same.ok() && slow.ok());
+  EXPECT_GT(slow->prefill.compute_s, 1.2 * same->prefill.compute_s);
+}
+
 TEST(Infer, OfflineBatchIsBoundedByTheKvPool) {
   InferenceSpec s = Spec(0, 4096, 4096);
   s.profile.max_num_seqs = 100000;
