@@ -1031,6 +1031,17 @@ if [ -f "$INF_CASES" ] && expect_ok "validate inference: band line" validate "$I
     bad "validate inference: no band, no 0 % coverage" "$(tail -n 2 "$OUT")"
   fi
 fi
+# --explain on an inference case prints the infer report and the target metric (regression: it
+# failed with 'target_iter_time_s: must be a number').
+if [ -f "$INF_CASES" ] &&
+  expect_ok "validate --explain inference" validate "$INF_CASES" --explain inf_trtllm-038; then
+  if grep -q "^Phases (per replica):" "$OUT" &&
+    grep -q "case inf_trtllm-038 (inf_trtllm): output_tokens_per_s measured 2105" "$OUT"; then
+    ok "validate --explain inference: infer report and target"
+  else
+    bad "validate --explain inference: infer report and target" "$(tail -c 400 "$OUT")"
+  fi
+fi
 if [ "$FAIL" -ne 0 ]; then
   for f in "${FAILED[@]}"; do echo "  failed: $f"; done
   exit 1

@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "inference_engines.json"
 FREE = {  # key: (min, max, multiplicative steps tried)
     "tensorrt-llm": ["gemm_efficiency", "decode_hbm_fraction", "kernel_latency_us", "step_overhead_us",
-                     "seq_overhead_us", "attention_hbm_fraction"],
+                     "seq_overhead_us", "attention_hbm_fraction", "moe_hbm_fraction", "moe_gemm_efficiency"],
     "vllm": ["step_overhead_us", "kernel_latency_us", "decode_hbm_fraction", "gptq4_gemm_overhead_us",
              "gptq8_gemm_overhead_us", "awq_gemm_overhead_us", "gemm_efficiency"],
     "transformers": ["layer_overhead_us", "step_overhead_us", "decode_hbm_fraction",
@@ -22,6 +22,7 @@ FREE = {  # key: (min, max, multiplicative steps tried)
                      "gemm_efficiency"],
 }
 BOUNDS = {"gemm_efficiency": (0.2, 0.85), "seq_overhead_us": (0.0, 200.0), "decode_hbm_fraction": (0.3, 0.95), "attention_hbm_fraction": (0.3, 0.95),
+          "moe_hbm_fraction": (0.1, 0.95), "moe_gemm_efficiency": (0.1, 0.85),
           "kernel_latency_us": (0.0, 30.0), "step_overhead_us": (0.0, 20000.0),
           "layer_overhead_us": (0.0, 3000.0), "gptq4_gemm_overhead_us": (0.0, 500.0),
           "gptq8_gemm_overhead_us": (0.0, 500.0),

@@ -84,7 +84,9 @@ void PrintPhase(const char* name, const PhaseBreakdown& b) {
               1e3 * b.launch_s, b.bound.c_str());
 }
 
-void PrintText(const InferenceReport& r) {
+}  // namespace
+
+void PrintInferenceText(const InferenceReport& r) {
   std::printf("TTFT %.3f ms   TPOT %.3f ms   output %.1f tokens/s (%.1f per GPU)\n", 1e3 * r.ttft_s,
               1e3 * r.tpot_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu);
   std::printf("batch %g per replica x %d replicas; engine %s; fits: %s%s%s\n", r.batch, r.replicas,
@@ -130,8 +132,6 @@ void PrintText(const InferenceReport& r) {
     std::printf("  %s = %s (%s)\n", x.field.c_str(), x.value.c_str(), x.why.c_str());
 }
 
-}  // namespace
-
 int RunInfer(const InferArgs& a) {
   auto model = LoadModel(a.model);
   if (!model.ok()) return Fail(model.status());
@@ -165,7 +165,7 @@ int RunInfer(const InferArgs& a) {
     return 0;
   }
   if (!hw->calibrated) std::printf("%s\n", UncalibratedNote(hw.value()).c_str());
-  PrintText(r.value());
+  PrintInferenceText(r.value());
   return 0;
 }
 

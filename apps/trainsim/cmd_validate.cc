@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli_util.h"
 #include "commands.h"
@@ -10,6 +11,7 @@
 #include "trainsim/results_json.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
+#include "validate/inference_case.h"
 
 namespace trainsim::cli {
 
@@ -28,8 +30,40 @@ void AddValidate(CLI::App& app, ValidateArgs& a) {
 
 namespace {
 
+// validate --explain ID of an inference case: the `infer` report, then its target metric.
+// Returns -1 when no inference file holds the id.
+int ExplainInferenceCase(const ValidateArgs& a) {
+  for (const std::string& f : a.files) {
+    auto text = ReadTextFile(f);
+    if (!text.ok()) return Fail(text.status());
+    std::istringstream in(text.value());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!detail::IsInferenceCaseText(line) ||
+          line.find("\"" + a.explain + "\"") == std::string::npos)
+        continue;
+      auto c = detail::ParseInferenceCase(line, f);
+      if (!c.ok()) return Fail(c.status());
+      if (c->id != a.explain) continue;
+      auto sim = SimulateInference(c->model, c->hw, c->spec);
+      if (!sim.ok()) return Fail(sim.status().WithContext(c->id));
+      InferenceReport rep = std::move(sim).value();
+      for (const Assumption& x : c->assumed) rep.assumed.push_back(x);
+      PrintInferenceText(rep);
+      auto v = detail::InferenceMetric(c.value(), rep);
+      if (!v.ok()) return Fail(v.status());
+      std::printf("\n  case %s (%s): %s measured %.4g, predicted %.4g, error %+.1f %%\n",
+                  c->id.c_str(), c->family.c_str(), c->metric.c_str(), c->target, v.value(),
+                  100 * (v.value() - c->target) / c->target);
+      return 0;
+    }
+  }
+  return -1;
+}
+
 // validate --explain ID: the case's step report as `simulate` prints it, then its target.
 int ExplainCase(const ValidateArgs& a) {
+  if (int rc = ExplainInferenceCase(a); rc >= 0) return rc;
   std::vector<CaseResult> unparsable;
   auto cases = LoadValidationCases(a.files, &unparsable);
   if (!cases.ok()) return Fail(cases.status());

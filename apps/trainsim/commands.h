@@ -136,6 +136,8 @@ struct InferArgs {
 };
 void AddInfer(CLI::App& app, InferArgs& a);
 int RunInfer(const InferArgs& a);
+// The text report of `trainsim infer` (also printed by `validate --explain` for inference cases).
+void PrintInferenceText(const InferenceReport& r);
 int RunInferSearch(const InferArgs& a, const ModelSpec& m, const HardwareSpec& hw);
 
 // `export --format F`: a strategy (simulate's inputs, or the best of --search) as a framework

@@ -59,6 +59,13 @@ struct EngineProfile {
   // Achieved HBM bandwidth / nominal of the paged-attention decode kernel reading the KV cache
   // (its own kernel: XQA / FlashInfer / PagedAttention); unset (<= 0): decode_hbm_fraction.
   double attention_hbm_fraction = 0;
+  // Achieved HBM bandwidth / nominal of the grouped MoE expert GEMMs reading their weights (the
+  // engine's fused-MoE kernels: few tokens per expert, per-expert tiles and scales); unset
+  // (<= 0): decode_hbm_fraction.
+  double moe_hbm_fraction = 0;
+  // Achieved fraction of the precision's peak by the grouped MoE expert GEMMs on large problems
+  // (the fused-MoE kernels: routing, per-expert tiles and scales); unset (<= 0): gemm_efficiency.
+  double moe_gemm_efficiency = 0;
   // Achieved fraction of the datasheet dense tensor peak of the GEMM's compute precision (BF16,
   // FP8 or FP4) by the engine's GEMM kernels on large, well-shaped problems; the preset's shape
   // law (cost::GemmEfficiency / gemm_max) scales it for small n, k and grouped GEMMs.
@@ -80,6 +87,9 @@ struct EngineProfile {
   // MoE models: attention (and dense layers) data-parallel over the tp GPUs, routed experts
   // expert-parallel (TensorRT-LLM enable_attention_dp, SGLang --enable-dp-attention).
   bool moe_attention_dp = false;
+  // Under attention DP the MoE dispatch gathers the tokens already quantised to the checkpoint's
+  // FP8 / NVFP4 (TensorRT-LLM's post-quant dispatch); else in BF16.
+  bool moe_quantized_dispatch = false;
   std::string provenance;
 };
 

@@ -31,6 +31,8 @@ EngineProfile ReadEngine(const json& e) {
   p.decode_hbm_fraction = e.value("decode_hbm_fraction", 0.8);
   p.gemm_efficiency = e.value("gemm_efficiency", 0.6);
   p.attention_hbm_fraction = e.value("attention_hbm_fraction", 0.0);
+  p.moe_hbm_fraction = e.value("moe_hbm_fraction", 0.0);
+  p.moe_gemm_efficiency = e.value("moe_gemm_efficiency", 0.0);
   p.seq_overhead_s = e.value("seq_overhead_us", 0.0) * kUs;
   p.overlap_scheduler = e.value("overlap_scheduler", false);
   p.windowed_kv_trim = e.value("windowed_kv_trim", false);
@@ -42,6 +44,7 @@ EngineProfile ReadEngine(const json& e) {
   p.reserve_full_sequence = e.value("reserve_full_sequence", true);
   p.pipelined_pp = e.value("pipelined_pp", true);
   p.moe_attention_dp = e.value("moe_attention_dp", false);
+  p.moe_quantized_dispatch = e.value("moe_quantized_dispatch", false);
   p.provenance = e.value("provenance", "");
   return p;
 }

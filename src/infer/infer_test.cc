@@ -192,6 +192,54 @@ TEST(Infer, MoeDecodeReadsMoreExpertsAtLargerBatch) {
             4 * (one->decode.hbm_s + one->decode.compute_s));
 }
 
+// TensorRT-LLM's PyExecutor has no overlap scheduler when pp > 1 (_executor_loop_pp): the host
+// work of an iteration is hidden behind the GPU's at pp 1 only.
+TEST(Infer, HostWorkIsNotHiddenUnderPipelineParallelism) {
+  const ModelSpec m = Model("llama3-8b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  InferenceSpec s = Spec(64, 128, 128);
+  s.profile.overlap_scheduler = true;
+  s.profile.step_overhead_s = 0.010;
+  auto one = SimulateInference(m, hw, s);
+  s.gpus = s.pp = 2;
+  auto two = SimulateInference(m, hw, s);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_LT(one->decode.launch_s, 0.010 - 1e-4);  // the GPU's share of it is hidden
+  EXPECT_NEAR(two->decode.launch_s, 0.010, 1e-9);
+}
+
+// MoE under attention DP all-gathers each token once (quantised first where the engine does)
+// and reduce-scatters the outputs: the traffic does not grow with top-k (an all-to-all's would).
+TEST(Infer, MoeDispatchUnderAttentionDpGathersEachTokenOnce) {
+  ModelSpec m = Model("qwen3-30b-a3b");
+  const HardwareSpec hw = Hw("b200_sxm_180gb");
+  InferenceSpec s = Spec(256, 128, 128);
+  s.gpus = s.tp = 4;
+  s.attention_dp = 1;
+  s.weight_dtype = WeightDType::kNvfp4;
+  auto bf16 = SimulateInference(m, hw, s);
+  s.profile.moe_quantized_dispatch = true;
+  auto fp4 = SimulateInference(m, hw, s);
+  m.moe.top_k = 2;
+  auto top2 = SimulateInference(m, hw, s);
+  ASSERT_TRUE(bf16.ok() && fp4.ok() && top2.ok());
+  EXPECT_LT(fp4->decode.comm_s, bf16->decode.comm_s);
+  EXPECT_GT(fp4->decode.comm_s, 0);
+  EXPECT_DOUBLE_EQ(top2->decode.comm_s, fp4->decode.comm_s);
+}
+
+// The grouped MoE expert GEMMs take the engine's moe_gemm_efficiency (unset: gemm_efficiency).
+TEST(Infer, MoeExpertGemmsTakeTheirOwnEfficiency) {
+  const ModelSpec m = Model("qwen3-30b-a3b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  InferenceSpec s = Spec(8, 4096, 16);
+  auto same = SimulateInference(m, hw, s);
+  s.profile.moe_gemm_efficiency = 0.5 * s.profile.gemm_efficiency;
+  auto slow = SimulateInference(m, hw, s);
+  ASSERT_TRUE(same.ok() && slow.ok());
+  EXPECT_GT(slow->prefill.compute_s, 1.2 * same->prefill.compute_s);
+}
+
 TEST(Infer, OfflineBatchIsBoundedByTheKvPool) {
   InferenceSpec s = Spec(0, 4096, 4096);
   s.profile.max_num_seqs = 100000;

@@ -229,6 +229,14 @@ double P2p(const Plan& p, double tokens) {
   return cost::CollectiveTime(*p.l.hw, graph::Coll::kP2P, pl, tokens * p.l.m->hidden * 2.0);
 }
 
+// Whether the host's work of one iteration hides behind the GPU's: the overlap scheduler runs
+// only without pipeline parallelism (TensorRT-LLM 1.0 PyExecutor: pp_size > 1 selects
+// _executor_loop_pp whatever disable_overlap_scheduler says; _executor_loop_overlap is the
+// pp_size == 1 loop; tensorrt_llm/_torch/pyexecutor/py_executor.py).
+bool HostOverlapped(const Plan& p) {
+  return p.l.engine->overlap_scheduler && p.l.pp == 1;
+}
+
 // The engine's host work for one iteration over `seqs` sequences on one rank (under attention
 // DP each rank schedules its own share), added to the GPU time or, with an overlap scheduler,
 // hidden behind it: the iteration takes the longer of the two.
@@ -236,7 +244,7 @@ void AddHost(const Plan& p, double seqs, PhaseBreakdown& r) {
   const EngineProfile& e = *p.l.engine;
   const double host = e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s;
   const double gpu = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
-  r.launch_s += e.overlap_scheduler ? std::max(0.0, host - gpu) : host;
+  r.launch_s += HostOverlapped(p) ? std::max(0.0, host - gpu) : host;
   r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
 }
 
@@ -368,7 +376,7 @@ PhaseBreakdown Prefill(const Plan& p, double seqs, double prompt, bool exact) {
   // Host work per iteration (each iteration schedules w.pre_seqs prompts).
   PhaseBreakdown host;
   AddHost(p, w.pre_seqs, host);
-  if (p.l.engine->overlap_scheduler)
+  if (HostOverlapped(p))
     r.launch_s += iters * std::max(0.0, host.total_s - b.total_s * (stage_times / iters));
   else
     r.launch_s += iters * host.total_s;

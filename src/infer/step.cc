@@ -66,7 +66,10 @@ double GemmRate(const Layout& l, double m, double n, double k, bool grouped) {
   const double shape =
       Div(cost::GemmEfficiency(hw, grouped ? std::max(1.0, m) : 1e9, n, k, local_experts),
           hw.eff.gemm_max);
-  return ComputePeak(hw, l.wdtype) * l.engine->gemm_efficiency * shape;
+  const EngineProfile& e = *l.engine;
+  const double eff =
+      grouped && e.moe_gemm_efficiency > 0 ? e.moe_gemm_efficiency : e.gemm_efficiency;
+  return ComputePeak(hw, l.wdtype) * eff * shape;
 }
 
 bool WeightOnly(WeightDType d) {
@@ -88,10 +91,12 @@ void AddGemm(Acc& a, const Layout& l, const Gemm& g, double tokens) {
   const double m = g.grouped ? g.flop_tokens : tokens;  // tokens per expert for MoE
   const double compute_s = Div(flops, GemmRate(l, m, g.n, g.k, g.grouped));
   const double bytes = g.params * g.read_fraction * wbytes + tokens * (g.n + g.k) * kAct;
-  const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * l.engine->decode_hbm_fraction);
+  const EngineProfile& e = *l.engine;
+  const double frac =
+      g.grouped && e.moe_hbm_fraction > 0 ? e.moe_hbm_fraction : e.decode_hbm_fraction;
+  const double hbm_s = Div(bytes, l.hw->hbm_bw_bytes_per_s * frac);
   a.Add(compute_s, hbm_s, g.kernels);
   if (WeightOnly(l.wdtype)) {
-    const EngineProfile& e = *l.engine;
     const double extra = l.quant == QuantMethod::kAwq     ? e.awq_gemm_overhead_s
                          : l.wdtype == WeightDType::kInt8 ? e.gptq8_gemm_overhead_s
                                                           : e.gptq4_gemm_overhead_s;
@@ -138,12 +143,22 @@ void AddAttentionCore(Acc& a, const Layout& l, const StageShape& st, const Work&
   }
 }
 
-// MoE all-to-all (dispatch and combine) of the tokens' top-k copies over the tp GPUs.
-double MoeAllToAll(const Layout& l, double tokens) {
+// MoE dispatch and combine under attention DP over the tp GPUs: every rank all-gathers every
+// token's hidden vector and reduce-scatters the experts' outputs (TensorRT-LLM's default MoE
+// communication, fused_moe/communication/allgather_reducescatter.py: "the default fallback
+// strategy that always works"; its all-to-all variants need MNNVL or DeepEP). The gather is
+// post-quantisation where the engine does it (moe_quantized_dispatch): NVFP4 checkpoints send
+// 0.5 B per element plus an FP8 scale per 16, FP8 checkpoints 1 B; else BF16 (SGLang's DP
+// attention gathers and scatters BF16 hidden states). The combine is BF16.
+double MoeDispatchCombine(const Layout& l, double tokens) {
   const ModelSpec& m = *l.m;
-  const double bytes = tokens / l.tp * m.moe.top_k * m.hidden * kAct;
+  const bool quant = l.engine->moe_quantized_dispatch;
+  const double elem = quant && l.wdtype == WeightDType::kNvfp4 ? 0.5 + 1.0 / 16
+                      : quant && l.wdtype == WeightDType::kFp8 ? 1.0
+                                                               : kAct;
   const cost::Placement p = cost::Place(l.tp, 1, l.hw->scaleup_domain);
-  return 2 * cost::CollectiveTime(*l.hw, graph::Coll::kAllToAll, p, bytes);
+  return cost::CollectiveTime(*l.hw, graph::Coll::kAllGather, p, tokens * m.hidden * elem) +
+         cost::CollectiveTime(*l.hw, graph::Coll::kReduceScatter, p, tokens * m.hidden * kAct);
 }
 
 // One transformer layer (MoE or dense MLP) on one GPU. Attention and dense MLP split over
@@ -193,7 +208,7 @@ PhaseBreakdown Layer(const Layout& l, const StageShape& st, const Work& w, bool 
     const cost::Placement p = cost::Place(l.tp, 1, l.hw->scaleup_domain);
     a.Comm(2 * cost::CollectiveTime(*l.hw, graph::Coll::kAllReduce, p, bytes));
   } else if (dp > 1 && moe) {
-    a.Comm(MoeAllToAll(l, t));
+    a.Comm(MoeDispatchCombine(l, t));
   }
   a.b.total_s = a.b.compute_s + a.b.hbm_s + a.b.comm_s + a.b.launch_s;
   // Eager engines issue every kernel from Python: a layer takes at least the host's time.
