@@ -30,6 +30,7 @@ constexpr FlagInfo kFlags[] = {
     {"--squared-relu", kShape, ""},
     {"--vocab-size", kShape, ""},
     {"--padded-vocab-size", kShape, ""},
+    {"--pad-vocab-size-to", kShape, ""},  // BigScience Megatron-DeepSpeed
     {"--make-vocab-size-divisible-by", kShape, ""},
     {"--untie-embeddings-and-output-weights", kShape, ""},
     {"--normalization", kShape, ""},
@@ -55,6 +56,21 @@ constexpr FlagInfo kFlags[] = {
     {"--qk-pos-emb-head-dim", kShape, ""},
     {"--v-head-dim", kShape, ""},
     {"--mtp-num-layers", kShape, ""},
+    {"--qk-nope-head-dim", kShape, ""},            // older spellings of --qk-head-dim,
+    {"--qk-rope-head-dim", kShape, ""},            // --qk-pos-emb-head-dim (PAI, MindSpeed)
+    {"--use-multi-token-prediction", kShape, ""},  // PAI-Megatron-Patch's MTP
+    {"--num-mtp-predictor", kShape, ""},
+    // BigScience Megatron-DeepSpeed (bigscience-workshop/Megatron-DeepSpeed, arguments.py).
+    {"--pp-partition-method", kNo,
+     "BigScience Megatron-DeepSpeed splits pipeline stages by this layer-type rule (e.g. the "
+     "embeddings counted as layers); trainsim splits the transformer layers evenly"},
+    {"--embed-layernorm", kOk, ""},  // one LayerNorm after the embedding: negligible
+    {"--abort-on-unmet-fused-kernel-constraints", kOk, ""},
+    {"--kill-switch-path", kOk, ""},
+    {"--train-weighted-split-*", kOk, ""},
+    {"--valid-weighted-split-*", kOk, ""},
+    {"--test-weighted-split-*", kOk, ""},
+    {"--valid-num-workers", kOk, ""},
     // Performance-relevant, not modelled.
     {"--extra-vocab-size", kNo,
      "PAI-Megatron-Patch adds these rows to its tokenizer's vocabulary; the vocabulary is the "

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
@@ -90,9 +91,30 @@ bool RunsNoProgram(const std::vector<std::string>& fields) {
   return kData.count(base) > 0;
 }
 
+// "bash x.sh ...", "sbatch x.slurm", "source x.sh", "./x.sh": a command that runs another script
+// file (whose commands this reader cannot see), named for the error when no pretrain command is
+// found; "" otherwise.
+std::string ScriptRun(const std::vector<std::string>& fields, int line) {
+  if (fields.empty()) return "";
+  static const std::set<std::string> kRunners = {"bash", "sh", "zsh", "source", ".", "sbatch"};
+  const auto is_script = [](const std::string& w) {
+    const size_t dot = w.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : w.substr(dot);
+    return ext == ".sh" || ext == ".slurm" || ext == ".sbatch" || ext == ".bash";
+  };
+  std::string file;
+  if (is_script(fields[0])) file = fields[0];
+  for (size_t k = 1; file.empty() && kRunners.count(fields[0]) && k < fields.size(); ++k)
+    if (fields[k].empty() || fields[k][0] != '-') file = fields[k];
+  if (file.empty()) return "";
+  return "'" + (file == fields[0] ? file : fields[0] + " " + file) + "' (" + LineOf(line) + ")";
+}
+
 class Interpreter {
  public:
-  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args) : t_(t) {
+  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args,
+              shell::Vars env = {})
+      : t_(t), vars_(std::move(env)) {
     for (size_t k = 0; k < args.size(); ++k) vars_[std::to_string(k + 1)] = {args[k]};
     vars_[shell::kPositionalAll] = args;
     vars_[shell::kPositionalCount] = {std::to_string(args.size())};
@@ -128,6 +150,7 @@ class Interpreter {
   static constexpr int kMaxDepth = 8;
   int depth_ = 0;  // scripts run by eval / sh -c around this one
   int bare_line_ = 0;
+  std::string runs_script_;  // the first other script this one runs ("bash x.sh (line 3)")
   // Bytes all expansions of the script may still produce: each word is bounded by
   // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
   static constexpr size_t kExpandBudget = size_t{64} << 20;
@@ -242,6 +265,7 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     return Status::Ok();
   }
   if (prog == fields.end()) {
+    if (runs_script_.empty()) runs_script_ = ScriptRun(fields, line);
     bare_.push_back(std::move(fields));
     if (bare_.size() == 1) bare_line_ = line;
     return Status::Ok();
@@ -450,9 +474,13 @@ Result<MegatronCommand> Interpreter::Run() {
     return c;
   }
   if (bare_.empty()) return MegatronCommand{};
-  return Status::Invalid("script",
-                         "no pretrain_*.py command found (expected e.g. 'torchrun ... "
-                         "pretrain_gpt.py --tensor-model-parallel-size ...')");
+  std::string why =
+      "no pretrain_*.py command found (expected e.g. 'torchrun ... "
+      "pretrain_gpt.py --tensor-model-parallel-size ...')";
+  if (!runs_script_.empty())
+    why += "; it runs another script, " + runs_script_ +
+           ", which holds the command: give that script (with the variables this one sets)";
+  return Status::Invalid("script", why);
 }
 
 }  // namespace
@@ -490,11 +518,52 @@ Result<bool> Interpreter::Condition(size_t& i) {
   return detail::EvalCondition(words, is_op, line);
 }
 
+namespace {
+// A Slurm batch script's "#SBATCH --nodes=N" (or -N N) header, before its first command: sbatch
+// runs the script with SLURM_NNODES and SLURM_JOB_NUM_NODES set to the node count (sbatch(1),
+// "OUTPUT ENVIRONMENT VARIABLES"). A range (--nodes=2-4) leaves the count to the scheduler.
+void SbatchEnvironment(std::string_view text, shell::Vars& vars) {
+  std::string nodes;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, eol - at);
+    at = eol + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty() || line.substr(0, 2) == "#!") continue;
+    if (line.substr(0, 7) != "#SBATCH") {
+      if (line.front() == '#') continue;
+      break;  // sbatch reads the directives before the first command only
+    }
+    std::vector<std::string> words;
+    std::string w;
+    for (char c : line.substr(7)) {
+      if (c == '#') break;  // a comment after the directive
+      if (c == ' ' || c == '\t' || c == '=') {
+        if (!w.empty()) words.push_back(w), w.clear();
+      } else {
+        w += c;
+      }
+    }
+    if (!w.empty()) words.push_back(w);
+    for (size_t k = 0; k + 1 < words.size(); ++k)
+      if (words[k] == "--nodes" || words[k] == "-N") nodes = words[k + 1];
+  }
+  if (nodes.empty() ||
+      !std::all_of(nodes.begin(), nodes.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return;
+  for (const char* name : {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"})
+    if (!vars.count(name)) vars[name] = {nodes};
+}
+}  // namespace
+
 Result<MegatronCommand> ParseMegatronScript(std::string_view text,
                                             const std::vector<std::string>& args) {
   auto toks = shell::Lex(text);
   if (!toks.ok()) return toks.status();
-  return Interpreter(toks.value(), args).Run();
+  shell::Vars env;
+  SbatchEnvironment(text, env);
+  return Interpreter(toks.value(), args, env).Run();
 }
 
 Result<std::vector<std::string>> SplitShellWords(std::string_view text) {
