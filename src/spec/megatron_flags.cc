@@ -60,6 +60,17 @@ constexpr FlagInfo kFlags[] = {
     {"--qk-rope-head-dim", kShape, ""},            // --qk-pos-emb-head-dim (PAI, MindSpeed)
     {"--use-multi-token-prediction", kShape, ""},  // PAI-Megatron-Patch's MTP
     {"--num-mtp-predictor", kShape, ""},
+    // epfLLM/Megatron-LLM (megatron/arguments.py, underscores read as dashes).
+    {"--use-rms-norm", kShape, ""},
+    {"--glu-activation", kShape, ""},
+    {"--no-tie-embed-logits", kShape, ""},
+    {"--parallel-attn", kNo,
+     "attention and MLP computed in parallel from one LayerNorm (Falcon) is costed as the "
+     "sequential block"},
+    {"--model-name", kOk, ""},
+    {"--data-type", kOk, ""},
+    {"--vocab-extra-ids-list", kOk, ""},
+    {"--wandb-logger", kOk, ""},
     // BigScience Megatron-DeepSpeed (bigscience-workshop/Megatron-DeepSpeed, arguments.py).
     {"--pp-partition-method", kNo,
      "BigScience Megatron-DeepSpeed splits pipeline stages by this layer-type rule (e.g. the "

@@ -159,7 +159,8 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   if (Status st = Int(s, "--num-layers", 0, layers); !st.ok()) return st;
   m.layers = static_cast<int>(layers);
   if (Status st = Int(s, "--hidden-size", 0, m.hidden); !st.ok()) return st;
-  m.gated_mlp = Has(s, "--swiglu");
+  // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs.
+  m.gated_mlp = Has(s, "--swiglu") || Has(s, "--glu-activation");
   // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py).
   const int64_t ffn = m.gated_mlp ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
   if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
@@ -174,10 +175,12 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   // BigScience's Megatron-DeepSpeed: the tokenizer's vocabulary padded to exactly this size
   // (its arguments.py; BLOOM's 250 680 tokens padded to 250 880).
   if (Status st = Int(s, "--pad-vocab-size-to", m.vocab, m.vocab); !st.ok()) return st;
-  m.tied_embeddings = !Has(s, "--untie-embeddings-and-output-weights");
+  m.tied_embeddings =
+      !Has(s, "--untie-embeddings-and-output-weights") && !Has(s, "--no-tie-embed-logits");
   const auto norm = s.find("--normalization");
-  m.layernorm = norm == s.end() || norm->second == "LayerNorm";  // Megatron's default
-  m.linear_bias = !Has(s, "--disable-bias-linear");              // add_bias_linear defaults to True
+  m.layernorm = (norm == s.end() || norm->second == "LayerNorm") &&  // Megatron's default
+                !Has(s, "--use-rms-norm");                           // Megatron-LLM's RMSNorm
+  m.linear_bias = !Has(s, "--disable-bias-linear");  // add_bias_linear defaults to True
   m.qkv_bias = Has(s, "--add-qkv-bias") && !m.linear_bias;
   const auto pos = s.find("--position-embedding-type");
   const bool learned = (pos == s.end() || pos->second == "learned_absolute") &&

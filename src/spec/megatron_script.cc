@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "spec/field_text.h"
 #include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
 
@@ -26,8 +27,9 @@ bool IsListOp(const Token& t) {
                                        t.raw == "||" || t.raw == "|" || t.raw == ";;"));
 }
 bool IsRedirect(const Token& t) {
-  return t.kind == TokenKind::kOp && (t.raw == ">" || t.raw == ">>" || t.raw == "<" ||
-                                      t.raw == ">&" || t.raw == "&>" || t.raw == "<<");
+  return t.kind == TokenKind::kOp &&
+         (t.raw == ">" || t.raw == ">>" || t.raw == "<" || t.raw == ">&" || t.raw == "&>" ||
+          t.raw == "<<" || t.raw == "<<<");
 }
 bool IsWord(const Token& t, std::string_view w) {
   return t.kind == TokenKind::kWord && t.raw == w;
@@ -74,7 +76,8 @@ int LauncherGpus(const std::vector<std::string>& w) {
 bool IsPretrainProgram(const std::string& w) {
   const size_t slash = w.find_last_of('/');
   const std::string base = slash == std::string::npos ? w : w.substr(slash + 1);
-  return base.rfind("pretrain", 0) == 0 && base.size() > 3 &&
+  // pretrain_gpt.py, pretrain_bert.py, PAI's pretrain_qwen.py; epfLLM/Megatron-LLM's finetune.py.
+  return (base.rfind("pretrain", 0) == 0 || base.rfind("finetune", 0) == 0) && base.size() > 3 &&
          base.compare(base.size() - 3, 3, ".py") == 0;
 }
 
@@ -128,7 +131,9 @@ class Interpreter {
   Status Keyword(const std::string& w, size_t& i);
   Status Case(size_t& i);
   size_t CaseClauseEnd(size_t k, size_t esac) const;
-  Result<bool> Condition(size_t& i);
+  Result<bool> Condition(size_t& i, std::string_view until = "then");
+  Status Loop(const std::string& w, size_t& i);
+  void Shift(const std::vector<std::string>& fields);
   Status Simple(size_t& i);
   Status Assign(const Token& t);
   Status Command(std::vector<std::string> fields, int line);
@@ -150,6 +155,13 @@ class Interpreter {
   static constexpr int kMaxDepth = 8;
   int depth_ = 0;  // scripts run by eval / sh -c around this one
   int bare_line_ = 0;
+  struct Running {
+    size_t start;  // the while / until token
+    size_t end;    // the token after its done
+  };
+  std::vector<Running> loops_;  // while / until loops being run, innermost last
+  static constexpr int kMaxLoop = 10000;
+  int loop_runs_ = 0;
   std::string runs_script_;  // the first other script this one runs ("bash x.sh (line 3)")
   // Bytes all expansions of the script may still produce: each word is bounded by
   // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
@@ -228,6 +240,10 @@ void Interpreter::SkipBlock(size_t& i, std::string_view open, std::string_view c
 }
 
 Status Interpreter::Command(std::vector<std::string> fields, int line) {
+  if (!fields.empty() && fields[0] == "shift") {
+    Shift(fields);
+    return Status::Ok();
+  }
   // srun ... sh -c "python pretrain_gpt.py ..." and eval $CMD: the command string is a script
   // of its own.
   if (!fields.empty() && fields[0] == "eval") {
@@ -251,7 +267,9 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     Interpreter inner(toks.value(), {});
     inner.vars_ = vars_;
     inner.depth_ = depth_ + 1;
+    inner.loop_runs_ = loop_runs_;  // one bound on the loops of the script and its evals
     auto r = inner.Run();
+    loop_runs_ = inner.loop_runs_;
     if (!r.ok()) return r.status().WithContext(LineOf(line));
     if (r->program.empty()) continue;
     if (found_)
@@ -352,9 +370,12 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
       frames_.back().now = !frames_.back().taken;
       frames_.back().taken = true;
     }
+  } else if ((w == "while" || w == "until") && Active()) {
+    --i;
+    return Loop(w, i);
   } else if (w == "for" || w == "while" || w == "until" || w == "select") {
     --i;
-    SkipBlock(i, "do", "done");  // loops are not run
+    SkipBlock(i, "do", "done");  // for and select loops are not run
   } else if (w == "case") {
     --i;
     return Case(i);
@@ -362,6 +383,40 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
     SkipBlock(i, "{", "}");
   }
   return Status::Ok();
+}
+
+// while / until COND; do BODY; done, run as bash runs it (the argument loops of launch scripts:
+// while [[ $# -gt 0 ]]; do case $1 in ... esac; shift; done), at most kMaxLoop times.
+Status Interpreter::Loop(const std::string& w, size_t& i) {
+  const size_t start = i;
+  const int line = t_[i].line;
+  ++i;
+  auto c = Condition(i, "do");
+  size_t done = start;
+  SkipBlock(done, "do", "done");  // done: the token after the matching "done"
+  // A condition other than a test (while read line; ...): the loop is not run.
+  const bool run = c.ok() && c.value() != (w == "until");
+  if (run && ++loop_runs_ > kMaxLoop)  // all loops of the script together, nested ones included
+    return Status::Invalid(LineOf(line), "loops run more than " + std::to_string(kMaxLoop) +
+                                             " times (does a loop's condition ever change?)");
+  if (!loops_.empty() && loops_.back().start == start) {
+    if (!run) loops_.pop_back();
+  } else if (run) {
+    loops_.push_back({start, done});
+  }
+  if (!run) i = done;
+  return Status::Ok();
+}
+
+void Interpreter::Shift(const std::vector<std::string>& fields) {
+  long long n = 1;
+  if (fields.size() > 1 && !detail::ParseIntText(fields[1], 0, 1 << 20, n).ok()) return;
+  std::vector<std::string>& all = vars_[shell::kPositionalAll];
+  if (static_cast<size_t>(n) > all.size()) return;  // bash: shift fails, nothing moves
+  for (size_t k = 1; k <= all.size(); ++k) vars_.erase(std::to_string(k));
+  all.erase(all.begin(), all.begin() + n);
+  for (size_t k = 0; k < all.size(); ++k) vars_[std::to_string(k + 1)] = {all[k]};
+  vars_[shell::kPositionalCount] = {std::to_string(all.size())};
 }
 
 // The end of the case clause whose body starts at k: its ";;" (or ";&", ";;&") outside nested
@@ -451,6 +506,10 @@ Result<MegatronCommand> Interpreter::Run() {
       SkipBlock(i, "{", "}");
       continue;
     }
+    if (IsWord(tok, "done") && !loops_.empty() && loops_.back().end == i + 1) {
+      i = loops_.back().start;  // the loop's condition again
+      continue;
+    }
     if (IsWord(tok, "then") || IsWord(tok, "do") || IsWord(tok, "done") || IsWord(tok, "{") ||
         IsWord(tok, "}")) {
       ++i;
@@ -491,11 +550,11 @@ Result<bool> EvalCondition(const std::vector<std::string>& words, const std::vec
                            int line);
 }  // namespace detail
 
-Result<bool> Interpreter::Condition(size_t& i) {
+Result<bool> Interpreter::Condition(size_t& i, std::string_view until) {
   const int line = t_[i - 1].line;
   std::vector<std::string> words;
   std::vector<bool> is_op;
-  for (; i < t_.size() && !IsWord(t_[i], "then"); ++i) {
+  for (; i < t_.size() && !IsWord(t_[i], until); ++i) {
     const Token& t = t_[i];
     if (t.kind == TokenKind::kNewline || (t.kind == TokenKind::kOp && t.raw == ";")) continue;
     if (IsRedirect(t)) {  // [ -f x ] 2>/dev/null
@@ -512,7 +571,8 @@ Result<bool> Interpreter::Condition(size_t& i) {
     words.push_back(f.value());
     is_op.push_back(false);
   }
-  if (i >= t_.size()) return Status::Invalid(LineOf(line), "if without then");
+  if (i >= t_.size())
+    return Status::Invalid(LineOf(line), until == "then" ? "if without then" : "while without do");
   ++i;
   if (!Active()) return false;
   return detail::EvalCondition(words, is_op, line);
