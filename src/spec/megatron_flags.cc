@@ -60,6 +60,13 @@ constexpr FlagInfo kFlags[] = {
     {"--qk-rope-head-dim", kShape, ""},            // --qk-pos-emb-head-dim (PAI, MindSpeed)
     {"--use-multi-token-prediction", kShape, ""},  // PAI-Megatron-Patch's MTP
     {"--num-mtp-predictor", kShape, ""},
+    // Hybrid Mamba models (pretrain_mamba.py): refused by ResolveMegatronModel.
+    {"--hybrid-attention-ratio", kShape, ""},
+    {"--hybrid-mlp-ratio", kShape, ""},
+    {"--hybrid-override-pattern", kShape, ""},
+    {"--spec", kNo,
+     "a custom layer-spec module is not read: the model is the one its shape "
+     "arguments describe"},
     // epfLLM/Megatron-LLM (megatron/arguments.py, underscores read as dashes).
     {"--use-rms-norm", kShape, ""},
     {"--glu-activation", kShape, ""},

@@ -166,7 +166,7 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
   if (Status st = Attention(s, m); !st.ok()) return st;
   // The vocabulary padded to a multiple of --make-vocab-size-divisible-by (default 128); the
-  // further factor tp of Megatron-LM's padding is left out.
+  // further factor tp of Megatron-LM's padding is applied by ResolveMegatronModel, which has it.
   if (Status st = Int(s, "--make-vocab-size-divisible-by", 128, divisible); !st.ok()) return st;
   if (Status st = Int(s, "--vocab-size", 0, vocab); !st.ok()) return st;
   divisible = std::max<int64_t>(1, divisible);
