@@ -314,27 +314,43 @@ Status Interpreter::Simple(size_t& i) {
     words.push_back(&t_[i]);
   }
   if (!Active()) return Status::Ok();
-  size_t k = 0;
-  for (; k < words.size(); ++k) {
-    if (words[k]->kind != TokenKind::kArray && !shell::IsAssignment(words[k]->raw, 0, 0, 0)) break;
-    if (Status st = Assign(*words[k]); !st.ok()) return st;
-  }
-  if (k == words.size()) return Status::Ok();
+  size_t k = 0;  // the leading VAR=value words
+  while (k < words.size() &&
+         (words[k]->kind == TokenKind::kArray || shell::IsAssignment(words[k]->raw, 0, 0, 0)))
+    ++k;
   static constexpr std::string_view kDeclare[] = {"export", "declare", "local", "readonly",
                                                   "typeset"};
-  if (std::find(std::begin(kDeclare), std::end(kDeclare), words[k]->raw) != std::end(kDeclare)) {
-    for (size_t j = k + 1; j < words.size(); ++j)
+  if (k == words.size() ||
+      std::find(std::begin(kDeclare), std::end(kDeclare), words[k]->raw) != std::end(kDeclare)) {
+    for (size_t j = 0; j < words.size(); ++j)
       if (words[j]->kind == TokenKind::kArray || shell::IsAssignment(words[j]->raw, 0, 0, 0))
         if (Status st = Assign(*words[j]); !st.ok()) return st;
     return Status::Ok();
   }
+  // "TP=2 cmd $TP": the command's words are expanded before its assignments, which hold for
+  // that command only (bash(1), "SIMPLE COMMAND EXPANSION"); an eval / sh -c it runs sees them.
   std::vector<std::string> fields;
-  for (; k < words.size(); ++k) {
-    auto f = Expand(words[k]->raw, words[k]->line);
+  for (size_t j = k; j < words.size(); ++j) {
+    auto f = Expand(words[j]->raw, words[j]->line);
     if (!f.ok()) return f.status();
     fields.insert(fields.end(), f.value().begin(), f.value().end());
   }
-  return Command(std::move(fields), line);
+  std::vector<std::pair<std::string, std::optional<std::vector<std::string>>>> saved;
+  for (size_t j = 0; j < k; ++j) {
+    std::string name = words[j]->raw.substr(0, words[j]->raw.find('='));
+    if (!name.empty() && name.back() == '+') name.pop_back();
+    const auto old = vars_.find(name);
+    saved.emplace_back(name, old == vars_.end() ? std::nullopt : std::optional(old->second));
+    if (Status st = Assign(*words[j]); !st.ok()) return st;
+  }
+  Status st = Command(std::move(fields), line);
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    if (it->second)
+      vars_[it->first] = *it->second;
+    else
+      vars_.erase(it->first);
+  }
+  return st;
 }
 
 Status Interpreter::Keyword(const std::string& w, size_t& i) {

@@ -304,6 +304,21 @@ TEST(MegatronScript, WhileLoopsWithShiftReadTheArguments) {
   EXPECT_TRUE(ParseMegatronScript("while read l; do T=9; done < f\npython pretrain_gpt.py\n").ok());
 }
 
+// "VAR=x cmd": the command's words expand before the assignment, which holds for that command
+// only (it was kept for the rest of the script: TP=8 below then read as tp 8).
+TEST(MegatronScript, PrefixAssignmentsHoldForTheirCommandOnly) {
+  Loaded l = LoadText(
+      "TP=2\n"
+      "TP=8 PP=4 bash other.sh\n"
+      "TP=8 python pretrain_gpt.py --tensor-model-parallel-size $TP "
+      "--pipeline-model-parallel-size ${PP:-1}\n");
+  EXPECT_EQ(l.s.tp, 2);
+  EXPECT_EQ(l.s.pp, 1);
+  // An eval / sh -c run by the command sees them.
+  EXPECT_EQ(LoadText("T=4 sh -c 'python pretrain_gpt.py --tensor-model-parallel-size $T'\n").s.tp,
+            4);
+}
+
 TEST(MegatronArgs, UnderscoreSpellingsOfForks) {
   MegatronReading r;
   Strategy s;
