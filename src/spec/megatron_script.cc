@@ -535,6 +535,7 @@ Result<MegatronCommand> Interpreter::Run() {
   }
   if (!frames_.empty()) return Status::Invalid("script", "if without fi");
   if (found_) return *found_;
+  if (depth_ > 0) return MegatronCommand{};  // an eval / sh -c that runs something else
   // No pretrain_*.py: a bare argument list ("--tensor-model-parallel-size 2 ...").
   // (One command that does not start with a program name: a token such as "8" is reported by
   // the argument reader.)
@@ -595,20 +596,29 @@ Result<bool> Interpreter::Condition(size_t& i, std::string_view until) {
 }
 
 namespace {
-// A Slurm batch script's "#SBATCH --nodes=N" (or -N N) header, before its first command: sbatch
-// runs the script with SLURM_NNODES and SLURM_JOB_NUM_NODES set to the node count (sbatch(1),
-// "OUTPUT ENVIRONMENT VARIABLES"). A range (--nodes=2-4) leaves the count to the scheduler.
+// A Slurm batch script's "#SBATCH" header, before its first command: sbatch runs the script
+// with the counts it asked for in its environment (sbatch(1), "OUTPUT ENVIRONMENT VARIABLES"):
+// --nodes / -N → SLURM_NNODES and SLURM_JOB_NUM_NODES, --gpus-per-node → SLURM_GPUS_PER_NODE,
+// --gres=gpu:N → SLURM_GPUS_ON_NODE, --ntasks-per-node → SLURM_NTASKS_PER_NODE, --cpus-per-task
+// → SLURM_CPUS_PER_TASK. A range (--nodes=2-4) leaves the count to the scheduler.
 void SbatchEnvironment(std::string_view text, shell::Vars& vars) {
-  std::string nodes;
+  static const std::map<std::string, std::vector<const char*>> kSets = {
+      {"--nodes", {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}},
+      {"-N", {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}},
+      {"--gpus-per-node", {"SLURM_GPUS_PER_NODE"}},
+      {"--gres", {"SLURM_GPUS_ON_NODE"}},
+      {"--ntasks-per-node", {"SLURM_NTASKS_PER_NODE"}},
+      {"--cpus-per-task", {"SLURM_CPUS_PER_TASK"}}};
+  std::map<std::string, std::string> found;
   size_t at = 0;
   while (at < text.size()) {
     const size_t eol = std::min(text.find('\n', at), text.size());
     std::string_view line = text.substr(at, eol - at);
     at = eol + 1;
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.empty() || line.substr(0, 2) == "#!") continue;
-    if (line.substr(0, 7) != "#SBATCH") {
-      if (line.front() == '#') continue;
+    if (line.empty() || line.front() == '#') {
+      if (line.substr(0, 7) != "#SBATCH") continue;
+    } else {
       break;  // sbatch reads the directives before the first command only
     }
     std::vector<std::string> words;
@@ -622,14 +632,24 @@ void SbatchEnvironment(std::string_view text, shell::Vars& vars) {
       }
     }
     if (!w.empty()) words.push_back(w);
-    for (size_t k = 0; k + 1 < words.size(); ++k)
-      if (words[k] == "--nodes" || words[k] == "-N") nodes = words[k + 1];
+    for (size_t k = 0; k + 1 < words.size(); ++k) {
+      std::string value = words[k + 1];
+      if (words[k] == "--gres") {  // gpu:8 or gpu:h100:8
+        if (value.rfind("gpu:", 0) != 0) continue;
+        value = value.substr(value.rfind(':') + 1);
+      } else if (words[k] == "--gpus-per-node") {
+        value = value.substr(value.rfind(':') + 1);  // 4 or h100:4
+      }
+      if (kSets.count(words[k])) found[words[k]] = value;
+    }
   }
-  if (nodes.empty() ||
-      !std::all_of(nodes.begin(), nodes.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return;
-  for (const char* name : {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"})
-    if (!vars.count(name)) vars[name] = {nodes};
+  for (const auto& [directive, value] : found) {
+    if (value.empty() || value.size() > 6 ||
+        value.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    for (const char* name : kSets.at(directive))
+      if (!vars.count(name)) vars[name] = {value};
+  }
 }
 }  // namespace
 

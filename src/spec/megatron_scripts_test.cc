@@ -244,6 +244,29 @@ TEST(MegatronScripts, ModelZooBestPracticeNamesTheScriptItRuns) {
       << cmd.status().message();
 }
 
+// Swiss AI's Llama-3-8B job on Clariden: the GPU count is sbatch's (#SBATCH --nodes=16,
+// --gpus-per-node=4 → $SLURM_NNODES, $SLURM_GPUS_PER_NODE), the command runs inside
+// `srun ... bash -c "$CMD_PREFIX $TRAINING_CMD"` after another `srun bash -c 'echo ...'`, and
+// `JOB_EXIT_CODE=$?` is 0.
+TEST(MegatronScripts, SwissAiLlama3_8bOnSlurm) {
+  Loaded l = LoadScript("swissai_submit_llama3_8b.sh");
+  EXPECT_EQ(l.cmd.program, "pretrain_gpt.py");
+  EXPECT_EQ(l.cmd.launcher_gpus, 64);
+  EXPECT_EQ(l.s.tp, 1);
+  EXPECT_EQ(l.s.pp, 1);
+  EXPECT_EQ(l.s.mbs, 1);
+  EXPECT_EQ(l.s.gbs, 128);
+  EXPECT_EQ(l.s.seq, 8192);
+  EXPECT_EQ(l.s.dtype, DType::kBf16);
+  EXPECT_EQ(l.s.zero, 1);
+  EXPECT_FALSE(l.s.main_grad_fp32);  // --main-grads-dtype bf16
+  EXPECT_TRUE(l.s.fused_cross_entropy);
+  EXPECT_TRUE(l.r.ignored.empty());
+  auto preset = LoadModel("llama3.1-8b");
+  ASSERT_TRUE(preset.ok());
+  EXPECT_TRUE(ResolveMegatronModel(l.r, &preset.value(), l.s).ok());
+}
+
 // --- The constructs, one regression each. ---
 
 TEST(MegatronScript, SbatchNodesSetSlurmNnodes) {
@@ -256,6 +279,11 @@ TEST(MegatronScript, SbatchNodesSetSlurmNnodes) {
   // After the first command sbatch reads no directive; a range leaves the count unknown.
   EXPECT_EQ(LoadText("echo hi\n#SBATCH --nodes=4\n" + launch).cmd.launcher_gpus, 0);
   EXPECT_EQ(LoadText("#SBATCH --nodes=2-4\n" + launch).cmd.launcher_gpus, 0);
+  EXPECT_EQ(LoadText("#SBATCH --nodes=3\n#SBATCH --gpus-per-node=h100:4\n"
+                     "torchrun --nproc-per-node $SLURM_GPUS_PER_NODE --nnodes $SLURM_NNODES "
+                     "pretrain_gpt.py --micro-batch-size 1\n")
+                .cmd.launcher_gpus,
+            12);
   // The job's own assignment wins.
   EXPECT_EQ(LoadText("#SBATCH --nodes=4\nSLURM_NNODES=1\n" + launch).cmd.launcher_gpus, 8);
 }
