@@ -116,6 +116,7 @@ constexpr FlagInfo kFlags[] = {
     {"--cuda-graph-scope", kOk, ""},
     {"--cuda-graph-modules", kOk, ""},
     {"--cuda-graph-warmup-steps", kOk, ""},
+    {"--te-rng-tracker", kOk, ""},  // TE's RNG tracker, needed under CUDA graphs: no cost
     {"--moe-expert-capacity-factor", kNo,
      "expert capacity (dropped or padded tokens) is not modelled: experts get balanced loads"},
     {"--moe-pad-expert-input-to-capacity", kNo,

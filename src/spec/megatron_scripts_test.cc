@@ -118,6 +118,42 @@ TEST(MegatronScripts, PaiDeepSeekV3) {
   EXPECT_TRUE(ResolveMegatronModel(l.r, &v3.value(), l.s).ok());
 }
 
+// PAI-Megatron-Patch's Qwen3 script, the MoE A3B size: 27 positional arguments; AC=sel adds
+// --recompute-activations after the script's own --recompute-modules moe (selective, moe);
+// FP8 with the blockwise recipe; TE CUDA graphs of attention.
+TEST(MegatronScripts, PaiQwen3MoeA3b) {
+  Loaded l = LoadScript("pai_run_mcore_qwen3.sh",
+                        "dsw A3B 1 64 1e-5 1e-6 4096 4096 fp8 2 1 1 1 8 true true false false sel "
+                        "false 100 /d /d none 10000000000 100000000 /out");
+  EXPECT_EQ(l.cmd.program, "pretrain_qwen.py");
+  EXPECT_EQ(l.cmd.launcher_gpus, 0);  // dsw: GPUS_PER_NODE from python -c
+  EXPECT_EQ(l.s.tp, 2);
+  EXPECT_EQ(l.s.etp, 1);
+  EXPECT_EQ(l.s.ep, 8);
+  EXPECT_TRUE(l.s.sp);
+  EXPECT_EQ(l.s.gbs, 64);
+  EXPECT_EQ(l.s.dtype, DType::kFp8);
+  EXPECT_EQ(l.s.zero, 1);
+  EXPECT_EQ(l.s.recompute, Recompute::kSelective);
+  EXPECT_EQ(l.s.recompute_modules, kRecomputeMoe);
+  EXPECT_EQ(l.s.attention_kernel, AttentionImpl::kFused);  // FL=false: --attention-backend fused
+  EXPECT_DOUBLE_EQ(l.s.exec.host_issue_us_per_kernel, 0);  // --external-cuda-graph
+  EXPECT_FALSE(l.s.overlap_grad_reduce);  // comm_overlap_option is not on the command line
+  EXPECT_EQ(IgnoredNames(l.r),
+            (std::vector<std::string>{"--max-padding-length", "--extra-vocab-size"}));
+  auto shape = l.r.shape;
+  shape["--vocab-size"] = "151936";
+  auto m = ModelFromMegatronShape(shape);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->moe.num_experts, 128);
+  EXPECT_EQ(m->moe.expert_ffn, 768);
+  EXPECT_EQ(m->kv_heads, 4);
+  EXPECT_EQ(m->head_dim, 128);
+  auto preset = LoadModel("qwen3-30b-a3b");
+  ASSERT_TRUE(preset.ok());
+  EXPECT_TRUE(ResolveMegatronModel(l.r, &preset.value(), l.s).ok());
+}
+
 // ROCm's Mixtral script: defaults from ${VAR:-...}, "[$X = true]" (bash: command "[0" not
 // found, the branch not taken), and a "( ... )" subshell in the condition after the launch.
 TEST(MegatronScripts, RocmMixtralMoe) {
