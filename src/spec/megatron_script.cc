@@ -390,8 +390,23 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
     --i;
     return Loop(w, i);
   } else if (w == "for" || w == "while" || w == "until" || w == "select") {
+    // for and select loops are not run; one over the script's own arguments, when it has some,
+    // would read them (ROCm's `for ARGUMENT in "$@"; do export "$KEY"="$VALUE"`): refused
+    // rather than read without them.
+    const auto& all = vars_[shell::kPositionalAll];
+    bool over_args = i + 1 < t_.size() && !IsWord(t_[i + 1], "in");  // for x; do: "$@"
+    for (size_t k = i; k < t_.size() && !IsWord(t_[k], "do") && t_[k].kind != TokenKind::kNewline;
+         ++k)
+      over_args = over_args || t_[k].raw.find("$@") != std::string::npos ||
+                  t_[k].raw.find("$*") != std::string::npos;
+    if (w == "for" && Active() && !all.empty() && over_args &&
+        !(i < t_.size() && t_[i].raw == "("))  // for (( ... )) is arithmetic
+      return Status::Invalid(LineOf(line),
+                             "a for loop over the script's arguments is not run, so "
+                             "--megatron-script-args would not be read; set what they set "
+                             "in the script (or its environment) instead");
     --i;
-    SkipBlock(i, "do", "done");  // for and select loops are not run
+    SkipBlock(i, "do", "done");
   } else if (w == "case") {
     --i;
     return Case(i);

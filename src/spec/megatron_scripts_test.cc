@@ -195,6 +195,16 @@ TEST(MegatronScripts, RocmLlama2_70b) {
   auto preset = LoadModel("llama2-70b");
   ASSERT_TRUE(preset.ok());
   EXPECT_TRUE(ResolveMegatronModel(l.r, &preset.value(), l.s).ok());
+  // Its KEY=VALUE arguments are read by a for loop, which is not run: refused, naming the line,
+  // rather than read as the defaults.
+  auto with_args = ParseMegatronScript(ReadScript("rocm_train_llama2.sh"), {"TP=4"});
+  ASSERT_FALSE(with_args.ok());
+  EXPECT_NE(with_args.status().message().find("line 25"), std::string::npos)
+      << with_args.status().message();
+  auto implicit = ParseMegatronScript("for a; do X=1; done\npython pretrain_gpt.py\n", {"x"});
+  EXPECT_FALSE(implicit.ok());
+  EXPECT_TRUE(
+      ParseMegatronScript("for a in 1 2; do X=1; done\npython pretrain_gpt.py\n", {"x"}).ok());
 }
 
 // NVIDIA's DeepSeek2-Lite recipe: quoted multi-word array elements split again when expanded
