@@ -78,6 +78,21 @@ constexpr FlagInfo kFlags[] = {
     {"--data-type", kOk, ""},
     {"--vocab-extra-ids-list", kOk, ""},
     {"--wandb-logger", kOk, ""},
+    // Megatron-DeepSpeed (microsoft/, bigscience-workshop/): the DeepSpeed engine's settings.
+    {"--deepspeed", kNo,
+     "the DeepSpeed engine (ZeRO stage, offload, its BF16 optimizer) is set by its config file, "
+     "not read from the launch script: give it with --deepspeed-config"},
+    {"--deepspeed_config", kNo,
+     "a DeepSpeed config file is not read from the launch script: give it with "
+     "--deepspeed-config"},
+    {"--deepspeed-config", kNo,
+     "a DeepSpeed config file is not read from the launch script: give it with "
+     "--deepspeed-config"},
+    {"--zero-stage", kNo,
+     "DeepSpeed's ZeRO stage: give the DeepSpeed config with --deepspeed-config"},
+    {"--deepspeed-activation-checkpointing", kNo,
+     "DeepSpeed's activation checkpointing: the recompute is Megatron's "
+     "(--checkpoint-activations / --recompute-*)"},
     // BigScience Megatron-DeepSpeed (bigscience-workshop/Megatron-DeepSpeed, arguments.py).
     {"--pp-partition-method", kNo,
      "BigScience Megatron-DeepSpeed splits pipeline stages by this layer-type rule (e.g. the "
