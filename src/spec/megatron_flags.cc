@@ -30,6 +30,7 @@ constexpr FlagInfo kFlags[] = {
     {"--squared-relu", kShape, ""},
     {"--vocab-size", kShape, ""},
     {"--padded-vocab-size", kShape, ""},
+    {"--pad-vocab-size-to", kShape, ""},  // BigScience Megatron-DeepSpeed
     {"--make-vocab-size-divisible-by", kShape, ""},
     {"--untie-embeddings-and-output-weights", kShape, ""},
     {"--normalization", kShape, ""},
@@ -55,6 +56,54 @@ constexpr FlagInfo kFlags[] = {
     {"--qk-pos-emb-head-dim", kShape, ""},
     {"--v-head-dim", kShape, ""},
     {"--mtp-num-layers", kShape, ""},
+    {"--qk-nope-head-dim", kShape, ""},            // older spellings of --qk-head-dim,
+    {"--qk-rope-head-dim", kShape, ""},            // --qk-pos-emb-head-dim (PAI, MindSpeed)
+    {"--use-multi-token-prediction", kShape, ""},  // PAI-Megatron-Patch's MTP
+    {"--num-mtp-predictor", kShape, ""},
+    // Hybrid Mamba models (pretrain_mamba.py): refused by ResolveMegatronModel.
+    {"--hybrid-attention-ratio", kShape, ""},
+    {"--hybrid-mlp-ratio", kShape, ""},
+    {"--hybrid-override-pattern", kShape, ""},
+    {"--spec", kNo,
+     "a custom layer-spec module is not read: the model is the one its shape "
+     "arguments describe"},
+    // epfLLM/Megatron-LLM (megatron/arguments.py, underscores read as dashes).
+    {"--use-rms-norm", kShape, ""},
+    {"--glu-activation", kShape, ""},
+    {"--no-tie-embed-logits", kShape, ""},
+    {"--parallel-attn", kNo,
+     "attention and MLP computed in parallel from one LayerNorm (Falcon) is costed as the "
+     "sequential block"},
+    {"--model-name", kOk, ""},
+    {"--data-type", kOk, ""},
+    {"--vocab-extra-ids-list", kOk, ""},
+    {"--wandb-logger", kOk, ""},
+    // Megatron-DeepSpeed (microsoft/, bigscience-workshop/): the DeepSpeed engine's settings.
+    {"--deepspeed", kNo,
+     "the DeepSpeed engine (ZeRO stage, offload, its BF16 optimizer) is set by its config file, "
+     "not read from the launch script: give it with --deepspeed-config"},
+    {"--deepspeed_config", kNo,
+     "a DeepSpeed config file is not read from the launch script: give it with "
+     "--deepspeed-config"},
+    {"--deepspeed-config", kNo,
+     "a DeepSpeed config file is not read from the launch script: give it with "
+     "--deepspeed-config"},
+    {"--zero-stage", kNo,
+     "DeepSpeed's ZeRO stage: give the DeepSpeed config with --deepspeed-config"},
+    {"--deepspeed-activation-checkpointing", kNo,
+     "DeepSpeed's activation checkpointing: the recompute is Megatron's "
+     "(--checkpoint-activations / --recompute-*)"},
+    // BigScience Megatron-DeepSpeed (bigscience-workshop/Megatron-DeepSpeed, arguments.py).
+    {"--pp-partition-method", kNo,
+     "BigScience Megatron-DeepSpeed splits pipeline stages by this layer-type rule (e.g. the "
+     "embeddings counted as layers); trainsim splits the transformer layers evenly"},
+    {"--embed-layernorm", kOk, ""},  // one LayerNorm after the embedding: negligible
+    {"--abort-on-unmet-fused-kernel-constraints", kOk, ""},
+    {"--kill-switch-path", kOk, ""},
+    {"--train-weighted-split-*", kOk, ""},
+    {"--valid-weighted-split-*", kOk, ""},
+    {"--test-weighted-split-*", kOk, ""},
+    {"--valid-num-workers", kOk, ""},
     // Performance-relevant, not modelled.
     {"--extra-vocab-size", kNo,
      "PAI-Megatron-Patch adds these rows to its tokenizer's vocabulary; the vocabulary is the "
@@ -82,6 +131,7 @@ constexpr FlagInfo kFlags[] = {
     {"--cuda-graph-scope", kOk, ""},
     {"--cuda-graph-modules", kOk, ""},
     {"--cuda-graph-warmup-steps", kOk, ""},
+    {"--te-rng-tracker", kOk, ""},  // TE's RNG tracker, needed under CUDA graphs: no cost
     {"--moe-expert-capacity-factor", kNo,
      "expert capacity (dropped or padded tokens) is not modelled: experts get balanced loads"},
     {"--moe-pad-expert-input-to-capacity", kNo,
@@ -159,6 +209,7 @@ constexpr FlagInfo kFlags[] = {
     {"--rotary-scaling-factor", kOk, ""},
     {"--use-rope-scaling", kOk, ""},
     {"--rope-type", kOk, ""},
+    {"--rope-scaling-factor", kOk, ""},
     {"--mscale", kOk, ""},
     {"--mscale-all-dim", kOk, ""},
     {"--beta-fast", kOk, ""},
@@ -241,6 +292,8 @@ constexpr FlagInfo kFlags[] = {
     {"--tiktoken-pattern", kOk, ""},
     {"--tiktoken-num-special-tokens", kOk, ""},
     {"--log-*", kOk, ""},
+    {"--no-log-*", kOk, ""},
+    {"--num-dataset-builder-threads", kOk, ""},
     {"--wandb-*", kOk, ""},
     {"--tensorboard-*", kOk, ""},
     {"--timing-log-level", kOk, ""},

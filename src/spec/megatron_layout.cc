@@ -1,5 +1,6 @@
 // The Megatron-LM arguments that need the model (trainsim/megatron.h: ResolveMegatronModel);
 // --pipeline-model-parallel-layout is read in spec/pipeline_layout.cc.
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -54,6 +55,13 @@ Status CheckAgainst(const std::map<std::string, std::string>& shape, const Model
 
 Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec* preset,
                                        Strategy& s) {
+  // Hybrid Mamba stacks (pretrain_mamba.py): refused by name, never costed as a transformer.
+  for (const char* f :
+       {"--hybrid-attention-ratio", "--hybrid-mlp-ratio", "--hybrid-override-pattern"})
+    if (r.shape.count(f))
+      return Status::Invalid(f,
+                             "a hybrid Mamba model (Mamba layers mixed with attention and "
+                             "MLP layers) is not modelled");
   ModelSpec m;
   if (preset) {
     if (Status st = CheckAgainst(r.shape, *preset); !st.ok()) return st;
@@ -62,6 +70,18 @@ Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec
     auto built = ModelFromMegatronShape(r.shape);
     if (!built.ok()) return built.status();
     m = std::move(built).value();
+    // Megatron-LM pads the vocabulary to a multiple of --make-vocab-size-divisible-by times the
+    // tensor-parallel size (_vocab_size_with_padding, megatron/training/tokenizer), unless the
+    // padded size is given.
+    if (r.shape.count("--vocab-size") && !r.shape.count("--padded-vocab-size") &&
+        !r.shape.count("--pad-vocab-size-to")) {
+      const auto div = r.shape.find("--make-vocab-size-divisible-by");
+      long long d = 128;
+      if (div != r.shape.end() && !detail::ParseIntText(div->second, 1, 1 << 30, d).ok()) d = 128;
+      const long long multiple = d * std::max(1, s.tp);
+      const long long vocab = std::stoll(r.shape.at("--vocab-size"));
+      m.vocab = (vocab + multiple - 1) / multiple * multiple;
+    }
   }
   if (r.layers_per_virtual_stage > 0) {
     const int per_stage = m.layers / std::max(1, s.pp);

@@ -108,8 +108,16 @@ Status Attention(const Shape& s, ModelSpec& m) {
   // the --q-lora-rank argument defaults to None (no query compression).
   if (Status st = Int(s, "--q-lora-rank", 0, m.mla.q_lora_rank); !st.ok()) return st;
   if (Status st = Int(s, "--kv-lora-rank", 512, m.mla.kv_lora_rank); !st.ok()) return st;
-  if (Status st = Int(s, "--qk-head-dim", 128, m.mla.qk_nope_head_dim); !st.ok()) return st;
-  if (Status st = Int(s, "--qk-pos-emb-head-dim", 64, m.mla.qk_rope_head_dim); !st.ok()) return st;
+  // --qk-nope-head-dim / --qk-rope-head-dim: the older spellings (PAI-Megatron-Patch, MindSpeed,
+  // which names them deprecated aliases of --qk-head-dim / --qk-pos-emb-head-dim).
+  const char* nope = Has(s, "--qk-head-dim") || !Has(s, "--qk-nope-head-dim")
+                         ? "--qk-head-dim"
+                         : "--qk-nope-head-dim";
+  const char* rope = Has(s, "--qk-pos-emb-head-dim") || !Has(s, "--qk-rope-head-dim")
+                         ? "--qk-pos-emb-head-dim"
+                         : "--qk-rope-head-dim";
+  if (Status st = Int(s, nope, 128, m.mla.qk_nope_head_dim); !st.ok()) return st;
+  if (Status st = Int(s, rope, 64, m.mla.qk_rope_head_dim); !st.ok()) return st;
   if (Status st = Int(s, "--v-head-dim", 128, m.mla.v_head_dim); !st.ok()) return st;
   return Status::Ok();
 }
@@ -117,6 +125,10 @@ Status Attention(const Shape& s, ModelSpec& m) {
 Status Moe(const Shape& s, ModelSpec& m) {
   int64_t experts = 0, topk = 0, mtp = 0;
   if (Status st = Int(s, "--mtp-num-layers", 0, mtp); !st.ok()) return st;
+  // PAI-Megatron-Patch's spelling (examples/deepseek_v3/run_mcore_deepseek.sh):
+  // --use-multi-token-prediction with --num-mtp-predictor N modules.
+  if (!Has(s, "--mtp-num-layers") && Has(s, "--use-multi-token-prediction"))
+    if (Status st = Int(s, "--num-mtp-predictor", 1, mtp); !st.ok()) return st;
   m.mtp_layers = static_cast<int>(mtp);
   if (Status st = Int(s, "--num-experts", 0, experts); !st.ok()) return st;
   if (experts == 0) return Status::Ok();
@@ -136,7 +148,7 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   std::string missing;
   for (const char* f : {"--num-layers", "--hidden-size", "--num-attention-heads"})
     if (!Has(s, f)) missing += std::string(missing.empty() ? "" : ", ") + f;
-  if (!Has(s, "--vocab-size") && !Has(s, "--padded-vocab-size"))
+  if (!Has(s, "--vocab-size") && !Has(s, "--padded-vocab-size") && !Has(s, "--pad-vocab-size-to"))
     missing += std::string(missing.empty() ? "" : ", ") + "--vocab-size";
   if (!missing.empty())
     return Status::Invalid("model", "the Megatron-LM arguments do not describe a model (missing " +
@@ -147,22 +159,28 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   if (Status st = Int(s, "--num-layers", 0, layers); !st.ok()) return st;
   m.layers = static_cast<int>(layers);
   if (Status st = Int(s, "--hidden-size", 0, m.hidden); !st.ok()) return st;
-  m.gated_mlp = Has(s, "--swiglu");
+  // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs.
+  m.gated_mlp = Has(s, "--swiglu") || Has(s, "--glu-activation");
   // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py).
   const int64_t ffn = m.gated_mlp ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
   if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
   if (Status st = Attention(s, m); !st.ok()) return st;
   // The vocabulary padded to a multiple of --make-vocab-size-divisible-by (default 128); the
-  // further factor tp of Megatron-LM's padding is left out.
+  // further factor tp of Megatron-LM's padding is applied by ResolveMegatronModel, which has it.
   if (Status st = Int(s, "--make-vocab-size-divisible-by", 128, divisible); !st.ok()) return st;
   if (Status st = Int(s, "--vocab-size", 0, vocab); !st.ok()) return st;
   divisible = std::max<int64_t>(1, divisible);
   m.vocab = (vocab + divisible - 1) / divisible * divisible;
   if (Status st = Int(s, "--padded-vocab-size", m.vocab, m.vocab); !st.ok()) return st;
-  m.tied_embeddings = !Has(s, "--untie-embeddings-and-output-weights");
+  // BigScience's Megatron-DeepSpeed: the tokenizer's vocabulary padded to exactly this size
+  // (its arguments.py; BLOOM's 250 680 tokens padded to 250 880).
+  if (Status st = Int(s, "--pad-vocab-size-to", m.vocab, m.vocab); !st.ok()) return st;
+  m.tied_embeddings =
+      !Has(s, "--untie-embeddings-and-output-weights") && !Has(s, "--no-tie-embed-logits");
   const auto norm = s.find("--normalization");
-  m.layernorm = norm == s.end() || norm->second == "LayerNorm";  // Megatron's default
-  m.linear_bias = !Has(s, "--disable-bias-linear");              // add_bias_linear defaults to True
+  m.layernorm = (norm == s.end() || norm->second == "LayerNorm") &&  // Megatron's default
+                !Has(s, "--use-rms-norm");                           // Megatron-LLM's RMSNorm
+  m.linear_bias = !Has(s, "--disable-bias-linear");  // add_bias_linear defaults to True
   m.qkv_bias = Has(s, "--add-qkv-bias") && !m.linear_bias;
   const auto pos = s.find("--position-embedding-type");
   const bool learned = (pos == s.end() || pos->second == "learned_absolute") &&

@@ -10,7 +10,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
+#include "spec/field_text.h"
 #include "spec/megatron_shell.h"
 #include "trainsim/limits.h"
 #include "trainsim/megatron.h"
@@ -27,8 +29,9 @@ bool IsListOp(const Token& t) {
                                        t.raw == "||" || t.raw == "|" || t.raw == ";;"));
 }
 bool IsRedirect(const Token& t) {
-  return t.kind == TokenKind::kOp && (t.raw == ">" || t.raw == ">>" || t.raw == "<" ||
-                                      t.raw == ">&" || t.raw == "&>" || t.raw == "<<");
+  return t.kind == TokenKind::kOp &&
+         (t.raw == ">" || t.raw == ">>" || t.raw == "<" || t.raw == ">&" || t.raw == "&>" ||
+          t.raw == "<<" || t.raw == "<<<");
 }
 bool IsWord(const Token& t, std::string_view w) {
   return t.kind == TokenKind::kWord && t.raw == w;
@@ -75,7 +78,8 @@ int LauncherGpus(const std::vector<std::string>& w) {
 bool IsPretrainProgram(const std::string& w) {
   const size_t slash = w.find_last_of('/');
   const std::string base = slash == std::string::npos ? w : w.substr(slash + 1);
-  return base.rfind("pretrain", 0) == 0 && base.size() > 3 &&
+  // pretrain_gpt.py, pretrain_bert.py, PAI's pretrain_qwen.py; epfLLM/Megatron-LLM's finetune.py.
+  return (base.rfind("pretrain", 0) == 0 || base.rfind("finetune", 0) == 0) && base.size() > 3 &&
          base.compare(base.size() - 3, 3, ".py") == 0;
 }
 
@@ -92,10 +96,30 @@ bool RunsNoProgram(const std::vector<std::string>& fields) {
   return kData.count(base) > 0;
 }
 
+// "bash x.sh ...", "sbatch x.slurm", "source x.sh", "./x.sh": a command that runs another script
+// file (whose commands this reader cannot see), named for the error when no pretrain command is
+// found; "" otherwise.
+std::string ScriptRun(const std::vector<std::string>& fields, int line) {
+  if (fields.empty()) return "";
+  static const std::set<std::string> kRunners = {"bash", "sh", "zsh", "source", ".", "sbatch"};
+  const auto is_script = [](const std::string& w) {
+    const size_t dot = w.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : w.substr(dot);
+    return ext == ".sh" || ext == ".slurm" || ext == ".sbatch" || ext == ".bash";
+  };
+  std::string file;
+  if (is_script(fields[0])) file = fields[0];
+  for (size_t k = 1; file.empty() && kRunners.count(fields[0]) && k < fields.size(); ++k)
+    if (fields[k].empty() || fields[k][0] != '-') file = fields[k];
+  if (file.empty()) return "";
+  return "'" + (file == fields[0] ? file : fields[0] + " " + file) + "' (" + LineOf(line) + ")";
+}
+
 class Interpreter {
  public:
-  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args)
-      : t_(t), functions_(std::make_shared<Functions>()) {
+  Interpreter(const std::vector<Token>& t, const std::vector<std::string>& args,
+              shell::Vars env = {})
+      : t_(t), vars_(std::move(env)), functions_(std::make_shared<Functions>()) {
     SetPositional(vars_, args);
   }
   Result<MegatronCommand> Run();
@@ -117,7 +141,9 @@ class Interpreter {
     vars[shell::kPositionalCount] = {std::to_string(args.size())};
   }
   size_t CaseClauseEnd(size_t k, size_t esac) const;
-  Result<bool> Condition(size_t& i);
+  Result<bool> Condition(size_t& i, std::string_view until = "then");
+  Status Loop(const std::string& w, size_t& i);
+  void Shift(const std::vector<std::string>& fields);
   Status Simple(size_t& i);
   Status Assign(const Token& t);
   Status Command(std::vector<std::string> fields, int line);
@@ -142,6 +168,14 @@ class Interpreter {
   static constexpr int kMaxDepth = limits::kMaxScriptEvalNesting;
   int depth_ = 0;  // scripts run by eval / sh -c around this one
   int bare_line_ = 0;
+  struct Running {
+    size_t start;  // the while / until token
+    size_t end;    // the token after its done
+  };
+  std::vector<Running> loops_;  // while / until loops being run, innermost last
+  static constexpr int kMaxLoop = 10000;
+  int loop_runs_ = 0;
+  std::string runs_script_;  // the first other script this one runs ("bash x.sh (line 3)")
   // Bytes all expansions of the script may still produce: each word is bounded by
   // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
   static constexpr size_t kExpandBudget = limits::kMaxScriptExpansionBytes;
@@ -241,8 +275,10 @@ Result<MegatronCommand> Interpreter::RunInner(const std::vector<Token>& toks,
   inner.functions_ = functions_;
   inner.depth_ = depth_ + 1;
   inner.expand_budget_ = expand_budget_;
+  inner.loop_runs_ = loop_runs_;  // one bound on the loops of the script and what it runs
   auto r = inner.Run();
   expand_budget_ = inner.expand_budget_;
+  loop_runs_ = inner.loop_runs_;
   if (!r.ok()) return r.status().WithContext(LineOf(line));
   if (args) {  // a function's assignments are global; its arguments are not
     const std::vector<std::string> outer = vars_[shell::kPositionalAll];
@@ -266,6 +302,10 @@ void Interpreter::DefineFunction(size_t& i, const std::string& name) {
 }
 
 Status Interpreter::Command(std::vector<std::string> fields, int line) {
+  if (!fields.empty() && fields[0] == "shift") {
+    Shift(fields);
+    return Status::Ok();
+  }
   if (!fields.empty()) {
     if (auto f = functions_->find(fields[0]); f != functions_->end()) {
       const auto body = f->second;  // kept alive should the body redefine the function
@@ -312,6 +352,7 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     return Status::Ok();
   }
   if (prog == fields.end()) {
+    if (runs_script_.empty()) runs_script_ = ScriptRun(fields, line);
     bare_.push_back(std::move(fields));
     if (bare_.size() == 1) bare_line_ = line;
     return Status::Ok();
@@ -342,27 +383,43 @@ Status Interpreter::Simple(size_t& i) {
     words.push_back(&t_[i]);
   }
   if (!Active()) return Status::Ok();
-  size_t k = 0;
-  for (; k < words.size(); ++k) {
-    if (words[k]->kind != TokenKind::kArray && !shell::IsAssignment(words[k]->raw, 0, 0, 0)) break;
-    if (Status st = Assign(*words[k]); !st.ok()) return st;
-  }
-  if (k == words.size()) return Status::Ok();
+  size_t k = 0;  // the leading VAR=value words
+  while (k < words.size() &&
+         (words[k]->kind == TokenKind::kArray || shell::IsAssignment(words[k]->raw, 0, 0, 0)))
+    ++k;
   static constexpr std::string_view kDeclare[] = {"export", "declare", "local", "readonly",
                                                   "typeset"};
-  if (std::find(std::begin(kDeclare), std::end(kDeclare), words[k]->raw) != std::end(kDeclare)) {
-    for (size_t j = k + 1; j < words.size(); ++j)
+  if (k == words.size() ||
+      std::find(std::begin(kDeclare), std::end(kDeclare), words[k]->raw) != std::end(kDeclare)) {
+    for (size_t j = 0; j < words.size(); ++j)
       if (words[j]->kind == TokenKind::kArray || shell::IsAssignment(words[j]->raw, 0, 0, 0))
         if (Status st = Assign(*words[j]); !st.ok()) return st;
     return Status::Ok();
   }
+  // "TP=2 cmd $TP": the command's words are expanded before its assignments, which hold for
+  // that command only (bash(1), "SIMPLE COMMAND EXPANSION"); an eval / sh -c it runs sees them.
   std::vector<std::string> fields;
-  for (; k < words.size(); ++k) {
-    auto f = Expand(words[k]->raw, words[k]->line);
+  for (size_t j = k; j < words.size(); ++j) {
+    auto f = Expand(words[j]->raw, words[j]->line);
     if (!f.ok()) return f.status();
     fields.insert(fields.end(), f.value().begin(), f.value().end());
   }
-  return Command(std::move(fields), line);
+  std::vector<std::pair<std::string, std::optional<std::vector<std::string>>>> saved;
+  for (size_t j = 0; j < k; ++j) {
+    std::string name = words[j]->raw.substr(0, words[j]->raw.find('='));
+    if (!name.empty() && name.back() == '+') name.pop_back();
+    const auto old = vars_.find(name);
+    saved.emplace_back(name, old == vars_.end() ? std::nullopt : std::optional(old->second));
+    if (Status st = Assign(*words[j]); !st.ok()) return st;
+  }
+  Status st = Command(std::move(fields), line);
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    if (it->second)
+      vars_[it->first] = *it->second;
+    else
+      vars_.erase(it->first);
+  }
+  return st;
 }
 
 Status Interpreter::Keyword(const std::string& w, size_t& i) {
@@ -398,9 +455,27 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
       frames_.back().now = !frames_.back().taken;
       frames_.back().taken = true;
     }
-  } else if (w == "for" || w == "while" || w == "until" || w == "select") {
+  } else if ((w == "while" || w == "until") && Active()) {
     --i;
-    SkipBlock(i, "do", "done");  // loops are not run
+    return Loop(w, i);
+  } else if (w == "for" || w == "while" || w == "until" || w == "select") {
+    // for and select loops are not run; one over the script's own arguments, when it has some,
+    // would read them (ROCm's `for ARGUMENT in "$@"; do export "$KEY"="$VALUE"`): refused
+    // rather than read without them.
+    const auto& all = vars_[shell::kPositionalAll];
+    bool over_args = i + 1 < t_.size() && !IsWord(t_[i + 1], "in");  // for x; do: "$@"
+    for (size_t k = i; k < t_.size() && !IsWord(t_[k], "do") && t_[k].kind != TokenKind::kNewline;
+         ++k)
+      over_args = over_args || t_[k].raw.find("$@") != std::string::npos ||
+                  t_[k].raw.find("$*") != std::string::npos;
+    if (w == "for" && Active() && !all.empty() && over_args &&
+        !(i < t_.size() && t_[i].raw == "("))  // for (( ... )) is arithmetic
+      return Status::Invalid(LineOf(line),
+                             "a for loop over the script's arguments is not run, so "
+                             "--megatron-script-args would not be read; set what they set "
+                             "in the script (or its environment) instead");
+    --i;
+    SkipBlock(i, "do", "done");
   } else if (w == "case") {
     --i;
     return Case(i);
@@ -411,6 +486,40 @@ Status Interpreter::Keyword(const std::string& w, size_t& i) {
     }
   }
   return Status::Ok();
+}
+
+// while / until COND; do BODY; done, run as bash runs it (the argument loops of launch scripts:
+// while [[ $# -gt 0 ]]; do case $1 in ... esac; shift; done), at most kMaxLoop times.
+Status Interpreter::Loop(const std::string& w, size_t& i) {
+  const size_t start = i;
+  const int line = t_[i].line;
+  ++i;
+  auto c = Condition(i, "do");
+  size_t done = start;
+  SkipBlock(done, "do", "done");  // done: the token after the matching "done"
+  // A condition other than a test (while read line; ...): the loop is not run.
+  const bool run = c.ok() && c.value() != (w == "until");
+  if (run && ++loop_runs_ > kMaxLoop)  // all loops of the script together, nested ones included
+    return Status::Invalid(LineOf(line), "loops run more than " + std::to_string(kMaxLoop) +
+                                             " times (does a loop's condition ever change?)");
+  if (!loops_.empty() && loops_.back().start == start) {
+    if (!run) loops_.pop_back();
+  } else if (run) {
+    loops_.push_back({start, done});
+  }
+  if (!run) i = done;
+  return Status::Ok();
+}
+
+void Interpreter::Shift(const std::vector<std::string>& fields) {
+  long long n = 1;
+  if (fields.size() > 1 && !detail::ParseIntText(fields[1], 0, 1 << 20, n).ok()) return;
+  std::vector<std::string>& all = vars_[shell::kPositionalAll];
+  if (static_cast<size_t>(n) > all.size()) return;  // bash: shift fails, nothing moves
+  for (size_t k = 1; k <= all.size(); ++k) vars_.erase(std::to_string(k));
+  all.erase(all.begin(), all.begin() + n);
+  for (size_t k = 0; k < all.size(); ++k) vars_[std::to_string(k + 1)] = {all[k]};
+  vars_[shell::kPositionalCount] = {std::to_string(all.size())};
 }
 
 // The end of the case clause whose body starts at k: its ";;" (or ";&", ";;&") outside nested
@@ -500,6 +609,10 @@ Result<MegatronCommand> Interpreter::Run() {
       DefineFunction(i, tok.raw);
       continue;
     }
+    if (IsWord(tok, "done") && !loops_.empty() && loops_.back().end == i + 1) {
+      i = loops_.back().start;  // the loop's condition again
+      continue;
+    }
     if (IsWord(tok, "then") || IsWord(tok, "do") || IsWord(tok, "done") || IsWord(tok, "{") ||
         IsWord(tok, "}")) {
       ++i;
@@ -509,6 +622,7 @@ Result<MegatronCommand> Interpreter::Run() {
   }
   if (!frames_.empty()) return Status::Invalid("script", "if without fi");
   if (found_) return *found_;
+  if (depth_ > 0) return MegatronCommand{};  // an eval / sh -c that runs something else
   // No pretrain_*.py: a bare argument list ("--tensor-model-parallel-size 2 ...").
   // (One command that does not start with a program name: a token such as "8" is reported by
   // the argument reader.)
@@ -523,9 +637,13 @@ Result<MegatronCommand> Interpreter::Run() {
     return c;
   }
   if (bare_.empty()) return MegatronCommand{};
-  return Status::Invalid("script",
-                         "no pretrain_*.py command found (expected e.g. 'torchrun ... "
-                         "pretrain_gpt.py --tensor-model-parallel-size ...')");
+  std::string why =
+      "no pretrain_*.py command found (expected e.g. 'torchrun ... "
+      "pretrain_gpt.py --tensor-model-parallel-size ...')";
+  if (!runs_script_.empty())
+    why += "; it runs another script, " + runs_script_ +
+           ", which holds the command: give that script (with the variables this one sets)";
+  return Status::Invalid("script", why);
 }
 
 }  // namespace
@@ -536,11 +654,11 @@ Result<bool> EvalCondition(const std::vector<std::string>& words, const std::vec
                            int line);
 }  // namespace detail
 
-Result<bool> Interpreter::Condition(size_t& i) {
+Result<bool> Interpreter::Condition(size_t& i, std::string_view until) {
   const int line = t_[i - 1].line;
   std::vector<std::string> words;
   std::vector<bool> is_op;
-  for (; i < t_.size() && !IsWord(t_[i], "then"); ++i) {
+  for (; i < t_.size() && !IsWord(t_[i], until); ++i) {
     const Token& t = t_[i];
     if (t.kind == TokenKind::kNewline || (t.kind == TokenKind::kOp && t.raw == ";")) continue;
     if (IsRedirect(t)) {  // [ -f x ] 2>/dev/null
@@ -557,17 +675,78 @@ Result<bool> Interpreter::Condition(size_t& i) {
     words.push_back(f.value());
     is_op.push_back(false);
   }
-  if (i >= t_.size()) return Status::Invalid(LineOf(line), "if without then");
+  if (i >= t_.size())
+    return Status::Invalid(LineOf(line), until == "then" ? "if without then" : "while without do");
   ++i;
   if (!Active()) return false;
   return detail::EvalCondition(words, is_op, line);
 }
 
+namespace {
+// A Slurm batch script's "#SBATCH" header, before its first command: sbatch runs the script
+// with the counts it asked for in its environment (sbatch(1), "OUTPUT ENVIRONMENT VARIABLES"):
+// --nodes / -N → SLURM_NNODES and SLURM_JOB_NUM_NODES, --gpus-per-node → SLURM_GPUS_PER_NODE,
+// --gres=gpu:N → SLURM_GPUS_ON_NODE, --ntasks-per-node → SLURM_NTASKS_PER_NODE, --cpus-per-task
+// → SLURM_CPUS_PER_TASK. A range (--nodes=2-4) leaves the count to the scheduler.
+void SbatchEnvironment(std::string_view text, shell::Vars& vars) {
+  static const std::map<std::string, std::vector<const char*>> kSets = {
+      {"--nodes", {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}},
+      {"-N", {"SLURM_NNODES", "SLURM_JOB_NUM_NODES"}},
+      {"--gpus-per-node", {"SLURM_GPUS_PER_NODE"}},
+      {"--gres", {"SLURM_GPUS_ON_NODE"}},
+      {"--ntasks-per-node", {"SLURM_NTASKS_PER_NODE"}},
+      {"--cpus-per-task", {"SLURM_CPUS_PER_TASK"}}};
+  std::map<std::string, std::string> found;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t eol = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, eol - at);
+    at = eol + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty() || line.front() == '#') {
+      if (line.substr(0, 7) != "#SBATCH") continue;
+    } else {
+      break;  // sbatch reads the directives before the first command only
+    }
+    std::vector<std::string> words;
+    std::string w;
+    for (char c : line.substr(7)) {
+      if (c == '#') break;  // a comment after the directive
+      if (c == ' ' || c == '\t' || c == '=') {
+        if (!w.empty()) words.push_back(w), w.clear();
+      } else {
+        w += c;
+      }
+    }
+    if (!w.empty()) words.push_back(w);
+    for (size_t k = 0; k + 1 < words.size(); ++k) {
+      std::string value = words[k + 1];
+      if (words[k] == "--gres") {  // gpu:8 or gpu:h100:8
+        if (value.rfind("gpu:", 0) != 0) continue;
+        value = value.substr(value.rfind(':') + 1);
+      } else if (words[k] == "--gpus-per-node") {
+        value = value.substr(value.rfind(':') + 1);  // 4 or h100:4
+      }
+      if (kSets.count(words[k])) found[words[k]] = value;
+    }
+  }
+  for (const auto& [directive, value] : found) {
+    if (value.empty() || value.size() > 6 ||
+        value.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    for (const char* name : kSets.at(directive))
+      if (!vars.count(name)) vars[name] = {value};
+  }
+}
+}  // namespace
+
 Result<MegatronCommand> ParseMegatronScript(std::string_view text,
                                             const std::vector<std::string>& args) {
   auto toks = shell::Lex(text);
   if (!toks.ok()) return toks.status();
-  return Interpreter(toks.value(), args).Run();
+  shell::Vars env;
+  SbatchEnvironment(text, env);
+  return Interpreter(toks.value(), args, env).Run();
 }
 
 Result<std::vector<std::string>> SplitShellWords(std::string_view text) {

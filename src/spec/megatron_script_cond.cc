@@ -85,6 +85,20 @@ Result<bool> Cond::Term(size_t end) {
     return negate != v.value();
   }
   if (Is(i_, "true") || Is(i_, "false")) return w_[i_++] == "true";
+  if (IsOp(i_, "(")) {  // ( list ): a subshell, its status the list's
+    size_t j = i_ + 1;
+    for (int depth = 1; j < end; ++j) {
+      if (IsOp(j, "(")) ++depth;
+      if (IsOp(j, ")") && --depth == 0) break;
+    }
+    if (j >= end) return Bad();
+    ++i_;
+    auto v = List(j);
+    if (!v.ok()) return v;
+    if (i_ != j) return Bad();
+    i_ = j + 1;
+    return v;
+  }
   if (Is(i_, "[[") || Is(i_, "[")) {
     const std::string close = w_[i_] == "[[" ? "]]" : "]";
     size_t j = i_ + 1;
@@ -109,6 +123,12 @@ Result<bool> Cond::Term(size_t end) {
     }
     i_ = j + 1;
     return r;
+  }
+  // "[$X = y]" with no space after '[': bash looks up a command named "[0" (say), finds none
+  // ("command not found", status 127), and the condition is false; the script goes on.
+  if (i_ < end && !op_[i_] && w_[i_].size() > 1 && w_[i_][0] == '[' && w_[i_] != "[[") {
+    while (i_ < end && !op_[i_]) ++i_;
+    return false;
   }
   if (Is(i_, "test")) {
     size_t j = ++i_;

@@ -187,8 +187,11 @@ Result<size_t> Dollar(std::string_view s, size_t i, const Vars& vars, bool quote
   } else if (n == '@' || n == '*' || n == '#') {
     elems = Special(vars, n);
     end = i + 2;
-  } else if (n == '?' || n == '$' || n == '!' || n == '-') {
-    end = i + 2;  // exit status, process ids, shell options: none in a script read as text
+  } else if (n == '?') {  // the last exit status: commands are taken to succeed
+    elems.push_back("0");
+    end = i + 2;
+  } else if (n == '$' || n == '!' || n == '-') {
+    end = i + 2;  // process ids, shell options: none in a script read as text
   } else {
     elems.push_back("$");
   }

@@ -31,6 +31,8 @@ class Lexer {
   void ReadOp(Token& tok);
 
   void SkipHeredoc();
+  static bool StartsCondition(const std::vector<Token>& out);
+  Status ReadArithmeticCommand(std::vector<Token>& out);
 
   std::string_view t_;
   size_t i_ = 0;
@@ -214,6 +216,41 @@ void Lexer::ReadOp(Token& tok) {
   i_ += two ? 2 : 1;
 }
 
+// Whether a command read next is the condition of if / elif / while / until (or follows && / ||
+// or ! in one), where "(( expr ))" is read as an arithmetic command.
+bool Lexer::StartsCondition(const std::vector<Token>& out) {
+  if (out.empty()) return false;
+  const Token& p = out.back();
+  if (p.kind == TokenKind::kOp) return p.raw == "&&" || p.raw == "||";
+  return p.kind == TokenKind::kWord &&
+         (p.raw == "if" || p.raw == "elif" || p.raw == "while" || p.raw == "until" || p.raw == "!");
+}
+
+// "(( expr ))" (bash(1), "Compound Commands"): status 0 when expr is non-zero, the same as
+// test "$(( expr ))" -ne 0, which is what it is read as.
+Status Lexer::ReadArithmeticCommand(std::vector<Token>& out) {
+  const int line = line_;
+  size_t k = i_ + 2;
+  for (int depth = 0; k < t_.size(); ++k) {
+    if (t_[k] == '\n') ++line_;
+    if (t_[k] == '(') ++depth;
+    if (t_[k] == ')' && depth-- == 0) break;
+  }
+  if (k + 1 >= t_.size() || t_[k + 1] != ')')
+    return Fail(line, "unmatched (( of an arithmetic command");
+  const std::string expr(t_.substr(i_ + 2, k - i_ - 2));
+  i_ = k + 2;
+  for (const std::string& w :
+       {std::string("test"), "\"$((" + expr + "))\"", std::string("-ne"), std::string("0")}) {
+    Token tok;
+    tok.line = line;
+    tok.kind = TokenKind::kWord;
+    tok.raw = w;
+    out.push_back(std::move(tok));
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<Token>> Lexer::Run() {
   std::vector<Token> out;
   for (;;) {
@@ -229,9 +266,15 @@ Result<std::vector<Token>> Lexer::Run() {
     } else if (c == '#') {
       while (i_ < t_.size() && t_[i_] != '\n') ++i_;
       continue;
+    } else if (c == '(' && At(i_ + 1) == '(' && StartsCondition(out)) {
+      if (Status st = ReadArithmeticCommand(out); !st.ok()) return st;
+      continue;
     } else if (IsOpChar(c)) {
       ReadOp(tok);
-      if (tok.raw == "<<") {  // the delimiter word follows
+      if (tok.raw == "<<" && At(i_) == '<') {  // <<< word: a here-string, one word of input
+        ++i_;
+        tok.raw = "<<<";
+      } else if (tok.raw == "<<") {  // the delimiter word follows
         if (At(i_) == '-') ++i_;
         SkipBlanks();
         out.push_back(tok);

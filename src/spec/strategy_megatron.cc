@@ -1,4 +1,5 @@
 // Megatron-LM command lines in and out, driven by the `megatron` column of the Strategy schema.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,16 +60,25 @@ const std::map<std::string_view, ArgSpec>& ArgTable() {
   return table;
 }
 
+// "--tensor_model_parallel_size": the spelling of forks whose argparse names use underscores
+// (epfLLM/Megatron-LLM, early Megatron-LM); read as the dashed name when only that is known.
+std::string DashedName(std::string f) {
+  if (f.find('_') == std::string::npos || ArgTable().count(f) || megatron::FindFlag(f)) return f;
+  std::string dashed = f;
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return ArgTable().count(dashed) || megatron::FindFlag(dashed) ? dashed : f;
+}
+
 // "--a=b" splits into "--a", "b".
 std::vector<std::string> SplitEquals(const std::vector<std::string>& args) {
   std::vector<std::string> tok;
   for (const std::string& t : args) {
     const size_t eq = t.find('=');
     if (t.rfind("--", 0) == 0 && eq != std::string::npos) {
-      tok.push_back(t.substr(0, eq));
+      tok.push_back(DashedName(t.substr(0, eq)));
       tok.push_back(t.substr(eq + 1));
     } else {
-      tok.push_back(t);
+      tok.push_back(t.rfind("--", 0) == 0 ? DashedName(t) : t);
     }
   }
   return tok;
