@@ -173,7 +173,7 @@ class Interpreter {
     size_t end;    // the token after its done
   };
   std::vector<Running> loops_;  // while / until loops being run, innermost last
-  static constexpr int kMaxLoop = 10000;
+  static constexpr int kMaxLoop = limits::kMaxScriptLoopRounds;
   int loop_runs_ = 0;
   std::string runs_script_;  // the first other script this one runs ("bash x.sh (line 3)")
   // Bytes all expansions of the script may still produce: each word is bounded by
