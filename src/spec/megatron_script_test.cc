@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/megatron_flags.h"
+#include "spec/megatron_script_test_util.h"
 #include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
@@ -431,35 +432,10 @@ TEST(MegatronLayout, ReadsAnyLayoutAndChecksItAgainstTheModel) {
 namespace trainsim {
 namespace {
 
-std::string ReadScript(const std::string& name) {
-  auto t = ReadTextFile(std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/megatron_scripts/" +
-                        name);
-  EXPECT_TRUE(t.ok()) << name;
-  return t.ok() ? t.value() : std::string();
-}
-
-struct Loaded {
-  MegatronCommand cmd;
-  Strategy s;
-  MegatronReading r;
-};
-
-Loaded LoadScript(const std::string& name, const std::vector<std::string>& args = {}) {
-  Loaded l;
-  auto cmd = ParseMegatronScript(ReadScript(name), args);
-  EXPECT_TRUE(cmd.ok()) << cmd.status().message();
-  if (!cmd.ok()) return l;
-  l.cmd = cmd.value();
-  Status st = ReadMegatronArgs(l.cmd.args, l.s, nullptr, l.r);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return l;
-}
-
-std::vector<std::string> IgnoredNames(const MegatronReading& r) {
-  std::vector<std::string> out;
-  for (const IgnoredInput& i : r.ignored) out.push_back(i.field);
-  return out;
-}
+using testing::IgnoredNames;
+using testing::Loaded;
+using testing::LoadScript;
+using testing::ReadScript;
 
 // NVIDIA's stock Llama-3-8B FP8 recipe: 8 GPUs, FP8 with FP8 parameters, bf16 gradient
 // reduction, distributed optimizer; it runs on 8 x H100, so it must fit.
@@ -499,10 +475,9 @@ TEST(MegatronScripts, Llama3_8bH100Fp8LoadsAndFits) {
 // PAI-Megatron-Patch's scripts take the run as 25 positional arguments; the same file gives
 // different runs for different arguments, as bash would run it.
 TEST(MegatronScripts, PaiScriptReadsItsPositionalArguments) {
-  const auto args = [](const char* text) { return SplitShellWords(text).value(); };
   Loaded l = LoadScript("pai_run_mcore_llama3_1.sh",
-                        args("dsw 8B 1 32 1e-5 1e-6 4096 4096 fp8 4 2 1 true true true false full "
-                             "false 100000 /mnt/data /mnt/data none 10000000000 100000000 /out"));
+                        "dsw 8B 1 32 1e-5 1e-6 4096 4096 fp8 4 2 1 true true true false full "
+                        "false 100000 /mnt/data /mnt/data none 10000000000 100000000 /out");
   EXPECT_EQ(l.cmd.program, "pretrain_llama.py");
   EXPECT_EQ(l.cmd.launcher_gpus, 8);
   EXPECT_EQ(l.s.tp, 4);
@@ -525,8 +500,8 @@ TEST(MegatronScripts, PaiScriptReadsItsPositionalArguments) {
   EXPECT_TRUE(ResolveMegatronModel(l.r, &preset.value(), l.s).ok());
   // tp 1, bf16, selective recompute, no distributed optimizer: another run of the same file.
   Loaded small = LoadScript("pai_run_mcore_llama3_1.sh",
-                            args("dsw 8B 2 16 1e-5 1e-6 2048 2048 bf16 1 1 1 true false true "
-                                 "false sel false 100 /d /d none 1000000 1000 /out"));
+                            "dsw 8B 2 16 1e-5 1e-6 2048 2048 bf16 1 1 1 true false true "
+                            "false sel false 100 /d /d none 1000000 1000 /out");
   EXPECT_EQ(small.s.tp, 1);
   EXPECT_FALSE(small.s.sp);
   EXPECT_FALSE(small.s.tp_comm_overlap);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/megatron_script_test_util.h"
 #include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
@@ -13,41 +14,11 @@
 namespace trainsim {
 namespace {
 
-std::string ReadScript(const std::string& name) {
-  auto t = ReadTextFile(std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/megatron_scripts/" +
-                        name);
-  EXPECT_TRUE(t.ok()) << name;
-  return t.ok() ? t.value() : std::string();
-}
-
-struct Loaded {
-  MegatronCommand cmd;
-  Strategy s;
-  MegatronReading r;
-};
-
-Loaded LoadText(const std::string& text, const std::string& args = "") {
-  Loaded l;
-  auto words = SplitShellWords(args);
-  EXPECT_TRUE(words.ok());
-  auto cmd = ParseMegatronScript(text, words.value());
-  EXPECT_TRUE(cmd.ok()) << cmd.status().message();
-  if (!cmd.ok()) return l;
-  l.cmd = cmd.value();
-  Status st = ReadMegatronArgs(l.cmd.args, l.s, nullptr, l.r);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return l;
-}
-
-Loaded LoadScript(const std::string& name, const std::string& args = "") {
-  return LoadText(ReadScript(name), args);
-}
-
-std::vector<std::string> IgnoredNames(const MegatronReading& r) {
-  std::vector<std::string> out;
-  for (const IgnoredInput& i : r.ignored) out.push_back(i.field);
-  return out;
-}
+using testing::IgnoredNames;
+using testing::Loaded;
+using testing::LoadScript;
+using testing::LoadText;
+using testing::ReadScript;
 
 // BigScience's BLOOM-176B run (Megatron-DeepSpeed under Slurm): the node count is sbatch's
 // (#SBATCH --nodes=48 sets SLURM_NNODES), the launcher runs inside `srun bash -c "..."`, and the
