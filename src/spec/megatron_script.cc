@@ -131,6 +131,7 @@ class Interpreter {
   Status Keyword(const std::string& w, size_t& i);
   Status Case(size_t& i);
   void DefineFunction(size_t& i, const std::string& name);
+  Status Found(MegatronCommand c, int line);
   Result<MegatronCommand> RunInner(const std::vector<Token>& toks,
                                    const std::vector<std::string>* args, int line);
   static void SetPositional(shell::Vars& vars, const std::vector<std::string>& args) {
@@ -312,13 +313,7 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
       const std::vector<std::string> args(fields.begin() + 1, fields.end());
       auto r = RunInner(*body, &args, line);
       if (!r.ok()) return r.status();
-      if (r->program.empty()) return Status::Ok();
-      if (found_)
-        return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
-                                                 LineOf(found_->line) + "); give one");
-      found_ = std::move(r).value();
-      found_->line = line;
-      return Status::Ok();
+      return r->program.empty() ? Status::Ok() : Found(std::move(r).value(), line);
     }
   }
   // srun ... sh -c "python pretrain_gpt.py ..." and eval $CMD: the command string is a script
@@ -341,15 +336,10 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     auto r = RunInner(toks.value(), nullptr, line);
     if (!r.ok()) return r.status();
     if (r->program.empty()) continue;
-    if (found_)
-      return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
-                                               LineOf(found_->line) + "); give one");
     MegatronCommand c = std::move(r).value();
     const int outer = LauncherGpus(std::vector<std::string>(fields.begin(), fields.begin() + k));
     if (outer > 0) c.launcher_gpus = outer;
-    c.line = line;
-    found_ = std::move(c);
-    return Status::Ok();
+    return Found(std::move(c), line);
   }
   if (prog == fields.end()) {
     if (runs_script_.empty()) runs_script_ = ScriptRun(fields, line);
@@ -357,14 +347,20 @@ Status Interpreter::Command(std::vector<std::string> fields, int line) {
     if (bare_.size() == 1) bare_line_ = line;
     return Status::Ok();
   }
-  if (found_)
-    return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
-                                             LineOf(found_->line) + "); give one");
   MegatronCommand c;
   const size_t slash = prog->find_last_of('/');
   c.program = slash == std::string::npos ? *prog : prog->substr(slash + 1);
   c.launcher_gpus = LauncherGpus(std::vector<std::string>(fields.begin(), prog));
   c.args.assign(prog + 1, fields.end());
+  return Found(std::move(c), line);
+}
+
+// The pretrain command, found on `line` (directly, or in what an eval, sh -c or function ran):
+// a script has one.
+Status Interpreter::Found(MegatronCommand c, int line) {
+  if (found_)
+    return Status::Invalid(LineOf(line), "a second pretrain command (the first is on " +
+                                             LineOf(found_->line) + "); give one");
   c.line = line;
   found_ = std::move(c);
   return Status::Ok();
