@@ -127,8 +127,14 @@ Status Moe(const Shape& s, ModelSpec& m) {
   if (Status st = Int(s, "--mtp-num-layers", 0, mtp); !st.ok()) return st;
   // PAI-Megatron-Patch's spelling (examples/deepseek_v3/run_mcore_deepseek.sh):
   // --use-multi-token-prediction with --num-mtp-predictor N modules.
-  if (!Has(s, "--mtp-num-layers") && Has(s, "--use-multi-token-prediction"))
+  // Its default module count was not found in a published source: the count is required.
+  if (!Has(s, "--mtp-num-layers") && Has(s, "--use-multi-token-prediction")) {
+    if (!Has(s, "--num-mtp-predictor"))
+      return Status::Invalid("--num-mtp-predictor",
+                             "required with --use-multi-token-prediction (PAI-Megatron-Patch's "
+                             "MTP module count; trainsim does not guess it)");
     if (Status st = Int(s, "--num-mtp-predictor", 1, mtp); !st.ok()) return st;
+  }
   m.mtp_layers = static_cast<int>(mtp);
   if (Status st = Int(s, "--num-experts", 0, experts); !st.ok()) return st;
   if (experts == 0) return Status::Ok();

@@ -20,6 +20,21 @@ using testing::LoadScript;
 using testing::LoadText;
 using testing::ReadScript;
 
+// PAI's MTP flag without its module count is refused by name, not given a guessed count.
+TEST(MegatronScripts, PaiMtpNeedsItsCount) {
+  const std::string shape =
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+      "--vocab-size 128 --seq-length 64 --max-position-embeddings 64 --use-multi-token-prediction";
+  Loaded l = LoadText(shape + "\n");
+  auto m = ResolveMegatronModel(l.r, nullptr, l.s);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().field(), "--num-mtp-predictor");
+  Loaded two = LoadText(shape + " --num-mtp-predictor 2\n");
+  auto m2 = ResolveMegatronModel(two.r, nullptr, two.s);
+  ASSERT_TRUE(m2.ok()) << m2.status().message();
+  EXPECT_EQ(m2->mtp_layers, 2);
+}
+
 // BigScience's BLOOM-176B run (Megatron-DeepSpeed under Slurm): the node count is sbatch's
 // (#SBATCH --nodes=48 sets SLURM_NNODES), the launcher runs inside `srun bash -c "..."`, and the
 // padded vocabulary is --pad-vocab-size-to.
