@@ -292,10 +292,21 @@ void MoeMlp(Ctx& c) {
   if (etp > 1)
     Comm(c, "etp_gather", Group::kEtp, Coll::kAllGather, Coll::kReduceScatter, dispatch * etp,
          false, kMoe);
+  // Megatron-Core's all-to-all dispatcher receives the tokens ordered by source rank, then by
+  // expert; with more than one local expert it regroups them by expert before the grouped GEMM
+  // (token_dispatcher.py, MoEAlltoAllTokenDispatcher: sort_chunks_by_idxs after the dispatch
+  // all-to-all, and again, inverted, before the combine): one more read and write of the R
+  // received rows per direction, in forward and backward. The deduplicating (flex/DeepEP)
+  // dispatcher lays the received tokens out per expert in its single local permute, which
+  // "permute" / "unpermute" already cost.
+  const bool sort_chunks =
+      !c.s.moe_dedup_dispatch && local_experts > 1 && c.sh.phase == Phase::kTrain;
+  if (sort_chunks) Mem(c, "sort_chunks", 2 * R * c.h * kAct, 0, kMoe);
   Gemm(c, "expert_fc1", R / local_experts, c.h, width, local_experts, R * c.h, kMoe, kMoe);
   Mem(c, "expert_act", (width + f) * R * kAct, width * R * kAct, kMoe | kRecomputeMoeAct, kMoe);
   Gemm(c, "expert_fc2", R / local_experts, f, c.h, local_experts, R * f, kMoe,
        kMoe | kRecomputeMoeAct);
+  if (sort_chunks) Mem(c, "unsort_chunks", 2 * R * c.h * kAct, 0, kMoe);
   if (etp > 1)
     Comm(c, "etp_scatter", Group::kEtp, Coll::kReduceScatter, Coll::kAllGather, dispatch * etp,
          false, kMoe);

@@ -207,6 +207,22 @@ TEST_P(MixtralGraphTest, MoeLayerOps) {
     EXPECT_EQ(Find(ops, "etp_gather"), nullptr);
   }
   EXPECT_EQ(Find(ops, "fc1"), nullptr);  // no dense MLP in an MoE layer without shared experts
+  // Megatron-Core's all-to-all dispatcher regroups the received rows by local expert
+  // (sort_chunks_by_idxs) and back: one read and write of every received row each way.
+  ExpectBytes(ops, "sort_chunks", 2 * (k * kT) * h * 2);
+  ExpectBytes(ops, "unsort_chunks", 2 * (k * kT) * h * 2);
+}
+
+TEST(MoeDispatchTest, SortChunksOnlyForAllToAllWithSeveralLocalExperts) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  s.ep = 8;  // one local expert: the received rows are already grouped
+  EXPECT_EQ(Find(Layer(m, s, true), "sort_chunks"), nullptr);
+  s.ep = 4;  // two local experts
+  EXPECT_NE(Find(Layer(m, s, true), "sort_chunks"), nullptr);
+  s.moe_dedup_dispatch = true;  // flex / DeepEP: its one local permute groups by expert
+  EXPECT_EQ(Find(Layer(m, s, true), "sort_chunks"), nullptr);
+  EXPECT_EQ(Find(Layer(m, s, true), "unsort_chunks"), nullptr);
 }
 
 TEST_P(MixtralGraphTest, ExpertParallelSplitsExpertsNotTokens) {
