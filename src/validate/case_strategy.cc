@@ -145,6 +145,13 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   if (s.ep > 1) rec.Profile("ep_comm_overlap", NumberText(s.ep_comm_overlap));
   if (s.ep > 1) rec.Profile("moe_dedup_dispatch", B(s.moe_dedup_dispatch));
   rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)));
+  // A profile's pipeline schedule (nanotron's default all-forward-all-backward engine) applies
+  // to a plain pipeline; an interleaved one (vpp > 1) keeps Megatron's interleaved 1F1B.
+  if (s.pp > 1 && s.vpp <= 1 && !fw.schedule.empty())
+    if (const Result<PipelineSchedule> sched = ParseSchedule(fw.schedule); sched.ok()) {
+      s.schedule = sched.value();
+      rec.Profile("schedule", fw.schedule);
+    }
   rec.Profile("fused_cross_entropy", B(s.fused_cross_entropy));
   // FSDP mixed precision PURE reduces gradients in bf16; DEFAULT in fp32 (Composer).
   // Megatron-LM accumulates and reduces gradients in fp32 for bf16 only

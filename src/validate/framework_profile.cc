@@ -59,6 +59,7 @@ Framework ReadProfile(const json& f) {
   w.recompute = f.value("recompute", "auto");
   w.rollout_tp = f.value("rollout_tp", 0);
   w.separate_rollout_logprobs = f.value("separate_rollout_logprobs", false);
+  w.schedule = f.value("schedule", "");
   for (const json& n : f.value("frameworks", json::array()))
     w.names.push_back(n.get<std::string>());
   ReadExecution(f, w.exec);
@@ -69,6 +70,34 @@ std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
+}
+
+}  // namespace
+
+namespace {
+
+// The profile whose id or `frameworks` list is this lower-case name, or null.
+const Framework* Named(const std::string& name) {
+  if (name.empty()) return nullptr;
+  for (const Framework& f : Frameworks())
+    if (Lower(f.id) == name || std::any_of(f.names.begin(), f.names.end(),
+                                           [&](const auto& n) { return Lower(n) == name; }))
+      return &f;
+  return nullptr;
+}
+
+// The parts of a stack name split at '+', ',', '/' and spaces, in order, empty parts dropped.
+std::vector<std::string> Components(const std::string& name) {
+  std::vector<std::string> parts(1);
+  for (char ch : name) {
+    if (ch == '+' || ch == ',' || ch == '/' || ch == ' ') {
+      if (!parts.back().empty()) parts.emplace_back();
+    } else {
+      parts.back() += ch;
+    }
+  }
+  if (parts.back().empty()) parts.pop_back();
+  return parts;
 }
 
 }  // namespace
@@ -87,16 +116,18 @@ const std::vector<Framework>& Frameworks() {
 }
 
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
-                          const HardwareSpec& hw) {
+                          const HardwareSpec& hw, bool finetune) {
   // Sources and framework names are compared without case: "NeMo", "nemo" and "NEMO" name the
   // same stack.
   const std::string name = Lower(framework), text = Lower(source);
-  if (!name.empty())
-    for (const Framework& f : Frameworks())
-      if (Lower(f.id) == name ||
-          std::any_of(f.names.begin(), f.names.end(),
-                      [&](const std::string& n) { return Lower(n) == name; }))
-        return {&f, "profile " + f.id + " (the case's framework is '" + framework + "')"};
+  if (const Framework* f = Named(name))
+    return {f, "profile " + f->id + " (the case's framework is '" + framework + "')"};
+  // A stack named by its components ("llama-factory+deepspeed", "megatron-lm + te"): the first
+  // component that names a profile, so the training framework wins over the libraries after it.
+  for (const std::string& part : Components(name))
+    if (const Framework* f = Named(part))
+      return {f, "profile " + f->id + " (the case's framework '" + framework + "' names '" + part +
+                     "')"};
   // The longest matching substring wins: "NeMo-RL" names nemo-rl, not the "NeMo" of Bridge.
   const Framework* best = nullptr;
   const std::string* best_match = nullptr;
@@ -106,6 +137,13 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
           (!best_match || m.size() > best_match->size()))
         best = &f, best_match = &m;
   if (best) return {best, "profile " + best->id + " (source matches '" + *best_match + "')"};
+  if (finetune)
+    for (const Framework& f : Frameworks())
+      if (f.fallback == "finetune")
+        return {&f, (name.empty() ? "" : "no profile is named '" + framework + "'; ") +
+                        "no profile matches the source: " + f.id +
+                        " for a fine-tuning case (the Hugging Face Trainer stacks most "
+                        "fine-tuning runs use)"};
   const bool fp8 = hw.peak_fp8_flops > 0;
   for (const Framework& f : Frameworks())
     if (f.fallback == (fp8 ? "fp8" : "pre-fp8"))

@@ -15,7 +15,8 @@ struct Framework {
   std::string id;
   std::vector<std::string> match;  // substrings of a case's `source`
   std::vector<std::string> names;  // case `framework` values this profile stands for
-  std::string fallback;            // "fp8" / "pre-fp8": the GPU class it serves when none matches
+  std::string fallback;            // "fp8" / "pre-fp8": the GPU class it serves when none matches;
+                                   // "finetune": fine-tuning cases that match nothing
   bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
   bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false;
   AttentionImpl attention = AttentionImpl::kFused;  // profile "attention": fused, fa2 or fa1
@@ -31,7 +32,9 @@ struct Framework {
   // RL: separate pools take the old policy's log-probs from the generation engine.
   bool separate_rollout_logprobs = false;
   int rollout_tp = 0;  // RL: the generation engine's TP when a case leaves it null; 0 = none
-  Execution exec;      // host issue rate, optimizer implementation
+  // Pipeline schedule with pp > 1 (profile key "schedule"; empty: Megatron's 1F1B).
+  std::string schedule;
+  Execution exec;  // host issue rate, optimizer implementation
 };
 
 // The embedded profiles, in file order.
@@ -42,13 +45,15 @@ struct ProfilePick {
   std::string why;  // "profile X (source matches 'Y')" or why a fallback profile was taken
 };
 
-// The profile the case's `framework` field names (by id or `frameworks` list); else the profile
-// with the longest `match` substring in `source` (both ignore case); else the fallback profile of
-// the GPU's
-// class: "fp8" when it has FP8 tensor cores (Hopper, Ada, Blackwell, MI300: today's recipes),
-// "pre-fp8" otherwise (V100, A100: the 2020-21 Megatron-LM habits).
+// The profile the case's `framework` field names (by id or `frameworks` list; a stack written as
+// components, "llama-factory+deepspeed", takes the first component that names one); else the
+// profile with the longest `match` substring in `source` (both ignore case); else the fallback
+// profile of the GPU's class: "fp8" when it has FP8 tensor cores (Hopper, Ada, Blackwell, MI300:
+// today's recipes), "pre-fp8" otherwise (V100, A100: the 2020-21 Megatron-LM habits). A fine-tuning
+// case (a supervised or preference stage, or a PEFT method) that matches nothing takes the
+// "finetune" fallback profile before the GPU-class one.
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
-                          const HardwareSpec& hw);
+                          const HardwareSpec& hw, bool finetune = false);
 
 // Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
 // domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).

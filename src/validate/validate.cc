@@ -55,6 +55,18 @@ void ReadOptimizer(const json& j, Execution& e) {
     if (auto k = ParseOptimizer(j["optimizer"].get<std::string>()); k.ok()) e.optimizer = *k;
 }
 
+// A supervised or preference fine-tuning stage, or a PEFT method: the stacks such runs use
+// (Hugging Face Trainer and its wrappers) differ from the pre-training recipes.
+bool IsFineTuningCase(const json& j) {
+  static constexpr std::string_view kStages[] = {"sft", "dpo", "ipo", "kto", "orpo", "simpo", "rm"};
+  auto text = [&](const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  const std::string stage = text("stage"), method = text("method");
+  if (std::find(std::begin(kStages), std::end(kStages), stage) != std::end(kStages)) return true;
+  return !method.empty() && method != "full";
+}
+
 std::string Family(const std::string& id) {
   auto dash = id.rfind('-');
   return dash == std::string::npos ? id : id.substr(0, dash);
@@ -131,7 +143,8 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   if (!hw.ok()) return hw.status();
   c.hw = std::move(hw).value();
 
-  const detail::ProfilePick pick = detail::PickFramework(framework, source, c.hw);
+  const detail::ProfilePick pick =
+      detail::PickFramework(framework, source, c.hw, IsFineTuningCase(j));
   c.framework = pick.fw->id;
   if (Status st = detail::FillCaseStrategy(j, where, pick, notes, c); !st.ok()) return st;
   c.strategy.exec = pick.fw->exec;        // host issue rate, optimizer implementation

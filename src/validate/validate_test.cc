@@ -244,6 +244,50 @@ TEST(FrameworkProfiles, PickIgnoresCaseAndPrefersTheLongestMatch) {
   EXPECT_NE(unknown.why.find("no profile is named 'my-stack'"), std::string::npos) << unknown.why;
 }
 
+// A stack written as components takes the first one that names a profile; the Hugging Face
+// Trainer wrappers and nanotron have profiles; a fine-tuning case matching nothing takes the
+// Trainer profile, not the pre-training recipes.
+TEST(FrameworkProfiles, ComponentsTrainerStacksAndTheFineTuningFallback) {
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  ASSERT_TRUE(hw.ok());
+  const auto id = [&](const std::string& framework, bool finetune = false) {
+    return detail::PickFramework(framework, "", hw.value(), finetune).fw->id;
+  };
+  EXPECT_EQ(id("LLaMA-Factory"), "hf-trainer");
+  EXPECT_EQ(id("llama-factory+deepspeed"), "hf-trainer");
+  EXPECT_EQ(id("axolotl"), "hf-trainer");
+  EXPECT_EQ(id("trl"), "hf-trainer");
+  EXPECT_EQ(id("megatron-deepspeed + flash-attn"), "deepspeed");
+  EXPECT_EQ(id("transformers+peft+deepspeed"), "hf-deepspeed");  // the whole name first
+  EXPECT_EQ(id("nanotron"), "nanotron");
+  EXPECT_EQ(id("my-stack"), "generic-modern");
+  const detail::ProfilePick ft = detail::PickFramework("my-stack", "a blog", hw.value(), true);
+  EXPECT_EQ(ft.fw->id, "hf-trainer");
+  EXPECT_NE(ft.why.find("fine-tuning"), std::string::npos) << ft.why;
+}
+
+// nanotron's default pipeline engine is all-forward-all-backward: a nanotron case with pp > 1
+// runs GPipe's schedule, and the report says it was assumed; a LoRA case with an unknown stack
+// gets the Trainer profile's eager execution.
+TEST(FrameworkProfiles, NanotronScheduleAndFineTuningFallbackReachTheCase) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["framework"] = "nanotron";
+  j["parallel"]["tp"] = 1;
+  j["parallel"]["pp"] = 2;
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->strategy.schedule, PipelineSchedule::kGPipe);
+  EXPECT_EQ(Assumed(c->assumed).at("schedule").value, "gpipe");
+  j["framework"] = "my-stack";
+  j["parallel"]["pp"] = 1;
+  j["stage"] = "sft";
+  j["method"] = "lora";
+  auto ft = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(ft.ok()) << ft.status().message();
+  EXPECT_EQ(ft->framework, "hf-trainer");
+  EXPECT_TRUE(ft->strategy.exec.eager_modules);
+}
+
 // torchtune rows state their recipe's loop options in the notes: the optimizer step fused into
 // backward, activation offloading, FSDP CPU offload; a row listing its optimisations one by one
 // without chunked cross-entropy keeps the full fp32 logits. The torchtune profile frees the
@@ -322,6 +366,11 @@ TEST(FrameworkProfiles, AttentionNamesParse) {
     if (!f.contains("attention")) continue;
     ++with_attention;
     EXPECT_TRUE(ParseAttentionImpl(f["attention"].get<std::string>()).ok()) << f["id"];
+  }
+  for (const nlohmann::json& f : j["frameworks"]) {
+    if (f.contains("schedule")) {
+      EXPECT_TRUE(ParseSchedule(f["schedule"].get<std::string>()).ok()) << f["id"];
+    }
   }
   EXPECT_GT(with_attention, 0);
   for (const detail::Framework& f : detail::Frameworks()) {
