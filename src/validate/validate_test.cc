@@ -187,6 +187,9 @@ TEST(ValidateAssumed, UnknownSourceOnA100Gets2021Habits) {
   EXPECT_EQ(c->strategy.zero, 0);
   EXPECT_FALSE(c->strategy.overlap_grad_reduce);
   EXPECT_EQ(Assumed(c->assumed).at("parallel.sp").value, "false");
+  // Megatron-LM's 2020-21 example scripts all passed --checkpoint-activations.
+  EXPECT_EQ(c->strategy.recompute, Recompute::kFull);
+  EXPECT_EQ(Assumed(c->assumed).at("recompute").value, "full");
 }
 
 TEST(ValidateAssumed, NoTpOverlapOverPcie) {
