@@ -24,15 +24,55 @@ namespace {
 
 // As `trainsim simulate --json`: the hardware (with hw_override), the strategy (the `strategy`
 // dict as a strategy file, then the keywords as the CLI's flags), then the model.
+// `megatron_script` (text) run with `megatron_script_args` (shell words), read as the CLI's
+// --megatron-script; std::nullopt without one.
+std::optional<MegatronJob> MegatronArg(const py::object& script, const py::object& args,
+                                       const py::object& framework_config) {
+  if (script.is_none()) {
+    if (!args.is_none())
+      RaiseStatus(Status::Invalid("megatron_script_args",
+                                  "needs megatron_script (the script they are for)"));
+    return std::nullopt;
+  }
+  if (!py::isinstance<py::str>(script))
+    RaiseType("megatron_script: expected the script's text (str); read a file with open()");
+  if (!args.is_none() && !py::isinstance<py::str>(args))
+    RaiseType("megatron_script_args: expected a str (the script's arguments as a command line)");
+  if (!framework_config.is_none())
+    RaiseStatus(
+        Status::Invalid("megatron_script", "give megatron_script or framework_config, not both"));
+  return Take(ParseMegatronJob(script.cast<std::string>(),
+                               args.is_none() ? std::string() : args.cast<std::string>(),
+                               "megatron_script", "megatron_script_args"));
+}
+
+// The model of a simulate() call: the `model` argument (default llama3-8b); with a Megatron-LM
+// script, the script's (the `model` argument, when given, checked against it).
+ModelSpec SimulateModel(const py::object& model, MegatronJob* mg, Strategy& s) {
+  const py::object id = model.is_none() ? py::str("llama3-8b") : model;
+  if (!mg) return ModelArg(id);
+  std::optional<ModelSpec> preset;
+  if (!model.is_none()) preset = ModelArg(model);
+  auto m = MegatronJobModel(*mg, preset ? &*preset : nullptr, s);
+  if (!m.ok()) RaiseStatus(preset ? m.status().WithContext("model") : m.status());
+  return std::move(m).value();
+}
+
 py::object SimulatePy(const py::object& model, const py::object& hardware,
                       const py::object& strategy, const py::object& hw_override, bool detail,
-                      const py::object& framework_config, const py::kwargs& kw) {
+                      const py::object& framework_config, const py::object& megatron_script,
+                      const py::object& megatron_script_args, const py::kwargs& kw) {
   const HardwareSpec hw = HardwareArg(hardware, hw_override);
-  const ModelSpec m = ModelArg(model);
+  std::optional<MegatronJob> mg =
+      MegatronArg(megatron_script, megatron_script_args, framework_config);
+  std::optional<ModelSpec> fw_model;
+  if (!mg) fw_model = ModelArg(model.is_none() ? py::str("llama3-8b") : model);
   std::optional<FrameworkConfig> fw;
-  if (!framework_config.is_none()) fw = FrameworkArg(framework_config, m.layers);
+  if (!framework_config.is_none()) fw = FrameworkArg(framework_config, fw_model->layers);
   StrategyKeys given;
-  Strategy finished = StrategyArg(strategy, kw, "simulate", given, fw ? &*fw : nullptr);
+  Strategy finished =
+      StrategyArg(strategy, kw, "simulate", given, fw ? &*fw : nullptr, mg ? &*mg : nullptr);
+  const ModelSpec m = fw_model ? *fw_model : SimulateModel(model, &*mg, finished);
   if (fw)
     if (Status st = ResolveFrameworkLayout(*fw, finished, hw.gpus_per_node,
                                            kw.contains("dist_opt_instances"));
@@ -49,6 +89,7 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
       r.assumed.insert(r.assumed.begin(), fw->assumed.begin(), fw->assumed.end());
       r.ignored.insert(r.ignored.end(), fw->ignored.begin(), fw->ignored.end());
     }
+    if (rep.ok() && mg) AddMegatronNotes(*mg, rep.value());
     text = rep.ok() ? Result<std::string>(FormatReportJson(rep.value(), m, hw, finished))
                     : Result<std::string>(rep.status());
   }
@@ -111,13 +152,19 @@ PYBIND11_MODULE(trainsim, m) {
       "trainsim: predict an LLM training step (time, MFU, memory per stage) without running it. "
       "Returns the JSON documents of the CLI's --json as dicts; see docs/PYTHON.md.";
   m.attr("__version__") = std::string(trainsim::TrainsimVersion());
-  m.def("simulate", &SimulatePy, py::arg("model") = "llama3-8b",
+  m.def("simulate", &SimulatePy, py::arg("model") = py::none(),
         py::arg("hardware") = "h100_sxm_80gb", py::kw_only(), py::arg("strategy") = py::none(),
         py::arg("hw_override") = py::none(), py::arg("detail") = false,
-        py::arg("framework_config") = py::none(),
-        "simulate(model='llama3-8b', hardware='h100_sxm_80gb', *, strategy=None, "
-        "hw_override=None, detail=False, framework_config=None, **settings) -> dict\n\n"
-        "One training step, as `trainsim simulate --json`. model / hardware: a preset id or a "
+        py::arg("framework_config") = py::none(), py::arg("megatron_script") = py::none(),
+        py::arg("megatron_script_args") = py::none(),
+        "simulate(model=None, hardware='h100_sxm_80gb', *, strategy=None, "
+        "hw_override=None, detail=False, framework_config=None, megatron_script=None, "
+        "megatron_script_args=None, **settings) -> dict\n\n"
+        "One training step, as `trainsim simulate --json`. model: None is llama3-8b, or the "
+        "model of megatron_script (a Megatron-LM launch script's or argument string's text, run "
+        "with megatron_script_args as its $1, $2, ...; as the CLI's --megatron-script, under "
+        "strategy and settings; a given model is checked against its shape arguments). "
+        "model / hardware: a preset id or a "
         "dict (never a file path: see load_model). strategy: a strategy file's dict. settings: "
         "strategy keys or the CLI's short names (tp=2, pp=2, gbs=32, seq=4096, "
         "recompute='selective'; strategy_fields() lists them); None leaves a default. "

@@ -117,8 +117,11 @@ std::map<std::string, std::string> StrategySettings(const py::dict& kwargs, std:
 }
 
 Strategy StrategyArg(const py::object& strategy, const py::dict& kwargs, std::string_view fn,
-                     StrategyKeys& given, const FrameworkConfig* fw) {
+                     StrategyKeys& given, const FrameworkConfig* fw, MegatronJob* mg) {
   Strategy s;
+  if (mg)
+    if (Status st = ApplyMegatronJob(*mg, s, given); !st.ok())
+      RaiseStatus(st.WithContext("megatron_script"));
   if (fw) {
     if (Status st = ApplyStrategySettings(s, fw->settings, false); !st.ok()) RaiseStatus(st);
     for (const auto& [key, value] : fw->settings) given.insert(key);

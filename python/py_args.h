@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "trainsim/formats.h"
+#include "trainsim/front_end.h"
 #include "trainsim/hardware.h"
 #include "trainsim/model.h"
 #include "trainsim/status.h"
@@ -56,9 +57,10 @@ std::map<std::string, std::string> StrategySettings(const py::dict& kwargs, std:
 // then the keywords as the CLI's flags, then the default batch (FinishStrategy); `given` gains
 // the keys that a source gave.
 // `fw`: a framework file's settings applied first (under the dict and the keywords), its
-// batch rules checked after.
+// batch rules checked after. `mg`: a Megatron-LM job's arguments applied first instead.
 Strategy StrategyArg(const py::object& strategy, const py::dict& kwargs, std::string_view fn,
-                     StrategyKeys& given, const FrameworkConfig* fw = nullptr);
+                     StrategyKeys& given, const FrameworkConfig* fw = nullptr,
+                     MegatronJob* mg = nullptr);
 
 // `framework_config`: {'format': 'deepspeed' | 'torchtitan' | 'llamafactory' | 'trl', 'text':
 // the file's contents, 'deepspeed_text': the DeepSpeed config it names} (ReadFrameworkText).

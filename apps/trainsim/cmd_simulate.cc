@@ -73,14 +73,9 @@ Result<Strategy> BuildStrategy(const SimulateArgs& a, const FrameworkConfig& fw,
     if (Status st = ApplyStrategyJson(text.value(), a.strategy_file, s, &given); !st.ok())
       return st;
   }
-  if (mg) {
-    if (Status st = ReadMegatronArgs(mg->command.args, s, &given, mg->reading); !st.ok())
+  if (mg)
+    if (Status st = ApplyMegatronJob(*mg, s, given); !st.ok())
       return st.WithContext(a.megatron_script.empty() ? "from-megatron-args" : a.megatron_script);
-    if (mg->command.launcher_gpus > 0) {  // --nproc_per_node x --nnodes, unless --gpus says
-      s.world_size = mg->command.launcher_gpus;
-      given.insert("world_size");
-    }
-  }
   std::map<std::string, std::string> flags = a.strategy;
   if (a.no_overlap) {
     flags.emplace("overlap_grad_reduce", "false");
@@ -172,11 +167,10 @@ static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* 
     if (!m.ok()) return m.status();
     preset = std::move(m).value();
   }
-  auto m = ResolveMegatronModel(mg->reading, preset ? &*preset : nullptr, s);
+  auto m = MegatronJobModel(*mg, preset ? &*preset : nullptr, s);
   if (!m.ok()) return a.model_given ? m.status().WithContext("--model " + a.model) : m.status();
   if (!a.model_given && !a.megatron_script.empty())  // named after the script
     m.value().name = a.megatron_script.substr(a.megatron_script.find_last_of('/') + 1);
-  s = NormaliseStrategy(s);
   return m;
 }
 
@@ -230,11 +224,7 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   opt.detail = detail;
   auto rep = SimulateWithAssumptions(in.model, in.hw, in.strategy, in.given, opt);
   if (!rep.ok()) return rep.status();
-  if (in.mg) {
-    rep.value().ignored = in.mg->reading.ignored;
-    const auto& a = in.mg->reading.assumed;
-    rep.value().assumed.insert(rep.value().assumed.begin(), a.begin(), a.end());
-  }
+  if (in.mg) AddMegatronNotes(*in.mg, rep.value());
   AddInputNotes(a, in.fw, rep.value());
   return PreparedStep{std::move(in.model), std::move(in.hw), std::move(in.strategy),
                       std::move(rep).value(), std::move(in.given)};

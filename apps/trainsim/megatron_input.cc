@@ -22,14 +22,11 @@ Result<std::optional<MegatronInput>> LoadMegatronInput(const std::string& args,
     if (!t.ok()) return Status::NotFound("megatron-script: " + t.status().message());
     text = t.value();
   }
-  auto positional = SplitShellWords(script_args);
-  if (!positional.ok()) return positional.status().WithContext("megatron-script-args");
-  auto cmd = ParseMegatronScript(text, positional.value());
-  if (!cmd.ok())
-    return cmd.status().WithContext(script_file.empty() ? "from-megatron-args" : script_file);
-  MegatronInput in;
-  in.command = std::move(cmd).value();
-  return std::optional<MegatronInput>(std::move(in));
+  auto job =
+      ParseMegatronJob(text, script_args, script_file.empty() ? "from-megatron-args" : script_file,
+                       "megatron-script-args");
+  if (!job.ok()) return job.status();
+  return std::optional<MegatronInput>(std::move(job).value());
 }
 
 void WarnIgnored(const MegatronReading& r) {

@@ -6,14 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "trainsim/megatron.h"
+#include "trainsim/front_end.h"
 
 namespace trainsim::cli {
 
-struct MegatronInput {
-  MegatronCommand command;
-  MegatronReading reading;
-};
+using MegatronInput = MegatronJob;  // read by the library's front-end functions
 
 // Reads the script file (run with `script_args` as its $1, $2, ...) or the argument string (the
 // one given; std::nullopt for neither).

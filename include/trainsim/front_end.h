@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainsim/megatron.h"
 #include "trainsim/plan.h"
 #include "trainsim/schema.h"
 #include "trainsim/status.h"
@@ -44,6 +45,34 @@ std::vector<Assumption> ApplyModelDefaults(const ModelSpec& model, Strategy& s,
 Result<StepReport> SimulateWithAssumptions(const ModelSpec& model, const HardwareSpec& hw,
                                            Strategy& strategy, const StrategyKeys& given,
                                            const SimOptions& options = {});
+
+// ---- Megatron-LM inputs -----------------------------------------------------------------------
+
+// A Megatron-LM launch script or argument string as every front-end takes it: the CLI's
+// --megatron-script / --from-megatron-args, the REST body's "megatron" object, the Python
+// module's megatron_script.
+struct MegatronJob {
+  MegatronCommand command;
+  MegatronReading reading;
+};
+
+// Parses `text` as a launch script (or a bare argument list), run with `script_args` (shell
+// words: its $1, $2, ...). Errors carry `text_field` / `args_field` as context.
+Result<MegatronJob> ParseMegatronJob(std::string_view text, std::string_view script_args,
+                                     const std::string& text_field, const std::string& args_field);
+
+// Reads the job's arguments onto `s` (over what it holds; Megatron-LM's defaults for what they
+// leave out) and its launcher's GPU count (--nproc_per_node x --nnodes) as world_size; `given`
+// receives the keys they set. The caller's own settings go on top (FinishStrategy).
+Status ApplyMegatronJob(MegatronJob& job, Strategy& s, StrategyKeys& given);
+
+// The job's model: built from its model-shape arguments, or `preset` checked against them; then
+// what needs the model (vpp from --num-layers-per-virtual-pipeline-stage) and NormaliseStrategy.
+Result<ModelSpec> MegatronJobModel(const MegatronJob& job, const ModelSpec* preset, Strategy& s);
+
+// The arguments the job's reader ignored and what it assumed, into the report (its assumptions
+// first, as the CLI lists them).
+void AddMegatronNotes(const MegatronJob& job, StepReport& r);
 
 // ---- plan (`trainsim plan`) -------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 #include "serve/inputs.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,11 +164,50 @@ Status ReadFrameworkConfig(const json& body, SimInputs& in, FrameworkConfig& fw)
   return Status::Ok();
 }
 
+// "megatron": {"script": TEXT, "args": TEXT}: a Megatron-LM launch script or argument string,
+// run with `args` as its $1, $2, ... (the CLI's --megatron-script with --megatron-script-args).
+Result<std::optional<MegatronJob>> ReadMegatron(const json& body) {
+  if (!body.contains("megatron") || body["megatron"].is_null()) return std::optional<MegatronJob>();
+  const json& mg = body["megatron"];
+  if (!mg.is_object())
+    return Status::Invalid("megatron", "must be an object {\"script\": ..., \"args\": ...}");
+  if (Status st = CheckKeys(mg, {"script", "args"}); !st.ok()) return st.WithContext("megatron");
+  if (!mg.contains("script") || !mg["script"].is_string())
+    return Status::Invalid("megatron.script",
+                           "is required: the launch script's or argument string's text (a "
+                           "request never names a path)");
+  std::string args;
+  if (mg.contains("args") && !mg["args"].is_null()) {
+    if (!mg["args"].is_string())
+      return Status::Invalid("megatron.args",
+                             "must be a string: the script's arguments as a shell command line");
+    args = mg["args"].get<std::string>();
+  }
+  auto job =
+      ParseMegatronJob(mg["script"].get<std::string>(), args, "megatron.script", "megatron.args");
+  if (!job.ok()) return job.status();
+  return std::optional<MegatronJob>(std::move(job).value());
+}
+
+// The model of a Megatron-LM request: built from the script's shape arguments, or the body's
+// "model" checked against them (the CLI's --model with --megatron-script).
+Result<ModelSpec> MegatronModel(const json& body, const MegatronJob& job, Strategy& s) {
+  std::optional<ModelSpec> preset;
+  if (body.contains("model") && !body["model"].is_null()) {
+    auto m = ReadModel(body);
+    if (!m.ok()) return m.status();
+    preset = std::move(m).value();
+  }
+  auto m = MegatronJobModel(job, preset ? &*preset : nullptr, s);
+  if (!m.ok()) return preset ? m.status().WithContext("model") : m.status();
+  return m;
+}
+
 }  // namespace
 
 Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_view>& more) {
-  std::vector<std::string_view> keys = {"model", "hardware", "hw_override", "strategy",
-                                        "framework_config"};
+  std::vector<std::string_view> keys = {"model",    "hardware",         "hw_override",
+                                        "strategy", "framework_config", "megatron"};
   keys.insert(keys.end(), more.begin(), more.end());
   if (Status st = CheckKeys(body, keys); !st.ok()) return st;
   SimInputs in;
@@ -177,12 +217,20 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
   in.hardware = std::move(hw).value();
   FrameworkConfig fw;
   const bool with_file = body.contains("framework_config") && !body["framework_config"].is_null();
+  auto mg = ReadMegatron(body);
+  if (!mg.ok()) return mg.status();
+  if (with_file && mg.value())
+    return Status::Invalid("megatron", "give megatron or framework_config, not both");
   if (with_file)
     if (Status st = ReadFrameworkConfig(body, in, fw); !st.ok()) return st;
   Strategy s;
-  // The file first, then the strategy object over it (the CLI: the file, then the flags).
+  // The file (or the Megatron-LM arguments) first, then the strategy object over it (the CLI:
+  // the file, then the flags).
   if (Status st = ApplyStrategySettings(s, fw.settings, false); !st.ok()) return st;
   for (const auto& [key, value] : fw.settings) in.given.insert(key);
+  if (mg.value())
+    if (Status st = ApplyMegatronJob(*mg.value(), s, in.given); !st.ok())
+      return st.WithContext("megatron.script");
   StrategyKeys from_object;
   if (body.contains("strategy") && !body["strategy"].is_null()) {
     if (!body["strategy"].is_object())
@@ -206,6 +254,15 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
   in.ignored.insert(in.ignored.begin(), fw.ignored.begin(), fw.ignored.end());
   in.hw_notes.insert(in.hw_notes.end(), fw.assumed.begin(), fw.assumed.end());
   if (with_file) return in;
+  if (mg.value()) {
+    auto m = MegatronModel(body, *mg.value(), in.strategy);
+    if (!m.ok()) return m.status();
+    in.model = std::move(m).value();
+    const MegatronReading& r = mg.value()->reading;  // listed as the CLI lists them
+    in.ignored.insert(in.ignored.begin(), r.ignored.begin(), r.ignored.end());
+    in.hw_notes.insert(in.hw_notes.end(), r.assumed.begin(), r.assumed.end());
+    return in;
+  }
   auto m = ReadModel(body);
   if (!m.ok()) return m.status();
   in.model = std::move(m).value();

@@ -95,6 +95,20 @@ json FrameworkConfigSchema() {
           {"additionalProperties", false}};
 }
 
+json MegatronSchema() {
+  return {{"type", "object"},
+          {"description",
+           "a Megatron-LM launch script or argument string, read as the CLI's --megatron-script "
+           "reads the file; the strategy object's keys override its settings"},
+          {"required", {"script"}},
+          {"properties",
+           {{"script", {{"type", "string"}, {"description", "the script's text (never a path)"}}},
+            {"args",
+             {{"type", "string"},
+              {"description", "the script's own arguments ($1, $2, ...) as a command line"}}}}},
+          {"additionalProperties", false}};
+}
+
 // /v1/plan's body: the simulate request's keys and `trainsim plan`'s options (PlanOptionNames);
 // /v1/recommend's: `trainsim recommend`'s options.
 void AddPlanSchemas(json& s) {
@@ -202,7 +216,8 @@ json Components() {
                             {"hardware", hw},
                             {"hw_override", over},
                             {"strategy", {{"$ref", "#/components/schemas/Strategy"}}},
-                            {"framework_config", FrameworkConfigSchema()}}},
+                            {"framework_config", FrameworkConfigSchema()},
+                            {"megatron", MegatronSchema()}}},
                           {"additionalProperties", false}};
   auto integer = [](const char* d) {
     return json{{"type", "integer"}, {"minimum", 1}, {"description", d}};

@@ -13,6 +13,7 @@
 
 #include "serve/endpoints.h"
 #include "serve/openapi.h"
+#include "trainsim/front_end.h"
 #include "trainsim/infer_front_end.h"
 #include "trainsim/presets.h"
 #include "trainsim/schema.h"
@@ -141,6 +142,57 @@ TEST(Serve, FrameworkConfigTextReadsAsTheFile) {
   EXPECT_NE(r.body.find("model_name_or_path"), std::string::npos) << r.body;
 }
 
+// A Megatron-LM launch script sent as text reads as `simulate --megatron-script` reads the file:
+// the launcher's GPU count, the parallel sizes, the model from its shape arguments; its $1 from
+// "args"; the strategy object overrides it; a "model" given is checked against the shape.
+TEST(Serve, MegatronScriptReadsAsTheCli) {
+  const std::string script =
+      "#!/bin/bash\nTP=${1:-2}\ntorchrun --nproc_per_node 8 pretrain_gpt.py "
+      "--tensor-model-parallel-size $TP --pipeline-model-parallel-size 2 --num-layers 32 "
+      "--hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --max-position-embeddings "
+      "4096 --vocab-size 32000 --micro-batch-size 1 --global-batch-size 32 --bf16 --foo-unknown "
+      "1\n";
+  Service s;
+  json body = {{"hardware", "h100_sxm_80gb"}, {"megatron", {{"script", script}}}};
+  Response r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["strategy"]["world_size"], 8);
+  EXPECT_EQ(j["strategy"]["tp_size"], 2);
+  EXPECT_EQ(j["strategy"]["pp_size"], 2);
+  EXPECT_EQ(j["strategy"]["global_batch_size"], 32);
+  bool unknown = false;
+  for (const json& i : j["ignored"]) unknown = unknown || i["field"] == "--foo-unknown";
+  EXPECT_TRUE(unknown) << "the unknown argument is listed as ignored";
+  // The same job through the library, as the CLI builds it.
+  auto job = ParseMegatronJob(script, "", "script", "args");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  Strategy st;
+  StrategyKeys given;
+  ASSERT_TRUE(ApplyMegatronJob(job.value(), st, given).ok());
+  auto finished = FinishStrategy(st, {}, given);
+  ASSERT_TRUE(finished.ok());
+  auto model = MegatronJobModel(job.value(), nullptr, finished.value());
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  auto rep = SimulateWithAssumptions(model.value(), hw.value(), finished.value(), given);
+  ASSERT_TRUE(rep.ok());
+  EXPECT_DOUBLE_EQ(j["step_time_s"].get<double>(), rep.value().step_time_s);
+  // The script's $1, then the strategy object over the script.
+  body["megatron"]["args"] = "4";
+  r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["strategy"]["tp_size"], 4);
+  body["strategy"] = {{"pp_size", 1}};
+  r = s.Handle("POST", "/v1/simulate", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["strategy"]["pp_size"], 1);
+  // A preset that contradicts the shape arguments is refused, naming the model.
+  body["model"] = "llama3-70b";
+  r = s.Handle("POST", "/v1/simulate", body.dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+}
+
 TEST(Serve, BadRequestsNameTheField) {
   const BadRequest rows[] = {
       {"not json", "POST", "/v1/simulate", "{", 400, "body"},
@@ -178,6 +230,18 @@ TEST(Serve, BadRequestsNameTheField) {
       {"accelerate names a DeepSpeed file not sent", "POST", "/v1/simulate",
        R"({"framework_config": {"format": "accelerate", "text": "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n"}})",
        400, "framework_config.deepspeed_text"},
+      {"megatron type", "POST", "/v1/simulate", R"({"megatron": "run.sh"})", 400, "megatron"},
+      {"megatron script missing", "POST", "/v1/simulate", R"({"megatron": {"args": "1"}})", 400,
+       "megatron.script"},
+      {"megatron unknown key", "POST", "/v1/simulate",
+       R"({"megatron": {"script": "", "path": "run.sh"}})", 400, "path"},
+      {"megatron args type", "POST", "/v1/simulate",
+       R"({"megatron": {"script": "--num-layers 2", "args": [1]}})", 400, "megatron.args"},
+      {"megatron unmatched quote", "POST", "/v1/simulate",
+       R"({"megatron": {"script": "torchrun pretrain_gpt.py --num-layers '2"}})", 400, ""},
+      {"megatron with framework_config", "POST", "/v1/simulate",
+       R"({"megatron": {"script": "--num-layers 2"}, "framework_config": {"format": "deepspeed", "text": "{}"}})",
+       400, "megatron"},
       {"search without gbs", "POST", "/v1/search", R"({"gpus": 8})", 400, "gbs"},
       {"search objective", "POST", "/v1/search", R"({"gbs": 8, "objective": "fun"})", 400, ""},
       {"search top", "POST", "/v1/search", R"({"gbs": 8, "top": 1000001})", 400, "top"},

@@ -198,6 +198,36 @@ def test_framework_config_text_equals_the_cli_file(ts):
     assert doc["strategy"]["zero_state"] == 3
 
 
+def test_megatron_script_text_equals_the_cli_file(ts):
+    """megatron_script: a launch script's text read as `--megatron-script FILE` reads it."""
+    path = os.path.join(SOURCE_DIR, "src/spec/testdata/megatron_scripts/train_llama3_8b_h100_fp8.sh")
+    with open(path) as f:
+        text = f.read()
+    doc = ts.simulate(hardware="h100_sxm_80gb", megatron_script=text)
+    cli = cli_json("simulate", "--hardware", "h100_sxm_80gb", "--megatron-script", path, "--json")
+    assert doc["step_time_s"] == cli["step_time_s"]
+    assert doc["strategy"] == cli["strategy"]
+    assert doc["assumed"] == cli["assumed"] and doc["ignored"] == cli["ignored"]
+    # Keywords go on top of the script, as the CLI's flags do.
+    doc = ts.simulate(hardware="h100_sxm_80gb", megatron_script=text, gbs=64)
+    assert doc["strategy"]["global_batch_size"] == 64
+
+
+def test_megatron_script_errors(ts):
+    with pytest.raises(ValueError) as e:
+        ts.simulate(megatron_script_args="1 2")
+    assert e.value.field == "megatron_script_args"
+    with pytest.raises(ValueError) as e:
+        ts.simulate(megatron_script="torchrun pretrain_gpt.py --num-layers '2")
+    assert "megatron_script" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        ts.simulate(megatron_script="--num-layers 2",
+                    framework_config={"format": "deepspeed", "text": "{}"})
+    assert e.value.field == "megatron_script"
+    with pytest.raises(TypeError):
+        ts.simulate(megatron_script=3)
+
+
 def test_framework_config_errors(ts):
     with pytest.raises(ValueError) as e:
         ts.simulate(framework_config={"format": "fairseq", "text": ""})
