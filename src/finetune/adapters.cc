@@ -132,11 +132,15 @@ void DeltaWeightOps(const Linear& l, double T, double r, bool loha, std::vector<
 // OFT (PEFT tuners/oft): the input is rotated by a block-diagonal orthogonal matrix of r blocks
 // of size b = d_in / r (a batched b x b GEMM per token, whose input is saved), built by the
 // Cayley transform (I + Q)(I - Q)^-1 of every block each step (a solve: ~2 b^3 per block).
+// The module trains one tensor (oft_r, all r blocks' skew parameters): the optimizer launches
+// for one, not for every block of the batched GEMMs.
 void OftOps(const Linear& l, double T, double r, std::vector<Op>& out) {
   const double b = l.d_in / r;
   out.push_back(Gemm("oft_cayley", b, b, b, 2 * r, 0, true));
+  out.back().param_tensors = 1;  // oft_r
   out.push_back(Gemm("oft_rotate", T, b, b, r, T * l.d_in * kAct, true));
   out.back().m = T, out.back().flops = 2.0 * T * l.d_in * b;
+  out.back().param_tensors = 0;
 }
 
 // BOFT (PEFT tuners/boft/layer.py Linear.forward, without the fbd CUDA extension, which sets

@@ -252,6 +252,22 @@ TEST(Boft, DenseRotationDominatesTheStepAtSmallBatches) {
   EXPECT_FALSE(ParseFtMethod("galore").ok());
 }
 
+// OFT trains one tensor per adapted module (oft_r holds every block's skew parameters): the
+// optimizer launches once per module, not once per block of the batched Cayley and rotation
+// GEMMs (a bug counted 3r tensors per module: 96 at r 32, the step's largest term on one L40S).
+TEST(Oft, OptimizerStepsOneTensorPerModule) {
+  const ModelSpec m = Llama32_3B();
+  const HardwareSpec hw = LoadHardware("l40s_48gb").value();
+  Strategy s = OneGpu(FtMethod::kOft, 8, kLoraQ | kLoraV);
+  s.lora_rank = 32;
+  auto r32 = Simulate(m, hw, s);
+  s.lora_rank = 8;  // 4x fewer, larger blocks (4x the parameters): the same two tensors per layer
+  auto r8 = Simulate(m, hw, s);
+  ASSERT_TRUE(r32.ok() && r8.ok());
+  // Counting a tensor per block made r 32 launch 4x more and step slower than r 8.
+  EXPECT_LE(r32->time.optimizer_s, r8->time.optimizer_s);
+}
+
 TEST(FinetuneValidation, StaysUnderItsRatchet) {
   const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/finetune.jsonl";
   if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
