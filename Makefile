@@ -76,11 +76,21 @@ SAN_FUZZ_SCALE ?= 0.1
 # machine share their cores (TRAINSIM_TEST_TIME_SCALE: src/util/test_time_scale.h,
 # tests/serve_test.py).
 SAN_TIME_SCALE ?= 10
+# Every sanitizer report also goes to a file (log_path: one per reporting process, none when
+# clean), so a report from a `trainsim` run by a script that swallows its stderr or only checks
+# "exit != 0" (an abort is 134) still fails the target: any file there is printed and fails it.
+SAN_LOG_DIR = $(abspath $(SAN_BUILD))/sanitizer-logs
+SAN_TEST_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:log_path=$(SAN_LOG_DIR)/san \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG_DIR)/san
 test-sanitize: fuzz-deps
 	cmake -S . -B $(SAN_BUILD) $(SAN_CMAKE_FLAGS) >/dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target trainsim trainsim_tests
+	@rm -rf $(SAN_LOG_DIR); mkdir -p $(SAN_LOG_DIR)
 	cd $(SAN_BUILD) && TRAINSIM_FUZZ_SCALE=$(SAN_FUZZ_SCALE) TRAINSIM_TEST_TIME_SCALE=$(SAN_TIME_SCALE) \
-	  $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE browser $(SAN_CTEST_ARGS)
+	  $(SAN_TEST_ENV) ctest --output-on-failure -j $(JOBS) -LE browser $(SAN_CTEST_ARGS); rc=$$?; \
+	if [ -n "$$(ls -A $(SAN_LOG_DIR))" ]; then \
+	  echo "test-sanitize: sanitizer reports in $(SAN_LOG_DIR):"; head -n 40 $(SAN_LOG_DIR)/*; exit 1; \
+	fi; exit $$rc
 
 # FUZZ_CMAKE_EXTRA: more CMake flags (sanitize-ci: -O1 and precompiled headers).
 FUZZ_CMAKE_EXTRA ?=
