@@ -101,30 +101,21 @@ fuzz-build: fuzz-deps
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target trainsim_fuzz
 
 # FUZZ_RUNS inputs per parser (libFuzzer -runs; a FUZZ_SECONDS time box, if set, stops earlier),
-# e.g. `make fuzz FUZZ_RUNS=10000000` for issue 11's 10^7. The corpus grows in
-# $(FUZZ_BUILD)/corpus, crashes land in $(FUZZ_BUILD)/crashes; one summary line per parser (inputs
-# executed, exec/s and wall seconds from libFuzzer's final stats, crash artifacts written, exit
-# code) goes to the terminal and $(FUZZ_BUILD)/fuzz-summary.txt, then the totals; a failing
-# parser's log tail is printed. libFuzzer stops at its first crash, so "crashes" is 0 or 1 per run.
-FUZZ_STAT = sed -n 's/^stat::$(1): *\([0-9]*\).*/\1/p' $(FUZZ_BUILD)/fuzz-$$t.log | tail -n 1
-FUZZ_ARTIFACTS = ls $(FUZZ_BUILD)/crashes 2>/dev/null | grep -cE "^$$t-(crash|leak|timeout|oom)-"
+# e.g. `make fuzz FUZZ_RUNS=10000000` for issue 11's 10^7; FUZZ_JOBS parsers at once (one core
+# each). fuzz/run.sh runs one parser: the corpus grows in $(FUZZ_BUILD)/corpus, crashes land in
+# $(FUZZ_BUILD)/crashes, and it prints one line (inputs executed, exec/s, wall seconds, crash
+# artifacts written, exit code) as the parser finishes; a failing parser's log tail is printed.
+# The lines, in FUZZ_TARGETS order, and a total go to $(FUZZ_BUILD)/fuzz-summary.txt.
+FUZZ_JOBS ?= 1
 fuzz: fuzz-build
-	@mkdir -p $(FUZZ_BUILD)/crashes; : > $(FUZZ_BUILD)/fuzz-summary.txt; fail=0; all=0; bad=0; \
-	for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; before=$$($(FUZZ_ARTIFACTS)); t0=$$(date +%s); \
-	  extra=""; [ $$t = model ] && extra=data/models; [ $$t = hardware ] && extra=data/hardware; \
-	  TRAINSIM_FUZZ_TARGET=$$t $(SAN_ENV) $(FUZZ_BUILD)/trainsim_fuzz -runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) \
-	    -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
-	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
-	    $(FUZZ_BUILD)/corpus/$$t fuzz/seeds/$$t $$extra > $(FUZZ_BUILD)/fuzz-$$t.log 2>&1; \
-	  rc=$$?; wall=$$(( $$(date +%s) - t0 )); [ $$rc -ne 0 ] && { fail=1; tail -n 40 $(FUZZ_BUILD)/fuzz-$$t.log; }; \
-	  runs=$$($(call FUZZ_STAT,number_of_executed_units)); rate=$$($(call FUZZ_STAT,average_exec_per_sec)); \
-	  crashes=$$(( $$($(FUZZ_ARTIFACTS)) - before )); all=$$(( all + $${runs:-0} )); bad=$$(( bad + crashes )); \
-	  echo "$$t: $${runs:-?} inputs, $${rate:-?} exec/s, $$wall s, $$crashes crashes, exit $$rc" \
-	    | tee -a $(FUZZ_BUILD)/fuzz-summary.txt; \
-	done; \
-	echo "total: $$all inputs over $(words $(FUZZ_TARGETS)) parsers, $$bad crashes" | tee -a $(FUZZ_BUILD)/fuzz-summary.txt; \
-	exit $$fail
+	@rm -f $(FUZZ_BUILD)/fuzz-*.summary; \
+	printf '%s\n' $(FUZZ_TARGETS) | $(SAN_ENV) xargs -P $(FUZZ_JOBS) -I{} \
+	  fuzz/run.sh $(FUZZ_BUILD) {} $(FUZZ_RUNS) $(FUZZ_SECONDS) $(FUZZ_SEED); rc=$$?; \
+	for t in $(FUZZ_TARGETS); do cat $(FUZZ_BUILD)/fuzz-$$t.summary 2>/dev/null || echo "$$t: not run"; \
+	done > $(FUZZ_BUILD)/fuzz-summary.txt; \
+	awk '{n += $$2; c += $$(NF - 3)} END {printf "total: %d inputs over %d parsers, %d crashes\n", n, NR, c}' \
+	  $(FUZZ_BUILD)/fuzz-summary.txt | tee -a $(FUZZ_BUILD)/fuzz-summary.txt; \
+	exit $$rc
 
 # A time-boxed fuzz run (30 s per parser).
 fuzz-smoke:
