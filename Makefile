@@ -57,8 +57,8 @@ validate: build
 fuzz-deps: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(FUZZ_APT_PACKAGES)"
 
-# The unit tests and the CLI script tests in an ASan + UBSan build (by hand; CI runs the smaller
-# sanitize-ci below): clang-14 (compiles these sanitized sources ~3x faster than gcc -O2) at -O1
+# The unit tests and the CLI script tests in an ASan + UBSan build (in CI, .ci/run, after
+# sanitize-ci below; 17 min cold on 2 cores, docs/INPUTS.md): clang-14 (compiles these sanitized sources ~3x faster than gcc -O2) at -O1
 # with line tables only, precompiled headers (cmake/pch.cmake), ccache when present, and only the
 # two binaries the tests run (trainsim, trainsim_tests): no bench, no MPI search (OpenMPI's
 # allocations read as leaks), no Python module (an ASan module needs the runtime preloaded into
