@@ -17,6 +17,28 @@ import tempfile
 import time
 
 SKIP = 77
+
+
+def _time_scale():
+    """TRAINSIM_TEST_TIME_SCALE stretches every wall-clock limit below (client timeouts, "answers
+    within N s" checks, the server's search and request budgets), as src/util/test_time_scale.h
+    does for the C++ tests: `make test-sanitize` sets it, since an ASan + UBSan server on shared
+    cores is several times slower. Unset, or not a number in [1, 1000]: 1."""
+    try:
+        v = float(os.environ.get("TRAINSIM_TEST_TIME_SCALE", "1"))
+    except ValueError:
+        return 1.0
+    return v if 1 <= v <= 1000 else 1.0
+
+
+SCALE = _time_scale()
+
+
+def secs(s):
+    """A wall-clock limit of s seconds, stretched by SCALE."""
+    return s * SCALE
+
+
 SIM_BODY = {"model": "llama3-8b", "hardware": "h100_sxm_80gb",
             "strategy": {"world_size": 8, "tp_size": 2, "pp_size": 2, "global_batch_size": 32}}
 
@@ -34,7 +56,12 @@ class Server:
     """`trainsim serve --port 0 ARGS` for the life of a with-block."""
 
     def __init__(self, exe, *args):
-        self.cmd = [exe, "serve", "--port", "0", *args]
+        # The server's own budgets (10 s by default) stretch too, unless the case sets them.
+        budgets = []
+        for flag in ("--search-seconds", "--request-seconds"):
+            if SCALE > 1 and flag not in args:
+                budgets += [flag, "%g" % min(3600.0, secs(10))]
+        self.cmd = [exe, "serve", "--port", "0", *args, *budgets]
 
     def __enter__(self):
         self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -47,7 +74,7 @@ class Server:
     def __exit__(self, *exc):
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=secs(10))
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise Fail("the server did not stop on SIGTERM")
@@ -55,7 +82,7 @@ class Server:
 
 
 def request(port, method, path, body=None, timeout=30, headers=None):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=secs(timeout))
     data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
     c.request(method, path, body=data, headers=headers or {})
     r = c.getresponse()
@@ -66,7 +93,7 @@ def request(port, method, path, body=None, timeout=30, headers=None):
 
 def raw(port, data, timeout=10):
     """Sends raw bytes; returns the reply until the server closes or `timeout`."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s = socket.create_connection(("127.0.0.1", port), timeout=secs(timeout))
     s.sendall(data)
     reply = b""
     try:
@@ -109,7 +136,7 @@ def still_serving(port):
     check(status == 200, "healthz after: %d" % status)
     status, _, body = request(port, "POST", "/v1/simulate", SIM_BODY, timeout=5)
     check(status == 200, "simulate after: %d %r" % (status, body[:200]))
-    check(time.time() - t < 3, "slow to answer after the hostile request")
+    check(time.time() - t < secs(3), "slow to answer after the hostile request")
 
 
 def cli(exe, *args):
@@ -318,7 +345,7 @@ def case_body_100mb(exe, _):
     """100 MB bodies, with a Content-Length and chunked: 413 before they are read."""
     with Server(exe) as srv:
         size = 100 << 20
-        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=secs(10))
         s.sendall(b"POST /v1/simulate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: %d\r\n\r\n" % size)
         sent = 0
@@ -330,7 +357,7 @@ def case_body_100mb(exe, _):
                 sent += len(chunk)
         except (socket.timeout, BrokenPipeError, ConnectionResetError):
             pass
-        s.settimeout(10)
+        s.settimeout(secs(10))
         reply = b""
         try:
             reply = s.recv(65536)
@@ -339,7 +366,7 @@ def case_body_100mb(exe, _):
         s.close()
         check(status_of(reply) == 413, "Content-Length 100 MB: %r" % reply[:200])
         # Chunked: the limit counts the bytes as they come.
-        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=secs(10))
         s.sendall(b"POST /v1/simulate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
         reply = b""
         try:
@@ -349,7 +376,7 @@ def case_body_100mb(exe, _):
         except (socket.timeout, BrokenPipeError, ConnectionResetError):
             pass
         try:
-            s.settimeout(10)
+            s.settimeout(secs(10))
             reply = s.recv(65536)
         except ConnectionResetError:
             pass
@@ -399,7 +426,7 @@ def case_slow_client(exe, _):
         socks = []
         for data in (b"POST /v1/simulate HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{",
                      b"POST /v1/simulate HTTP/1.1\r\nHost: x\r\n", b"GET /heal"):
-            s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+            s = socket.create_connection(("127.0.0.1", srv.port), timeout=secs(10))
             s.sendall(data)
             socks.append(s)
         t = time.time()
@@ -411,7 +438,7 @@ def case_slow_client(exe, _):
                 reply = b""
             check(reply == b"" or status_of(reply) in (400, 408), "stalled: %r" % reply[:200])
             s.close()
-        check(time.time() - t < 5, "stalled clients held for %.1f s" % (time.time() - t))
+        check(time.time() - t < secs(5), "stalled clients held for %.1f s" % (time.time() - t))
         still_serving(srv.port)
 
 
@@ -442,7 +469,7 @@ def case_search_1e9(exe, _):
         err = error_of(reply)
         check(status == 503 and err["field"] == "time_limit", "%d %r" % (status, reply[:300]))
         check("of 903168000 strategies" in err["error"], err["error"])
-        check(took < 5, "took %.1f s with a 1 s limit" % took)
+        check(took < secs(5), "took %.1f s with a 1 s limit" % took)
         # The same model with 120 layers: 1.4e9 strategies, over the library's bound.
         _, _, cat = request(srv.port, "GET", "/v1/models")
         model = next(m["preset"] for m in json.loads(cat)["models"] if m["id"] == "deepseek-v3")
@@ -458,7 +485,7 @@ def case_connections(exe, _):
     """Connections over the bound (500) are answered 503; the server serves again once they
     close."""
     with Server(exe) as srv:
-        held = [socket.create_connection(("127.0.0.1", srv.port), timeout=10) for _ in range(500)]
+        held = [socket.create_connection(("127.0.0.1", srv.port), timeout=secs(10)) for _ in range(500)]
         time.sleep(1)  # all accepted
         over = 0
         for _ in range(20):

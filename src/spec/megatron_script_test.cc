@@ -12,6 +12,7 @@
 #include "spec/megatron_shell.h"
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
+#include "util/test_time_scale.h"
 
 namespace trainsim {
 namespace {
@@ -135,7 +136,9 @@ TEST(MegatronArgs, LongUnknownArgumentsAreCheapAndNearMissesStillSuggested) {
   ASSERT_TRUE(ReadMegatronArgs(args, s, nullptr, r).ok());
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(took, 1.0);  // 8 x ~2 s before the bound (Release, one core); now microseconds
+  // 8 x ~2 s before the bound (Release, one core); now microseconds. The 1 s bound stretches
+  // with TRAINSIM_TEST_TIME_SCALE (a sanitized build on shared cores).
+  EXPECT_LT(took, 1.0 * util::TestTimeScale());
   ASSERT_EQ(r.ignored.size(), 9u);
   EXPECT_NE(r.ignored[0].why.find("did you mean --tensor-model-parallel-size?"), std::string::npos)
       << r.ignored[0].why;
