@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "infer/step.h"
 #include "trainsim/trainsim.h"
 #include "validate/inference_case.h"
 
@@ -426,6 +427,29 @@ TEST(Infer, SpeculativeDecodingTokensPerStepAndCost) {
   s.batch = 8;
   s.acceptance_rate = 1.5;
   EXPECT_FALSE(SimulateInference(target, hw, s).ok());
+}
+
+// Host CPUs (issue 15): Grace hosts (GB200 NVL72, and the cloud instances built on it) run the
+// engines' host work slower than the x86 hosts the constants were fitted on; listed in assumed.
+TEST(Infer, GraceHostScalesTheEnginesHostWork) {
+  const HardwareSpec gb = Hw("gb200_nvl72");
+  const infer::HostCpu grace = infer::HostCpuOf(gb);
+  EXPECT_EQ(grace.cpu, "grace");
+  EXPECT_GT(grace.time_factor, 1.0);
+  EXPECT_FALSE(grace.provenance.empty());
+  EXPECT_EQ(infer::HostCpuOf(Hw("gcp_a4x_highgpu_4g")).cpu, "grace");  // instance_of gb200
+  EXPECT_EQ(infer::HostCpuOf(Hw("b200_sxm_180gb")).cpu, "x86");
+  EXPECT_DOUBLE_EQ(infer::HostCpuOf(Hw("b200_sxm_180gb")).time_factor, 1.0);
+  const ModelSpec m = Model("llama3.1-8b");
+  InferenceSpec s = Spec(1, 128, 128);
+  auto gpu_only = SimulateInference(m, gb, s);
+  s.profile.step_overhead_s = 0.010;  // no overlap scheduler: added to every iteration
+  auto with_host = SimulateInference(m, gb, s);
+  ASSERT_TRUE(gpu_only.ok() && with_host.ok());
+  EXPECT_NEAR(with_host->tpot_s - gpu_only->tpot_s, grace.time_factor * 0.010, 1e-9);
+  bool listed = false;
+  for (const Assumption& a : with_host->assumed) listed |= a.field == "host_cpu";
+  EXPECT_TRUE(listed);
 }
 
 }  // namespace

@@ -157,7 +157,8 @@ struct Plan {
   StageShape st;
   double weights = 0, act = 0, pool = 0, kv_tok_gpu = 0, kv_seq_gpu = 0;
   double max_seqs = 0;
-  double prefix_hit = 0;  // fraction of each prompt already cached (not prefilled)
+  double prefix_hit = 0;   // fraction of each prompt already cached (not prefilled)
+  double host_factor = 1;  // the host CPU's time for the engine's host work / x86's
   // KV bytes per GPU of one sequence at prompt + output beyond the shared prefix, and of the
   // shared prefix (held once for every sequence).
   double seq_bytes = 0, shared_bytes = 0;
@@ -201,6 +202,7 @@ Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s
          s.kv_dtype, s.attention_dp == 1};
   p.st = infer::HeaviestStage(m, s.pp);
   p.prefix_hit = std::max(0.0, s.prefix_cache_hit);
+  p.host_factor = infer::HostCpuOf(hw).time_factor;
   p.weights = infer::StageWeightBytes(p.l, p.st).bytes;
   const EngineProfile& e = s.profile;
   const double budget =
@@ -239,10 +241,11 @@ bool HostOverlapped(const Plan& p) {
 
 // The engine's host work for one iteration over `seqs` sequences on one rank (under attention
 // DP each rank schedules its own share), added to the GPU time or, with an overlap scheduler,
-// hidden behind it: the iteration takes the longer of the two.
+// hidden behind it: the iteration takes the longer of the two. Host work scales with the host
+// CPU's time factor (HostCpuOf: Grace vs the x86 hosts the constants were fitted on).
 void AddHost(const Plan& p, double seqs, PhaseBreakdown& r) {
   const EngineProfile& e = *p.l.engine;
-  const double host = e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s;
+  const double host = p.host_factor * (e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s);
   const double gpu = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
   r.launch_s += HostOverlapped(p) ? std::max(0.0, host - gpu) : host;
   r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
@@ -438,6 +441,10 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   InferenceReport r;
   if (Status st = ResolveDefaults(m, s, r.assumed); !st.ok()) return st;
   Plan p = MakePlan(m, hw, s);
+  const infer::HostCpu cpu = infer::HostCpuOf(hw);
+  r.assumed.push_back({"host_cpu", cpu.cpu + " (host work x" + Num(cpu.time_factor) + ")",
+                       cpu.provenance.empty() ? "x86 host: the engines' host constants' reference"
+                                              : cpu.provenance});
   // The draft: same layout, precisions and engine (its own plan over the same GPUs).
   InferenceSpec ds = s;
   if (ds.draft && !ds.draft->is_moe()) ds.attention_dp = 0;
