@@ -114,5 +114,18 @@ HostCpu HostCpuOf(const HardwareSpec& hw) {
   return {};
 }
 
+std::string ApplyHardwareCalibration(EngineProfile& p, const HardwareSpec& hw) {
+  for (const json& e : Engines()) {
+    if (e.value("id", "") != p.id || !e.contains("by_hardware")) continue;
+    for (const auto& [id, keys] : e["by_hardware"].items()) {
+      if (id != hw.id && (hw.instance_of.empty() || id != hw.instance_of)) continue;
+      p.moe_gemm_efficiency = keys.value("moe_gemm_efficiency", p.moe_gemm_efficiency);
+      p.moe_hbm_fraction = keys.value("moe_hbm_fraction", p.moe_hbm_fraction);
+      return id;
+    }
+  }
+  return "";
+}
+
 }  // namespace infer
 }  // namespace trainsim

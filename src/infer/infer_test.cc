@@ -452,5 +452,33 @@ TEST(Infer, GraceHostScalesTheEnginesHostWork) {
   EXPECT_TRUE(listed);
 }
 
+// MoE constants per GPU (issue 15): a preset with its own fit (or an instance of one) takes it,
+// any other borrows the shared values; the report says which.
+TEST(Infer, MoeCalibrationPerHardwareOrBorrowed) {
+  const EngineProfile shared = LoadEngineProfile("tensorrt-llm").value();
+  EngineProfile h100 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(h100, Hw("h100_sxm_80gb")), "h100_sxm_80gb");
+  EXPECT_NE(h100.moe_gemm_efficiency, shared.moe_gemm_efficiency);
+  EngineProfile a3 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(a3, Hw("gcp_a3_highgpu_8g")), "h100_sxm_80gb");
+  EXPECT_DOUBLE_EQ(a3.moe_gemm_efficiency, h100.moe_gemm_efficiency);
+  EngineProfile h20 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(h20, Hw("h20_96gb")), "");
+  EXPECT_DOUBLE_EQ(h20.moe_gemm_efficiency, shared.moe_gemm_efficiency);
+  EXPECT_DOUBLE_EQ(h20.moe_hbm_fraction, shared.moe_hbm_fraction);
+  InferenceSpec s;
+  s.engine = "tensorrt-llm";
+  s.batch = 8;
+  s.prompt_len = 128;
+  s.output_len = 128;
+  s.weight_dtype = WeightDType::kFp8;
+  auto r = SimulateInference(Model("qwen3-30b-a3b"), Hw("h20_96gb"), s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string value;
+  for (const Assumption& a : r->assumed)
+    if (a.field == "moe_calibration") value = a.value;
+  EXPECT_EQ(value, "shared");
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -77,12 +77,19 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
 }
 
 // Fills what the spec leaves open and records it.
-Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumption>& assumed) {
+Status ResolveDefaults(const ModelSpec& m, const HardwareSpec& hw, InferenceSpec& s,
+                       std::vector<Assumption>& assumed) {
   if (!s.profile_given) {
     auto p = LoadEngineProfile(s.engine);
     if (!p.ok()) return p.status();
     s.profile = p.value();
     assumed.push_back({"engine_profile", s.profile.id, s.profile.provenance});
+    const std::string fitted = infer::ApplyHardwareCalibration(s.profile, hw);
+    if (m.is_moe())
+      assumed.push_back({"moe_calibration", fitted.empty() ? "shared" : fitted,
+                         fitted.empty() ? "the engine's MoE constants fitted on every GPU's rows "
+                                          "(none fitted for this hardware: borrowed)"
+                                        : "the engine's MoE constants fitted on this GPU's rows"});
   }
   EngineProfile& e = s.profile;
   if (s.gpu_memory_utilization > 0)
@@ -439,7 +446,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   if (s.disaggregated()) return infer::SimulateDisaggregated(m, hw, s);
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   InferenceReport r;
-  if (Status st = ResolveDefaults(m, s, r.assumed); !st.ok()) return st;
+  if (Status st = ResolveDefaults(m, hw, s, r.assumed); !st.ok()) return st;
   Plan p = MakePlan(m, hw, s);
   const infer::HostCpu cpu = infer::HostCpuOf(hw);
   r.assumed.push_back({"host_cpu", cpu.cpu + " (host work x" + Num(cpu.time_factor) + ")",
@@ -539,7 +546,7 @@ Result<Plan> LayoutPlan(const ModelSpec& m, const HardwareSpec& hw, const Decode
   s.batch = batch;
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   std::vector<Assumption> ignored;
-  if (Status st = ResolveDefaults(m, s, ignored); !st.ok()) return st;
+  if (Status st = ResolveDefaults(m, hw, s, ignored); !st.ok()) return st;
   return MakePlan(m, hw, s);
 }
 }  // namespace

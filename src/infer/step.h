@@ -70,6 +70,11 @@ struct HostCpu {
 };
 HostCpu HostCpuOf(const HardwareSpec& hw);
 
+// Replaces the engine's MoE constants (moe_gemm_efficiency, moe_hbm_fraction) by those its
+// profile fitted for `hw` (`by_hardware`, matched by the preset id or the preset it is an
+// instance of). Returns the matched preset id, "" where none is fitted (the shared values stay).
+std::string ApplyHardwareCalibration(EngineProfile& e, const HardwareSpec& hw);
+
 // Datasheet dense tensor FLOP/s of the precision GEMMs over `d` weights compute in.
 double ComputePeak(const HardwareSpec& hw, WeightDType d);
 
