@@ -458,10 +458,12 @@ TEST(Infer, MoeCalibrationPerHardwareOrBorrowed) {
   const EngineProfile shared = LoadEngineProfile("tensorrt-llm").value();
   EngineProfile h100 = shared;
   EXPECT_EQ(infer::ApplyHardwareCalibration(h100, Hw("h100_sxm_80gb")), "h100_sxm_80gb");
-  EXPECT_NE(h100.moe_gemm_efficiency, shared.moe_gemm_efficiency);
+  EXPECT_TRUE(h100.moe_gemm_efficiency != shared.moe_gemm_efficiency ||
+              h100.moe_hbm_fraction != shared.moe_hbm_fraction);
   EngineProfile a3 = shared;
   EXPECT_EQ(infer::ApplyHardwareCalibration(a3, Hw("gcp_a3_highgpu_8g")), "h100_sxm_80gb");
   EXPECT_DOUBLE_EQ(a3.moe_gemm_efficiency, h100.moe_gemm_efficiency);
+  EXPECT_DOUBLE_EQ(a3.moe_hbm_fraction, h100.moe_hbm_fraction);
   EngineProfile h20 = shared;
   EXPECT_EQ(infer::ApplyHardwareCalibration(h20, Hw("h20_96gb")), "");
   EXPECT_DOUBLE_EQ(h20.moe_gemm_efficiency, shared.moe_gemm_efficiency);
@@ -478,6 +480,24 @@ TEST(Infer, MoeCalibrationPerHardwareOrBorrowed) {
   for (const Assumption& a : r->assumed)
     if (a.field == "moe_calibration") value = a.value;
   EXPECT_EQ(value, "shared");
+}
+
+// Attention DP (issue 15): every rank runs its own scheduler, so offline the replica admits
+// max_num_seqs per rank (TensorRT-LLM max_batch_size per attention-DP rank), KV permitting.
+TEST(Infer, AttentionDpRanksEachScheduleMaxNumSeqs) {
+  InferenceSpec s;
+  s.engine = "tensorrt-llm";
+  s.gpus = s.tp = 4;
+  s.batch = 0;
+  s.prompt_len = 128;
+  s.output_len = 128;
+  s.weight_dtype = WeightDType::kFp8;
+  auto r = SimulateInference(Model("qwen3-30b-a3b"), Hw("h200_sxm_141gb"), s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->expert_parallel);  // attention DP over the 4 GPUs
+  const double cap = 4.0 * r->profile.max_num_seqs;
+  EXPECT_DOUBLE_EQ(r->batch, std::min(cap, r->max_concurrent_sequences));
+  EXPECT_GT(r->batch, r->profile.max_num_seqs);
 }
 
 }  // namespace

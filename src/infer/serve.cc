@@ -331,15 +331,23 @@ void AddDraft(Plan& p, const Plan& d) {
   p.max_seqs = MaxSeqs(p);
 }
 
+// The sequences one replica's schedulers admit: under attention DP every rank runs its own
+// scheduler with the engine's caps (TensorRT-LLM's attention-DP ranks each take max_batch_size
+// requests and max_num_tokens tokens an iteration: its DeepSeek-R1 perf commands run
+// --concurrency 8 x --max_batch_size over 8 ranks), so the replica holds attn_dp times them.
+double ReplicaSeqCap(const Plan& p) {
+  return static_cast<double>(p.l.engine->max_num_seqs) * p.l.attn_dp();
+}
+
 // Offline maximum load (every request queued): in steady state the batch decodes while the
 // requests that replace finished ones prefill in the same iterations (in-flight batching fuses
 // prefill chunks and decode tokens; one weight read serves both). A period of `output` tokens
 // per sequence holds batch x (prompt + output) tokens in at least `output` iterations of at
 // most max_num_batched_tokens each. Returns the seconds of one period.
 PhaseBreakdown OfflinePeriod(const Plan& p, double batch, double prompt, double output) {
-  const double budget = p.l.engine->max_num_batched_tokens;
+  const double budget = p.l.engine->max_num_batched_tokens;              // per scheduler (rank)
   const double cached = prompt * p.prefix_hit, fresh = prompt - cached;  // prefix-cache hits
-  const double iters = std::max(output, batch * (fresh + output) / budget);
+  const double iters = std::max(output, batch * (fresh + output) / (budget * p.l.attn_dp()));
   Work w;
   w.dec_seqs = batch * output / iters;
   w.dec_ctx = prompt + output / 2;
@@ -479,11 +487,12 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   r.kv_bytes_per_token = p.kv_tok_gpu * s.tp * s.pp;
   r.max_concurrent_sequences = p.max_seqs;
   r.crossover_batch = CrossoverBatch(p);
-  const double B = s.batch > 0 ? s.batch : std::min<double>(s.profile.max_num_seqs, p.max_seqs);
+  const double B = s.batch > 0 ? s.batch : std::min(ReplicaSeqCap(p), p.max_seqs);
   if (s.batch == 0 && s.request_rate == 0)
-    r.assumed.push_back({"batch", Num(B),
-                         "offline maximum load: min(max_num_seqs, KV pool / "
-                         "KV per sequence at prompt + output)"});
+    r.assumed.push_back(
+        {"batch", Num(B),
+         "offline maximum load: min(max_num_seqs (per attention-DP rank), KV pool / "
+         "KV per sequence at prompt + output)"});
   r.batch = B;
   const double len = s.prompt_len + s.output_len;
   r.kv_cache_bytes = (B * p.seq_bytes + p.shared_bytes) * s.tp * s.pp * r.replicas;
@@ -500,7 +509,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
     if (B < 1) return r;
   }
   if (s.request_rate > 0) {
-    ServeOnline(p, sp, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
+    ServeOnline(p, sp, s, std::min(ReplicaSeqCap(p), p.max_seqs), r);
     r.kv_cache_bytes *= r.batch / B;  // the concurrency the rate sustains
   } else if (s.batch > 0) {
     // The scheduler cap that serves this batch (the launch line's --max-num-seqs).
