@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "infer/step.h"
 #include "spec/embedded.h"
 #include "trainsim/infer.h"
 
@@ -62,12 +63,16 @@ json ReadEnginesDoc() {
   return text ? json::parse(*text, nullptr, false) : json();
 }
 
-const json& Engines() {
-  static const json doc = [] {
-    json j = ReadEnginesDoc();
-    return j.is_object() && j.contains("engines") ? j["engines"] : json::array();
-  }();
+const json& EnginesDoc() {
+  static const json doc = ReadEnginesDoc();
   return doc;
+}
+
+const json& Engines() {
+  static const json engines = EnginesDoc().is_object() && EnginesDoc().contains("engines")
+                                  ? EnginesDoc()["engines"]
+                                  : json::array();
+  return engines;
 }
 
 std::string Lower(std::string_view s) {
@@ -97,4 +102,30 @@ Result<EngineProfile> LoadEngineProfile(std::string_view engine) {
   return Status::Invalid("engine", "must name a known engine (" + ids + ")");
 }
 
+namespace infer {
+
+HostCpu HostCpuOf(const HardwareSpec& hw) {
+  const json& doc = EnginesDoc();
+  if (doc.is_object() && doc.contains("host_cpus"))
+    for (const json& c : doc["host_cpus"])
+      for (const json& id : c.value("hardware", json::array()))
+        if (id == hw.id || (!hw.instance_of.empty() && id == hw.instance_of))
+          return {c.value("cpu", ""), c.value("host_time_factor", 1.0), c.value("provenance", "")};
+  return {};
+}
+
+std::string ApplyHardwareCalibration(EngineProfile& p, const HardwareSpec& hw) {
+  for (const json& e : Engines()) {
+    if (e.value("id", "") != p.id || !e.contains("by_hardware")) continue;
+    for (const auto& [id, keys] : e["by_hardware"].items()) {
+      if (id != hw.id && (hw.instance_of.empty() || id != hw.instance_of)) continue;
+      p.moe_gemm_efficiency = keys.value("moe_gemm_efficiency", p.moe_gemm_efficiency);
+      p.moe_hbm_fraction = keys.value("moe_hbm_fraction", p.moe_hbm_fraction);
+      return id;
+    }
+  }
+  return "";
+}
+
+}  // namespace infer
 }  // namespace trainsim

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "infer/step.h"
 #include "trainsim/trainsim.h"
 #include "validate/inference_case.h"
 
@@ -426,6 +427,77 @@ TEST(Infer, SpeculativeDecodingTokensPerStepAndCost) {
   s.batch = 8;
   s.acceptance_rate = 1.5;
   EXPECT_FALSE(SimulateInference(target, hw, s).ok());
+}
+
+// Host CPUs (issue 15): Grace hosts (GB200 NVL72, and the cloud instances built on it) run the
+// engines' host work slower than the x86 hosts the constants were fitted on; listed in assumed.
+TEST(Infer, GraceHostScalesTheEnginesHostWork) {
+  const HardwareSpec gb = Hw("gb200_nvl72");
+  const infer::HostCpu grace = infer::HostCpuOf(gb);
+  EXPECT_EQ(grace.cpu, "grace");
+  EXPECT_GT(grace.time_factor, 1.0);
+  EXPECT_FALSE(grace.provenance.empty());
+  EXPECT_EQ(infer::HostCpuOf(Hw("gcp_a4x_highgpu_4g")).cpu, "grace");  // instance_of gb200
+  EXPECT_EQ(infer::HostCpuOf(Hw("b200_sxm_180gb")).cpu, "x86");
+  EXPECT_DOUBLE_EQ(infer::HostCpuOf(Hw("b200_sxm_180gb")).time_factor, 1.0);
+  const ModelSpec m = Model("llama3.1-8b");
+  InferenceSpec s = Spec(1, 128, 128);
+  auto gpu_only = SimulateInference(m, gb, s);
+  s.profile.step_overhead_s = 0.010;  // no overlap scheduler: added to every iteration
+  auto with_host = SimulateInference(m, gb, s);
+  ASSERT_TRUE(gpu_only.ok() && with_host.ok());
+  EXPECT_NEAR(with_host->tpot_s - gpu_only->tpot_s, grace.time_factor * 0.010, 1e-9);
+  bool listed = false;
+  for (const Assumption& a : with_host->assumed) listed |= a.field == "host_cpu";
+  EXPECT_TRUE(listed);
+}
+
+// MoE constants per GPU (issue 15): a preset with its own fit (or an instance of one) takes it,
+// any other borrows the shared values; the report says which.
+TEST(Infer, MoeCalibrationPerHardwareOrBorrowed) {
+  const EngineProfile shared = LoadEngineProfile("tensorrt-llm").value();
+  EngineProfile h100 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(h100, Hw("h100_sxm_80gb")), "h100_sxm_80gb");
+  EXPECT_TRUE(h100.moe_gemm_efficiency != shared.moe_gemm_efficiency ||
+              h100.moe_hbm_fraction != shared.moe_hbm_fraction);
+  EngineProfile a3 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(a3, Hw("gcp_a3_highgpu_8g")), "h100_sxm_80gb");
+  EXPECT_DOUBLE_EQ(a3.moe_gemm_efficiency, h100.moe_gemm_efficiency);
+  EXPECT_DOUBLE_EQ(a3.moe_hbm_fraction, h100.moe_hbm_fraction);
+  EngineProfile h20 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(h20, Hw("h20_96gb")), "");
+  EXPECT_DOUBLE_EQ(h20.moe_gemm_efficiency, shared.moe_gemm_efficiency);
+  EXPECT_DOUBLE_EQ(h20.moe_hbm_fraction, shared.moe_hbm_fraction);
+  InferenceSpec s;
+  s.engine = "tensorrt-llm";
+  s.batch = 8;
+  s.prompt_len = 128;
+  s.output_len = 128;
+  s.weight_dtype = WeightDType::kFp8;
+  auto r = SimulateInference(Model("qwen3-30b-a3b"), Hw("h20_96gb"), s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string value;
+  for (const Assumption& a : r->assumed)
+    if (a.field == "moe_calibration") value = a.value;
+  EXPECT_EQ(value, "shared");
+}
+
+// Attention DP (issue 15): every rank runs its own scheduler, so offline the replica admits
+// max_num_seqs per rank (TensorRT-LLM max_batch_size per attention-DP rank), KV permitting.
+TEST(Infer, AttentionDpRanksEachScheduleMaxNumSeqs) {
+  InferenceSpec s;
+  s.engine = "tensorrt-llm";
+  s.gpus = s.tp = 4;
+  s.batch = 0;
+  s.prompt_len = 128;
+  s.output_len = 128;
+  s.weight_dtype = WeightDType::kFp8;
+  auto r = SimulateInference(Model("qwen3-30b-a3b"), Hw("h200_sxm_141gb"), s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->expert_parallel);  // attention DP over the 4 GPUs
+  const double cap = 4.0 * r->profile.max_num_seqs;
+  EXPECT_DOUBLE_EQ(r->batch, std::min(cap, r->max_concurrent_sequences));
+  EXPECT_GT(r->batch, r->profile.max_num_seqs);
 }
 
 }  // namespace

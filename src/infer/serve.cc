@@ -77,12 +77,19 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
 }
 
 // Fills what the spec leaves open and records it.
-Status ResolveDefaults(const ModelSpec& m, InferenceSpec& s, std::vector<Assumption>& assumed) {
+Status ResolveDefaults(const ModelSpec& m, const HardwareSpec& hw, InferenceSpec& s,
+                       std::vector<Assumption>& assumed) {
   if (!s.profile_given) {
     auto p = LoadEngineProfile(s.engine);
     if (!p.ok()) return p.status();
     s.profile = p.value();
     assumed.push_back({"engine_profile", s.profile.id, s.profile.provenance});
+    const std::string fitted = infer::ApplyHardwareCalibration(s.profile, hw);
+    if (m.is_moe())
+      assumed.push_back({"moe_calibration", fitted.empty() ? "shared" : fitted,
+                         fitted.empty() ? "the engine's MoE constants fitted on every GPU's rows "
+                                          "(none fitted for this hardware: borrowed)"
+                                        : "the engine's MoE constants fitted on this GPU's rows"});
   }
   EngineProfile& e = s.profile;
   if (s.gpu_memory_utilization > 0)
@@ -157,7 +164,8 @@ struct Plan {
   StageShape st;
   double weights = 0, act = 0, pool = 0, kv_tok_gpu = 0, kv_seq_gpu = 0;
   double max_seqs = 0;
-  double prefix_hit = 0;  // fraction of each prompt already cached (not prefilled)
+  double prefix_hit = 0;   // fraction of each prompt already cached (not prefilled)
+  double host_factor = 1;  // the host CPU's time for the engine's host work / x86's
   // KV bytes per GPU of one sequence at prompt + output beyond the shared prefix, and of the
   // shared prefix (held once for every sequence).
   double seq_bytes = 0, shared_bytes = 0;
@@ -201,6 +209,7 @@ Plan MakePlan(const ModelSpec& m, const HardwareSpec& hw, const InferenceSpec& s
          s.kv_dtype, s.attention_dp == 1};
   p.st = infer::HeaviestStage(m, s.pp);
   p.prefix_hit = std::max(0.0, s.prefix_cache_hit);
+  p.host_factor = infer::HostCpuOf(hw).time_factor;
   p.weights = infer::StageWeightBytes(p.l, p.st).bytes;
   const EngineProfile& e = s.profile;
   const double budget =
@@ -239,10 +248,11 @@ bool HostOverlapped(const Plan& p) {
 
 // The engine's host work for one iteration over `seqs` sequences on one rank (under attention
 // DP each rank schedules its own share), added to the GPU time or, with an overlap scheduler,
-// hidden behind it: the iteration takes the longer of the two.
+// hidden behind it: the iteration takes the longer of the two. Host work scales with the host
+// CPU's time factor (HostCpuOf: Grace vs the x86 hosts the constants were fitted on).
 void AddHost(const Plan& p, double seqs, PhaseBreakdown& r) {
   const EngineProfile& e = *p.l.engine;
-  const double host = e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s;
+  const double host = p.host_factor * (e.step_overhead_s + seqs / p.l.attn_dp() * e.seq_overhead_s);
   const double gpu = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
   r.launch_s += HostOverlapped(p) ? std::max(0.0, host - gpu) : host;
   r.total_s = r.compute_s + r.hbm_s + r.comm_s + r.launch_s;
@@ -321,15 +331,23 @@ void AddDraft(Plan& p, const Plan& d) {
   p.max_seqs = MaxSeqs(p);
 }
 
+// The sequences one replica's schedulers admit: under attention DP every rank runs its own
+// scheduler with the engine's caps (TensorRT-LLM's attention-DP ranks each take max_batch_size
+// requests and max_num_tokens tokens an iteration: its DeepSeek-R1 perf commands run
+// --concurrency 8 x --max_batch_size over 8 ranks), so the replica holds attn_dp times them.
+double ReplicaSeqCap(const Plan& p) {
+  return static_cast<double>(p.l.engine->max_num_seqs) * p.l.attn_dp();
+}
+
 // Offline maximum load (every request queued): in steady state the batch decodes while the
 // requests that replace finished ones prefill in the same iterations (in-flight batching fuses
 // prefill chunks and decode tokens; one weight read serves both). A period of `output` tokens
 // per sequence holds batch x (prompt + output) tokens in at least `output` iterations of at
 // most max_num_batched_tokens each. Returns the seconds of one period.
 PhaseBreakdown OfflinePeriod(const Plan& p, double batch, double prompt, double output) {
-  const double budget = p.l.engine->max_num_batched_tokens;
+  const double budget = p.l.engine->max_num_batched_tokens;              // per scheduler (rank)
   const double cached = prompt * p.prefix_hit, fresh = prompt - cached;  // prefix-cache hits
-  const double iters = std::max(output, batch * (fresh + output) / budget);
+  const double iters = std::max(output, batch * (fresh + output) / (budget * p.l.attn_dp()));
   Work w;
   w.dec_seqs = batch * output / iters;
   w.dec_ctx = prompt + output / 2;
@@ -436,8 +454,12 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   if (s.disaggregated()) return infer::SimulateDisaggregated(m, hw, s);
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   InferenceReport r;
-  if (Status st = ResolveDefaults(m, s, r.assumed); !st.ok()) return st;
+  if (Status st = ResolveDefaults(m, hw, s, r.assumed); !st.ok()) return st;
   Plan p = MakePlan(m, hw, s);
+  const infer::HostCpu cpu = infer::HostCpuOf(hw);
+  r.assumed.push_back({"host_cpu", cpu.cpu + " (host work x" + Num(cpu.time_factor) + ")",
+                       cpu.provenance.empty() ? "x86 host: the engines' host constants' reference"
+                                              : cpu.provenance});
   // The draft: same layout, precisions and engine (its own plan over the same GPUs).
   InferenceSpec ds = s;
   if (ds.draft && !ds.draft->is_moe()) ds.attention_dp = 0;
@@ -465,11 +487,12 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   r.kv_bytes_per_token = p.kv_tok_gpu * s.tp * s.pp;
   r.max_concurrent_sequences = p.max_seqs;
   r.crossover_batch = CrossoverBatch(p);
-  const double B = s.batch > 0 ? s.batch : std::min<double>(s.profile.max_num_seqs, p.max_seqs);
+  const double B = s.batch > 0 ? s.batch : std::min(ReplicaSeqCap(p), p.max_seqs);
   if (s.batch == 0 && s.request_rate == 0)
-    r.assumed.push_back({"batch", Num(B),
-                         "offline maximum load: min(max_num_seqs, KV pool / "
-                         "KV per sequence at prompt + output)"});
+    r.assumed.push_back(
+        {"batch", Num(B),
+         "offline maximum load: min(max_num_seqs (per attention-DP rank), KV pool / "
+         "KV per sequence at prompt + output)"});
   r.batch = B;
   const double len = s.prompt_len + s.output_len;
   r.kv_cache_bytes = (B * p.seq_bytes + p.shared_bytes) * s.tp * s.pp * r.replicas;
@@ -486,7 +509,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
     if (B < 1) return r;
   }
   if (s.request_rate > 0) {
-    ServeOnline(p, sp, s, std::min<double>(s.profile.max_num_seqs, p.max_seqs), r);
+    ServeOnline(p, sp, s, std::min(ReplicaSeqCap(p), p.max_seqs), r);
     r.kv_cache_bytes *= r.batch / B;  // the concurrency the rate sustains
   } else if (s.batch > 0) {
     // The scheduler cap that serves this batch (the launch line's --max-num-seqs).
@@ -532,7 +555,7 @@ Result<Plan> LayoutPlan(const ModelSpec& m, const HardwareSpec& hw, const Decode
   s.batch = batch;
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   std::vector<Assumption> ignored;
-  if (Status st = ResolveDefaults(m, s, ignored); !st.ok()) return st;
+  if (Status st = ResolveDefaults(m, hw, s, ignored); !st.ok()) return st;
   return MakePlan(m, hw, s);
 }
 }  // namespace

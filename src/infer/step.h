@@ -2,6 +2,8 @@
 // stage's layers (docs/INFERENCE.md, "Step cost").
 #pragma once
 
+#include <string>
+
 #include "trainsim/hardware.h"
 #include "trainsim/infer.h"
 #include "trainsim/model.h"
@@ -57,6 +59,21 @@ StageWeights StageWeightBytes(const Layout& l, const StageShape& st);
 // KV bytes per token cached on one GPU of the stage (its layers; KV heads split over tp,
 // replicated when fewer than tp; MLA latent replicated on every tp rank).
 double StageKvBytesPerToken(const Layout& l, const StageShape& st);
+
+// The host CPU that runs the engine's Python loop on `hw` (data/inference_engines.json
+// `host_cpus`, matched by the preset id or the preset it is an instance of): its host work takes
+// `time_factor` x the x86 reference's (1 where the preset is not listed).
+struct HostCpu {
+  std::string cpu = "x86";
+  double time_factor = 1;
+  std::string provenance;
+};
+HostCpu HostCpuOf(const HardwareSpec& hw);
+
+// Replaces the engine's MoE constants (moe_gemm_efficiency, moe_hbm_fraction) by those its
+// profile fitted for `hw` (`by_hardware`, matched by the preset id or the preset it is an
+// instance of). Returns the matched preset id, "" where none is fitted (the shared values stay).
+std::string ApplyHardwareCalibration(EngineProfile& e, const HardwareSpec& hw);
 
 // Datasheet dense tensor FLOP/s of the precision GEMMs over `d` weights compute in.
 double ComputePeak(const HardwareSpec& hw, WeightDType d);
