@@ -319,11 +319,12 @@ Status CheckRanges(const HardwareSpec& hw) {
                              ", got " + detail::NumberText(r.value);
     return *r.ctx ? Status::Invalid(r.key, rule).WithContext(r.ctx) : Status::Invalid(r.key, rule);
   }
-  // A profile whose 16-bit peaks are unknown (null, no source found) still loads: runs that need
-  // them are refused by CheckPeakSourced.
-  if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0 && !PeakUnknown(hw, "bf16") &&
-      !PeakUnknown(hw, "fp16"))
-    return Status::Invalid("peak_tflops", "bf16 or fp16 must be > 0 (or null: no source found)");
+  // A profile whose 16-bit peaks are both unknown (null, no source found) still loads: runs that
+  // need them are refused by CheckPeakSourced. One null next to a 0 (= no such path) does not.
+  if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0 &&
+      !(PeakUnknown(hw, "bf16") && PeakUnknown(hw, "fp16")))
+    return Status::Invalid("peak_tflops",
+                           "bf16 or fp16 must be > 0, or both null (no source found)");
   if (hw.scaleup_topology != "nvlink" && hw.scaleup_topology != "pcie")
     return Status::Invalid("scaleup_topology",
                            "must be nvlink or pcie, got '" + hw.scaleup_topology + "'");

@@ -212,7 +212,7 @@ TEST(HardwareCatalog, NullPeakRunsOnItsOwnPrecisionOrIsRefusedByName) {
 }
 
 // An override with a number clears the mark (--hw-override covers a missing figure); an explicit
-// 0/0 (no 16-bit tensor path at all) is still refused at load.
+// 0/0 (no 16-bit tensor path at all), or a null next to a 0, is still refused at load.
 TEST(HardwareCatalog, OverrideFillsANullPeak) {
   HardwareSpec hw = LoadHardwarePreset("a10g_24gb").value();
   ASSERT_TRUE(PeakUnknown(hw, "bf16"));
@@ -224,6 +224,8 @@ TEST(HardwareCatalog, OverrideFillsANullPeak) {
   j["peak_tflops"]["bf16"] = 0;
   j["peak_tflops"]["fp16"] = 0;
   EXPECT_FALSE(ParseHardwareJson(j.dump(), "zero").ok());
+  j["peak_tflops"]["bf16"] = nullptr;  // one null next to a 0 (no fp16 path): no 16-bit peak
+  EXPECT_FALSE(ParseHardwareJson(j.dump(), "null and zero").ok());
 }
 
 // Where a datasheet prints a "with sparsity" figure the file keeps it in peak_tflops_sparse:
