@@ -935,6 +935,15 @@ assert j["binding"]
 PY
   then ok "recommend --json: plans within the deadline, cheapest first"; else bad "recommend --json" "$(head -c 600 "$OUT")"; fi
 fi
+# A null catalogue peak ("no source found", a10g_24gb): refused by name, never a guessed figure.
+expect_field_error "simulate on a null bf16 peak" peak_tflops.bf16 simulate --model llama3-8b --hardware a10g_24gb --gpus 8 --tp 8
+expect_field_error "search on a null bf16 peak" peak_tflops.bf16 search --model llama3-8b --hardware aws_g5_48xlarge --gpus 8 --gbs 8
+expect_field_error "plan on a null bf16 peak" peak_tflops.bf16 plan --model llama3-8b --hardware a10g_24gb --gpus 8 --tp 8 --gbs 8 --tokens 1e9
+expect_ok "simulate on a null peak given by --hw-override" simulate --model llama3-8b --hardware a10g_24gb --gpus 8 --tp 8 --hw-override '{"peak_tflops": {"bf16": 70}}'
+if expect_ok "list hardware --json (null peaks)" list hardware --json; then
+  if python3 -c 'import json,sys; d={h["id"]: h for h in json.load(open(sys.argv[1]))}; g=d["a10g_24gb"]; assert g["peak_tflops"]["bf16"] is None and g["sources"]["peak_tflops.bf16"]["document"] == "no source found" and not g["calibrated"]' "$OUT"
+  then ok "list hardware --json: a10g_24gb bf16 null, no source found, uncalibrated"; else bad "list hardware --json: a10g_24gb" "$(head -c 300 "$OUT")"; fi
+fi
 expect_field_error "recommend bad objective" objective recommend --model llama3-8b --tokens 1e9 --objective speed
 expect_field_error "recommend negative deadline" deadline_days recommend --model llama3-8b --tokens 1e9 --deadline-days -1
 expect_field_error "recommend without tokens" tokens recommend --model llama3-8b

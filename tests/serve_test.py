@@ -190,6 +190,11 @@ def case_cli_equal(exe, _):
         check(want.stderr.strip() == "trainsim: " + msg.replace("strategy", strat, 1) or
               want.stderr.strip() == "trainsim: " + msg,
               "message differs:\n  %s\n  %s" % (msg, want.stderr.strip()))
+        # A null catalogue peak (a10g_24gb bf16: "no source found") is a 400 naming it (issue 13).
+        status, _, got = request(srv.port, "POST", "/v1/simulate",
+                                 {"hardware": "a10g_24gb", "strategy": {"world_size": 8, "tp_size": 8}})
+        check(status == 400 and error_of(got).get("field") == "peak_tflops.bf16"
+              and "no source found" in error_of(got)["error"], "null peak: %d %r" % (status, got[:300]))
 
 
 def case_plan_recommend(exe, _):

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim::cli {
@@ -22,6 +23,19 @@ ordered_json OrNull(const std::string& s) {
   return s.empty() ? ordered_json(nullptr) : ordered_json(s);
 }
 
+// A peak in TFLOP/s; null where the profile has no source for it (data/hardware/README.md).
+ordered_json Peak(const HardwareSpec& h, const char* key, double flops) {
+  return PeakUnknown(h, key) ? ordered_json(nullptr) : ordered_json(flops / 1e12);
+}
+
+// The bf16 column of the text table: "?" where no source was found.
+std::string Bf16Text(const HardwareSpec& h) {
+  if (PeakUnknown(h, "bf16")) return "?";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", h.peak_bf16_flops / 1e12);
+  return buf;
+}
+
 ordered_json HardwareJson(const HardwareSpec& h) {
   ordered_json j;
   j["id"] = h.id;
@@ -30,11 +44,10 @@ ordered_json HardwareJson(const HardwareSpec& h) {
   j["calibration"] = CalibrationStatus(h);
   j["efficiency_from"] = OrNull(h.efficiency_from);
   j["fitted_date"] = OrNull(h.eff.fitted_date);
-  j["peak_tflops"] = {{"bf16", h.peak_bf16_flops / 1e12},
-                      {"fp16", h.peak_fp16_flops / 1e12},
-                      {"fp8", h.peak_fp8_flops / 1e12},
-                      {"fp4", h.peak_fp4_flops / 1e12},
-                      {"fp32", h.peak_fp32_flops / 1e12}};
+  j["peak_tflops"] = {
+      {"bf16", Peak(h, "bf16", h.peak_bf16_flops)}, {"fp16", Peak(h, "fp16", h.peak_fp16_flops)},
+      {"fp8", Peak(h, "fp8", h.peak_fp8_flops)},    {"fp4", Peak(h, "fp4", h.peak_fp4_flops)},
+      {"fp32", Peak(h, "fp32", h.peak_fp32_flops)}, {"tf32", Peak(h, "tf32", h.peak_tf32_flops)}};
   j["hbm_gib"] = h.hbm_bytes / (1 << 30);
   j["hbm_tbps"] = h.hbm_bw_bytes_per_s / 1e12;
   j["scaleup_domain"] = h.scaleup_domain;
@@ -83,8 +96,8 @@ int ListHardware(bool json) {
       continue;
     }
     const std::string source = h->source.size() > 60 ? h->source.substr(0, 57) + "..." : h->source;
-    std::printf("%-24s %-34s %7.0f %5.0f %-30.30s %-20s %-20s %s (%s)\n", id.c_str(),
-                CalibrationStatus(h.value()).c_str(), h->peak_bf16_flops / 1e12,
+    std::printf("%-24s %-34s %7s %5.0f %-30.30s %-20s %-20s %s (%s)\n", id.c_str(),
+                CalibrationStatus(h.value()).c_str(), Bf16Text(h.value()).c_str(),
                 h->hbm_bytes / (1 << 30), h->name.c_str(),
                 PriceText(h->price_usd_per_gpu_hour, h->price_date).c_str(),
                 PriceText(h->price_reserved_usd_per_gpu_hour, h->price_reserved_date).c_str(),

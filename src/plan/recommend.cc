@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "trainsim/hardware_figures.h"
 #include "trainsim/plan.h"
 #include "trainsim/trainsim.h"
 
@@ -221,7 +222,12 @@ Result<RecommendResult> Recommend(const ModelSpec& m, const std::vector<Catalogu
     for (int g = 8; g <= 16384; g *= 2) counts.push_back(g);
   const std::vector<int> gbs = GbsChoices(o);
   const Ranking rank{o.objective, o.include_uncalibrated};
-  for (const CatalogueEntry& e : catalogue)
+  for (const CatalogueEntry& e : catalogue) {
+    // A profile without a sourced peak for the run's precision is skipped, said once.
+    if (Status st = CheckPeakSourced(e.hw, o.dtype); !st.ok()) {
+      r.assumed.push_back({"hardware " + e.hw.id, "skipped", st.message()});
+      continue;
+    }
     for (int g : counts) {
       std::optional<RecommendedPlan> best;  // of this cluster over the batch choices
       for (int b : gbs) {
@@ -243,6 +249,7 @@ Result<RecommendResult> Recommend(const ModelSpec& m, const std::vector<Catalogu
       }
       if (best) w.all.push_back(*best);
     }
+  }
   std::sort(w.all.begin(), w.all.end(), rank);
   if (!w.all.empty()) r.unconstrained_best = w.all.front();
   for (const RecommendedPlan& p : w.all)

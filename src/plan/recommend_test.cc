@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <regex>
 
 #include "trainsim/plan.h"
 #include "trainsim/trainsim.h"
@@ -187,6 +188,38 @@ TEST(SearchCollapse, AlikeStrategiesBecomeOneEntryWithVariants) {
   for (size_t i = 0; i < r.top.size(); ++i) {
     EXPECT_EQ(one.top[i].index, r.top[i].index);
     EXPECT_EQ(one.top[i].variants, r.top[i].variants);
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// A profile without a sourced peak for the run's precision (a10g_24gb: bf16 null, "no source
+// found") is skipped, said once in the assumed list; no plan on it, no NaN or inf in the report.
+TEST(Recommend, SkipsAProfileWithoutASourcedPeakAndSaysSoOnce) {
+  const ModelSpec m = LoadModelPreset("llama3-8b").value();
+  auto cat = TinyCatalogue();
+  cat.push_back({LoadHardwarePreset("a10g_24gb").value(), false});
+  RecommendOptions o = TinyOptions();
+  o.include_uncalibrated = true;
+  const RecommendResult r = Recommend(m, cat, o).value();
+  int said = 0;
+  for (const Assumption& a : r.assumed)
+    if (a.field == "hardware a10g_24gb") {
+      ++said;
+      EXPECT_EQ(a.value, "skipped");
+      EXPECT_NE(a.why.find("peak_tflops.bf16"), std::string::npos) << a.why;
+      EXPECT_NE(a.why.find("no source found"), std::string::npos) << a.why;
+    }
+  EXPECT_EQ(said, 1);
+  ASSERT_FALSE(r.plans.empty());
+  for (const RecommendedPlan& p : r.plans) EXPECT_NE(p.hardware, "a10g_24gb");
+  for (const std::string& text : {RecommendText(r, o), RecommendJson(r)}) {
+    EXPECT_FALSE(std::regex_search(text, std::regex(R"(\b(nan|inf)\b)", std::regex::icase)))
+        << text;
   }
 }
 

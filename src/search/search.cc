@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "layer_cost.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/limits.h"
 #include "trainsim/trainsim.h"
 
@@ -132,6 +133,7 @@ Status CheckOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOpti
   if (!(o.progress_interval_s >= 0)) return Status::Invalid("progress_interval_s: must be >= 0");
   if (Status st = ValidateModel(m); !st.ok()) return st;
   if (Status st = ValidateHardware(hw); !st.ok()) return st.WithContext("hardware " + hw.id);
+  if (Status st = CheckPeakSourced(hw, o.dtype); !st.ok()) return st.WithContext("hardware");
   if (hw.PeakFlops(o.dtype) <= 0)
     return Status::Invalid("dtype: " + hw.id + " has no " + std::string(DTypeName(o.dtype)) +
                            " tensor-core throughput");

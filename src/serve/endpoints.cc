@@ -5,6 +5,7 @@
 #include "serve/service.h"
 #include "spec/embedded.h"
 #include "spec/json_fields.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/presets.h"
 #include "trainsim/results_json.h"
 #include "trainsim/schema.h"
@@ -51,14 +52,15 @@ const std::string& HardwareCatalogueJson() {
     for (const std::string& id : ListHardwarePresets()) {
       auto h = LoadHardwarePreset(id);
       if (!h.ok()) continue;
-      list.push_back({{"id", id},
-                      {"name", h->name},
-                      {"peak_bf16_flops", h->peak_bf16_flops},
-                      {"hbm_bytes", h->hbm_bytes},
-                      {"hbm_bw_bytes_per_s", h->hbm_bw_bytes_per_s},
-                      {"scaleup_domain", h->scaleup_domain},
-                      {"price_usd_per_gpu_hour", h->price_usd_per_gpu_hour},
-                      {"preset", PresetDocument("hardware/" + id + ".json")}});
+      list.push_back(
+          {{"id", id},
+           {"name", h->name},
+           {"peak_bf16_flops", PeakUnknown(*h, "bf16") ? json(nullptr) : json(h->peak_bf16_flops)},
+           {"hbm_bytes", h->hbm_bytes},
+           {"hbm_bw_bytes_per_s", h->hbm_bw_bytes_per_s},
+           {"scaleup_domain", h->scaleup_domain},
+           {"price_usd_per_gpu_hour", h->price_usd_per_gpu_hour},
+           {"preset", PresetDocument("hardware/" + id + ".json")}});
     }
     return json{{"hardware", list}}.dump() + "\n";
   }();

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "sim/step.h"
+#include "trainsim/hardware_figures.h"
 
 namespace trainsim::sim {
 
@@ -9,6 +10,7 @@ Status CheckInputs(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s
   if (Status st = ValidateModel(m); !st.ok()) return st;
   if (Status st = ValidateStrategy(s, m); !st.ok()) return st;
   if (Status st = ValidateHardware(hw); !st.ok()) return st.WithContext("hardware " + hw.id);
+  if (Status st = CheckPeakSourced(hw, s.dtype); !st.ok()) return st.WithContext("hardware");
   if (hw.PeakFlops(s.dtype) <= 0)
     return Status::Invalid("dtype: " + hw.id + " has no " + std::string(DTypeName(s.dtype)) +
                            " tensor-core throughput");

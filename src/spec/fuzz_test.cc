@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "trainsim/formats.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
@@ -554,7 +554,8 @@ class Harness {
     if (hw.ok()) {
       ++accepted_[1];
       if (!(hw->hbm_bytes > 0) ||
-          !(hw->PeakFlops(DType::kBf16) + hw->PeakFlops(DType::kFp16) > 0) ||
+          !(hw->PeakFlops(DType::kBf16) + hw->PeakFlops(DType::kFp16) > 0 ||
+            (PeakUnknown(hw.value(), "bf16") && PeakUnknown(hw.value(), "fp16"))) ||
           !std::isfinite(hw->nic_bw_bytes_per_s) || !(hw->nic_bw_bytes_per_s > 0))
         Fail("ParseHardwareJson accepted a hardware spec without capacity or throughput", text);
     }

@@ -12,6 +12,7 @@
 #include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "spec/simumax.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/limits.h"
 #include "trainsim/schema.h"
 #include "util/parse_number.h"
@@ -33,8 +34,34 @@ using namespace units;
 // quantization in src/cost/cost.cc divide by it.
 constexpr int kDefaultSmCount = 132;
 
-// peak_tflops: {"bf16": ..., "fp8": ...} in TFLOP/s.
+constexpr const char* kNoSource = "no source found";
+constexpr const char* kPeakKeys[] = {"bf16", "fp16", "fp8", "fp4", "fp32", "tf32"};
+
+// A null peak is a figure without a findable source (data/hardware/README.md): it reads as 0 and
+// is recorded in `sources` as "peak_tflops.<key>": "no source found", which CheckPeakSourced
+// refuses by name; a number (an override) clears the mark.
+void MarkUnknownPeaks(const json& j, HardwareSpec& hw) {
+  if (!j.is_object()) return;
+  for (const char* key : kPeakKeys) {
+    if (!j.contains(key)) continue;
+    const std::string field = std::string("peak_tflops.") + key;
+    auto& v = hw.sources;
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const HardwareSpec::FieldSource& f) {
+                             return f.field == field && f.document == kNoSource;
+                           }),
+            v.end());
+    if (!j[key].is_null()) continue;
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const HardwareSpec::FieldSource& f) { return f.field == field; }),
+            v.end());
+    v.push_back({field, kNoSource, ""});
+  }
+}
+
+// peak_tflops: {"bf16": ..., "fp8": ...} in TFLOP/s; null = no source found (0, marked).
 Status ReadPeaks(const json& j, HardwareSpec& hw, const std::string& origin) {
+  MarkUnknownPeaks(j, hw);
   FieldReader p(j, origin);
   double bf16 = FlopsToTflops(hw.peak_bf16_flops), fp16 = FlopsToTflops(hw.peak_fp16_flops);
   double fp8 = FlopsToTflops(hw.peak_fp8_flops), fp4 = FlopsToTflops(hw.peak_fp4_flops);
@@ -47,6 +74,13 @@ Status ReadPeaks(const json& j, HardwareSpec& hw, const std::string& origin) {
   p.Ignore("fp64");
   p.Double("tf32", tf32);
   if (Status s = p.Finish(true); !s.ok()) return s;
+  for (auto [key, v] : {std::pair{"bf16", &bf16},
+                        {"fp16", &fp16},
+                        {"fp8", &fp8},
+                        {"fp4", &fp4},
+                        {"fp32", &fp32},
+                        {"tf32", &tf32}})
+    if (j.contains(key) && j[key].is_null()) *v = 0;
   hw.peak_bf16_flops = TflopsToFlops(bf16);
   hw.peak_fp16_flops = TflopsToFlops(fp16);
   hw.peak_fp8_flops = TflopsToFlops(fp8);
@@ -285,8 +319,12 @@ Status CheckRanges(const HardwareSpec& hw) {
                              ", got " + detail::NumberText(r.value);
     return *r.ctx ? Status::Invalid(r.key, rule).WithContext(r.ctx) : Status::Invalid(r.key, rule);
   }
-  if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0)
-    return Status::Invalid("peak_tflops", "bf16 or fp16 must be > 0");
+  // A profile whose 16-bit peaks are both unknown (null, no source found) still loads: runs that
+  // need them are refused by CheckPeakSourced. One null next to a 0 (= no such path) does not.
+  if (hw.peak_bf16_flops <= 0 && hw.peak_fp16_flops <= 0 &&
+      !(PeakUnknown(hw, "bf16") && PeakUnknown(hw, "fp16")))
+    return Status::Invalid("peak_tflops",
+                           "bf16 or fp16 must be > 0, or both null (no source found)");
   if (hw.scaleup_topology != "nvlink" && hw.scaleup_topology != "pcie")
     return Status::Invalid("scaleup_topology",
                            "must be nvlink or pcie, got '" + hw.scaleup_topology + "'");
@@ -348,9 +386,11 @@ double HardwareSpec::PeakFlops(DType d) const {
     case DType::kFp32:
       return peak_fp32_flops;
     case DType::kTf32:  // TF32 tensor cores where the GPU has them, else fp32 units
-      return peak_tf32_flops > 0 ? peak_tf32_flops : peak_fp32_flops;
-    case DType::kFp16:
-      return peak_fp16_flops > 0 ? peak_fp16_flops : peak_bf16_flops;
+      if (peak_tf32_flops > 0) return peak_tf32_flops;
+      return PeakUnknown(*this, "tf32") ? 0 : peak_fp32_flops;
+    case DType::kFp16:  // never another precision's figure in place of an unknown one
+      if (peak_fp16_flops > 0) return peak_fp16_flops;
+      return PeakUnknown(*this, "fp16") ? 0 : peak_bf16_flops;
     case DType::kBf16:
       return peak_bf16_flops;
     case DType::kFp8:
@@ -360,6 +400,45 @@ double HardwareSpec::PeakFlops(DType d) const {
       return peak_fp4_flops;
   }
   return 0;
+}
+
+bool PeakUnknown(const HardwareSpec& hw, std::string_view precision) {
+  for (const HardwareSpec::FieldSource& f : hw.sources)
+    if (f.document == kNoSource && f.field.size() == 12 + precision.size() &&
+        f.field.compare(0, 12, "peak_tflops.") == 0 &&
+        f.field.compare(12, f.field.npos, precision) == 0)
+      return true;
+  return false;
+}
+
+std::string_view PeakKey(const HardwareSpec& hw, DType d) {
+  switch (d) {
+    case DType::kFp32:
+      return "fp32";
+    case DType::kTf32:
+      return hw.peak_tf32_flops > 0 || PeakUnknown(hw, "tf32") ? "tf32" : "fp32";
+    case DType::kFp16:
+      return hw.peak_fp16_flops > 0 || PeakUnknown(hw, "fp16") ? "fp16" : "bf16";
+    case DType::kBf16:
+      return "bf16";
+    case DType::kFp8:
+    case DType::kMxfp8:
+      return "fp8";
+    case DType::kFp4:
+      return "fp4";
+  }
+  return "bf16";
+}
+
+Status CheckPeakSourced(const HardwareSpec& hw, DType d) {
+  const std::string key(PeakKey(hw, d));
+  if (!PeakUnknown(hw, key)) return Status::Ok();
+  return Status::Invalid(
+      "peak_tflops." + key,
+      hw.id + " gives it as null (no source found) and a " + std::string(DTypeName(d)) +
+          " run needs it: a catalogue figure is never invented; give it with --hw-override "
+          "'{\"peak_tflops\": {\"" +
+          key + "\": TFLOPS}}' or choose a precision the profile has a figure for");
 }
 
 namespace {

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "spec/embedded.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/presets.h"
+#include "trainsim/search.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/uncertainty.h"
 
@@ -121,6 +123,111 @@ TEST(HardwareCatalog, EveryFigureHasASourceAndADateOrSaysNoSourceFound) {
   }
 }
 
+// A peak without a findable source is null, with "peak_tflops.<key>": "no source found" (date
+// null) in sources; the loader marks it unknown (0, never a figure borrowed from another card).
+TEST(HardwareCatalog, NullPeaksSayNoSourceFoundAndLoadAsUnknown) {
+  int nulls = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    SCOPED_TRACE(id);
+    const json j = Raw(id);
+    auto hw = LoadHardwarePreset(id);
+    ASSERT_TRUE(hw.ok());
+    for (const auto& [k, v] : j["peak_tflops"].items()) {
+      const std::string field = "peak_tflops." + k;
+      if (!v.is_null()) {
+        EXPECT_TRUE(v.is_number()) << field;
+        if (k != "fp64") {
+          EXPECT_FALSE(PeakUnknown(hw.value(), k)) << field;
+        }
+        continue;
+      }
+      ++nulls;
+      ASSERT_TRUE(j["sources"].contains(field)) << field << " is null without a sources entry";
+      EXPECT_EQ(j["sources"][field]["document"], kNoSource) << field;
+      EXPECT_TRUE(j["sources"][field]["date"].is_null()) << field;
+      if (k != "fp64") {
+        EXPECT_TRUE(PeakUnknown(hw.value(), k)) << field;
+      }
+    }
+  }
+  EXPECT_GE(nulls, 5);  // a10g_24gb and its shape
+}
+
+// One row per behaviour of a null (unknown) peak: the run in `dtype` uses the figure sourced for
+// that very precision, or is refused with one line naming peak_tflops.<key> and the rule, in
+// simulate and in search alike (CLI exit 2, server 4xx, Python ValueError follow the Status).
+struct UnknownPeakRow {
+  const char* peaks;  // peak_tflops of a copy of a10_24gb
+  DType dtype;
+  const char* refused_field;  // "" = runs
+};
+
+TEST(HardwareCatalog, NullPeakRunsOnItsOwnPrecisionOrIsRefusedByName) {
+  const UnknownPeakRow rows[] = {
+      {R"({"bf16": null, "fp16": 125})", DType::kFp16, ""},
+      {R"({"bf16": null, "fp16": 125})", DType::kBf16, "peak_tflops.bf16"},
+      {R"({"bf16": 125, "fp16": null})", DType::kFp16, "peak_tflops.fp16"},  // not bf16's figure
+      {R"({"bf16": 125, "fp16": null})", DType::kBf16, ""},
+      {R"({"bf16": 125, "tf32": null})", DType::kTf32, "peak_tflops.tf32"},  // not fp32's figure
+      {R"({"bf16": 125, "fp32": null})", DType::kFp32, "peak_tflops.fp32"},
+      {R"({"bf16": null, "fp16": null})", DType::kFp16, "peak_tflops.fp16"},
+  };
+  const ModelSpec m = LoadModelPreset("llama3-8b").value();
+  for (const UnknownPeakRow& row : rows) {
+    SCOPED_TRACE(std::string(row.peaks) + " " + std::string(DTypeName(row.dtype)));
+    json j = Raw("a10_24gb");
+    const json peaks = json::parse(row.peaks);
+    for (const auto& [k, v] : peaks.items()) j["peak_tflops"][k] = v;
+    auto hw = ParseHardwareJson(j.dump(), "row");
+    ASSERT_TRUE(hw.ok()) << hw.status().message();
+    Strategy s;
+    s.world_size = 8;
+    s.tp = 8;
+    s.seq = 1024;
+    s.mbs = 1;
+    s.gbs = 8;
+    s.dtype = row.dtype;
+    auto r = Simulate(m, hw.value(), s);
+    SearchOptions so;
+    so.gpus = 8;
+    so.gbs = 8;
+    so.seq = 1024;
+    so.dtype = row.dtype;
+    so.threads = 1;
+    so.top_k = 1;
+    auto sr = Search(m, hw.value(), so);
+    if (!*row.refused_field) {
+      EXPECT_TRUE(r.ok()) << r.status().message();
+      EXPECT_TRUE(sr.ok()) << sr.status().message();
+      continue;
+    }
+    for (const Status& st : std::vector<Status>{r.status(), sr.status()}) {
+      ASSERT_FALSE(st.ok());
+      EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(st.message().find(row.refused_field), std::string::npos) << st.message();
+      EXPECT_NE(st.message().find("no source found"), std::string::npos) << st.message();
+      EXPECT_EQ(st.message().find('\n'), std::string::npos) << "one line";
+    }
+  }
+}
+
+// An override with a number clears the mark (--hw-override covers a missing figure); an explicit
+// 0/0 (no 16-bit tensor path at all), or a null next to a 0, is still refused at load.
+TEST(HardwareCatalog, OverrideFillsANullPeak) {
+  HardwareSpec hw = LoadHardwarePreset("a10g_24gb").value();
+  ASSERT_TRUE(PeakUnknown(hw, "bf16"));
+  ASSERT_TRUE(ApplyHardwareOverrides(hw, R"({"peak_tflops": {"bf16": 70}})", "override").ok());
+  EXPECT_FALSE(PeakUnknown(hw, "bf16"));
+  EXPECT_TRUE(PeakUnknown(hw, "fp16"));
+  EXPECT_TRUE(CheckPeakSourced(hw, DType::kBf16).ok());
+  json j = Raw("a10_24gb");
+  j["peak_tflops"]["bf16"] = 0;
+  j["peak_tflops"]["fp16"] = 0;
+  EXPECT_FALSE(ParseHardwareJson(j.dump(), "zero").ok());
+  j["peak_tflops"]["bf16"] = nullptr;  // one null next to a 0 (no fp16 path): no 16-bit peak
+  EXPECT_FALSE(ParseHardwareJson(j.dump(), "null and zero").ok());
+}
+
 // Where a datasheet prints a "with sparsity" figure the file keeps it in peak_tflops_sparse:
 // the dense peak is its half (NVIDIA and AMD 2:4 structured sparsity doubles the rate). The
 // tolerance covers NVIDIA's own rounding (L40S: BF16 362.05 dense, 733 sparse).
@@ -155,6 +262,7 @@ TEST(HardwareCatalog, PrecisionRatiosAreThoseOfDenseRates) {
     const bool gpu = engines.count(std::string(HardwareGeneration(hw.value()))) == 0;
     const double bf16 = std::max(Peak(j, "bf16"), Peak(j, "fp16"));
     const double fp8 = Peak(j, "fp8"), fp4 = Peak(j, "fp4"), tf32 = Peak(j, "tf32");
+    if (PeakUnknown(hw.value(), "bf16") && PeakUnknown(hw.value(), "fp16")) continue;
     ASSERT_GT(bf16, 0);
     if (fp8 > 0) {
       EXPECT_GE(fp8, (gpu ? 1.99 : 0.999) * bf16);
@@ -181,6 +289,7 @@ TEST(HardwareCatalog, PeakPerSmPerClockIsPlausible) {
     ASSERT_TRUE(hw.ok());
     if (engines.count(std::string(HardwareGeneration(hw.value())))) continue;
     SCOPED_TRACE(id);
+    if (PeakUnknown(hw.value(), "bf16") && PeakUnknown(hw.value(), "fp16")) continue;
     const double peak = std::max(hw->peak_bf16_flops, hw->peak_fp16_flops);
     const double per_sm_tflops = peak / hw->sm_count / 1e12;
     EXPECT_GE(per_sm_tflops, 256 * 1.0e9 / 1e12);
@@ -322,6 +431,14 @@ TEST(HardwareCatalog, EveryProfileSimulatesASmallModel) {
     s.mbs = 1;
     s.gbs = 16;
     s.dtype = hw->peak_bf16_flops > 0 ? DType::kBf16 : DType::kFp16;
+    if (!CheckPeakSourced(hw.value(), s.dtype).ok()) {  // no sourced 16-bit peak: refused by name
+      auto refused = Simulate(m.value(), hw.value(), s);
+      ASSERT_FALSE(refused.ok());
+      EXPECT_NE(refused.status().message().find("peak_tflops.fp16"), std::string::npos)
+          << refused.status().message();
+      EXPECT_NE(refused.status().message().find("no source found"), std::string::npos);
+      continue;
+    }
     auto r = Simulate(m.value(), hw.value(), s);
     ASSERT_TRUE(r.ok()) << r.status().message();
     EXPECT_TRUE(std::isfinite(r->step_time_s) && r->step_time_s > 0);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "trainsim/hardware.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/model.h"
 #include "trainsim/presets.h"
 #include "trainsim/strategy.h"
@@ -388,7 +389,10 @@ TEST(ParseHardwareJsonTest, EveryPresetLoads) {
   for (const auto& id : ids) {
     auto hw = LoadHardware(id);
     ASSERT_TRUE(hw.ok()) << id << ": " << hw.status().message();
-    EXPECT_GT(hw->PeakFlops(DType::kBf16) + hw->PeakFlops(DType::kFp16), 0) << id;
+    // Both 16-bit peaks null ("no source found", a10g_24gb): unknown, refused by name when run.
+    if (!(PeakUnknown(hw.value(), "bf16") && PeakUnknown(hw.value(), "fp16"))) {
+      EXPECT_GT(hw->PeakFlops(DType::kBf16) + hw->PeakFlops(DType::kFp16), 0) << id;
+    }
     EXPECT_GT(hw->hbm_bytes, 0) << id;
   }
 }

@@ -26,6 +26,9 @@ def test_plan_search_and_compute_optimal_equal_cli(ts):
     (dict(tokens=1e12, pue=0.5), ["--tokens", "1e12", "--pue", "0.5"]),
     (dict(flops=1e20), ["--flops", "1e20"]),
     (dict(tokens=1e12, tp=3), ["--tokens", "1e12", "--tp", "3"]),
+    # a10g_24gb: bf16 peak null ("no source found"), refused by name (issue 13)
+    (dict(tokens=1e9, hardware="a10g_24gb", gpus=8, tp=8, gbs=8),
+     ["--tokens", "1e9", "--hardware", "a10g_24gb", "--gpus", "8", "--tp", "8", "--gbs", "8"]),
 ])
 def test_plan_errors_carry_the_cli_message(ts, kw, flags):
     with pytest.raises(ValueError) as e:
