@@ -939,6 +939,7 @@ fi
 expect_field_error "simulate on a null bf16 peak" peak_tflops.bf16 simulate --model llama3-8b --hardware a10g_24gb --gpus 8 --tp 8
 expect_field_error "search on a null bf16 peak" peak_tflops.bf16 search --model llama3-8b --hardware aws_g5_48xlarge --gpus 8 --gbs 8
 expect_field_error "plan on a null bf16 peak" peak_tflops.bf16 plan --model llama3-8b --hardware a10g_24gb --gpus 8 --tp 8 --gbs 8 --tokens 1e9
+expect_field_error "infer on a null bf16 peak (no inf TTFT)" peak_tflops.bf16 infer --model llama3-8b --hardware a10g_24gb --prompt-len 512 --output-len 64
 expect_ok "simulate on a null peak given by --hw-override" simulate --model llama3-8b --hardware a10g_24gb --gpus 8 --tp 8 --hw-override '{"peak_tflops": {"bf16": 70}}'
 if expect_ok "list hardware --json (null peaks)" list hardware --json; then
   if python3 -c 'import json,sys; d={h["id"]: h for h in json.load(open(sys.argv[1]))}; g=d["a10g_24gb"]; assert g["peak_tflops"]["bf16"] is None and g["sources"]["peak_tflops.bf16"]["document"] == "no source found" and not g["calibrated"]' "$OUT"

@@ -9,6 +9,7 @@
 #include "infer/disagg.h"
 #include "infer/rate.h"
 #include "infer/step.h"
+#include "trainsim/hardware_figures.h"
 #include "trainsim/infer.h"
 #include "util/units.h"
 
@@ -76,9 +77,20 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
   return CheckSpeculation(s);
 }
 
+// The peaks a serving step computes at are sourced (a catalogue figure given as null, "no
+// source found", is never filled in): the 16-bit one (attention, and GEMMs of 16-bit or
+// weight-only int checkpoints), and FP8 / FP4 for such checkpoints.
+Status CheckPeaks(const HardwareSpec& hw, WeightDType d) {
+  if (Status st = CheckPeakSourced(hw, DType::kBf16); !st.ok()) return st;
+  if (d == WeightDType::kFp8 && PeakUnknown(hw, "fp8")) return CheckPeakSourced(hw, DType::kFp8);
+  if (d == WeightDType::kNvfp4 && PeakUnknown(hw, "fp4")) return CheckPeakSourced(hw, DType::kFp4);
+  return Status::Ok();
+}
+
 // Fills what the spec leaves open and records it.
 Status ResolveDefaults(const ModelSpec& m, const HardwareSpec& hw, InferenceSpec& s,
                        std::vector<Assumption>& assumed) {
+  if (Status st = CheckPeaks(hw, s.weight_dtype); !st.ok()) return st;
   if (!s.profile_given) {
     auto p = LoadEngineProfile(s.engine);
     if (!p.ok()) return p.status();
