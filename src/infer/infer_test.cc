@@ -500,5 +500,22 @@ TEST(Infer, AttentionDpRanksEachScheduleMaxNumSeqs) {
   EXPECT_GT(r->batch, r->profile.max_num_seqs);
 }
 
+// vLLM's own cases (inf_qwen25) are dense at batch 1: the host work per running sequence and the
+// fused-MoE fractions are borrowed from the TensorRT-LLM fit, not left free (issue 12: RL
+// generation at batch 128-1024 on MoE models was 40-70 % too fast), so a vLLM decode step at
+// batch 256 carries at least 256 sequences' host work more than at batch 1.
+TEST(Infer, VllmPaysHostWorkPerSequenceAndTheFusedMoeFractions) {
+  const EngineProfile v = LoadEngineProfile("vllm").value();
+  const EngineProfile t = LoadEngineProfile("tensorrt-llm").value();
+  EXPECT_DOUBLE_EQ(v.seq_overhead_s, t.seq_overhead_s);
+  EXPECT_DOUBLE_EQ(v.moe_hbm_fraction, t.moe_hbm_fraction);
+  EXPECT_DOUBLE_EQ(v.moe_gemm_efficiency, t.moe_gemm_efficiency);
+  EXPECT_FALSE(v.overlap_scheduler);  // the host work adds to the GPU's iteration
+  const DecodeLayout l{1, 1, 0};
+  const double one = DecodeStepTime(Model("llama3-8b"), Hw("h100_sxm_80gb"), l, 1, 1024).value();
+  const double many = DecodeStepTime(Model("llama3-8b"), Hw("h100_sxm_80gb"), l, 256, 1024).value();
+  EXPECT_GE(many - one, 255 * v.seq_overhead_s);
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -233,8 +233,19 @@ TEST(Rl, CaseNotesGiveTheRolloutAgeAndRolloutLogprobs) {
       EXPECT_EQ(s.rollout_logprobs, c.id == "rl_verl-009" ? 1 : -1) << c.id;
       ++seen;
     }
+    // verl profile: fully_async pools stream (partial rollout); its Megatron backend recomputes
+    // nothing unless the case says so (rl_verl-011 states full), FSDP recipes recompute fully.
+    if (c.id == "rl_verl-006" || c.id == "rl_verl-008") {
+      EXPECT_EQ(s.rollout_max_age, 2) << c.id;
+      EXPECT_EQ(s.recompute, c.id == "rl_verl-008" ? Recompute::kNone : Recompute::kFull) << c.id;
+      ++seen;
+    }
+    if (c.id == "rl_verl-011") {
+      EXPECT_EQ(s.recompute, Recompute::kFull);
+      ++seen;
+    }
   }
-  EXPECT_EQ(seen, 4);
+  EXPECT_EQ(seen, 7);
 }
 
 // The accuracy ratchet for the RL cases (tests/validation_ratchet.json, rl_*): every case

@@ -173,7 +173,8 @@ Status ReadRecompute(const json& j, const std::string& where, const Framework& f
   std::string rc;
   if (j.contains("recompute") && j["recompute"].is_string()) rc = j["recompute"].get<std::string>();
   const bool given = !rc.empty();
-  if (!given) rc = fw.recompute;
+  if (!given)
+    rc = !c.strategy.fsdp && !fw.recompute_megatron.empty() ? fw.recompute_megatron : fw.recompute;
   if (rc == "auto") {
     c.recompute_auto = true;  // the policy is chosen, and recorded, when the case is scored
   } else if (auto policy = ParseRecompute(rc); policy.ok()) {
@@ -367,6 +368,10 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw,
     s.rollout_max_age = std::stoi(age[0]);
     rec.Default("rollout_max_age", age[0],
                 "case notes: the rollout runs up to this many steps ahead of training");
+  }
+  if (s.rollout_separate && s.rollout_max_age <= 1 && fw.separate_rollout_max_age > 1) {
+    s.rollout_max_age = fw.separate_rollout_max_age;
+    rec.Profile("rollout_max_age", std::to_string(s.rollout_max_age));
   }
   return Status::Ok();
 }

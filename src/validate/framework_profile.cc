@@ -57,9 +57,11 @@ Framework ReadProfile(const json& f) {
   w.lora_dropout = f.value("lora_dropout", 0.0);
   w.fsdp_bf16_grads = f.value("fsdp_bf16_grads", false);
   w.recompute = f.value("recompute", "auto");
+  w.recompute_megatron = f.value("recompute_megatron", "");
   w.rollout_tp = f.value("rollout_tp", 0);
   w.separate_rollout_logprobs = f.value("separate_rollout_logprobs", false);
   w.schedule = f.value("schedule", "");
+  w.separate_rollout_max_age = f.value("separate_rollout_max_age", 0);
   for (const json& n : f.value("frameworks", json::array()))
     w.names.push_back(n.get<std::string>());
   ReadExecution(f, w.exec);

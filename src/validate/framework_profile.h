@@ -28,12 +28,18 @@ struct Framework {
   double lora_dropout = 0;
   bool fsdp_bf16_grads = false;    // FSDP runs reduce gradients in bf16 (Megatron-FSDP's guide)
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
+  // Default for null when the case trains without FSDP (the stack's Megatron backend); empty:
+  // `recompute` for every case.
+  std::string recompute_megatron;
   int zero = 0, mbs = 1;
   // RL: separate pools take the old policy's log-probs from the generation engine.
   bool separate_rollout_logprobs = false;
   int rollout_tp = 0;  // RL: the generation engine's TP when a case leaves it null; 0 = none
   // Pipeline schedule with pp > 1 (profile key "schedule"; empty: Megatron's 1F1B).
   std::string schedule;
+  // RL: separate pools stream (partial rollout carries unfinished samples across the weight
+  // sync), as rollout_max_age; 0 = the straggler-bound one-step-off rollout.
+  int separate_rollout_max_age = 0;
   Execution exec;  // host issue rate, optimizer implementation
 };
 
