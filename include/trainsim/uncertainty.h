@@ -40,12 +40,15 @@ struct RegimeFeatures {
   int size_bucket = 0;          // total parameters: 0 below 10 B, 1 from 10 B to 100 B, 2 above
   bool finetune = false;  // a fine-tuning stage or method (Strategy::stage / method): its errors
                           // come from other causes (host-bound short steps, adapter kernels)
+  bool rl = false;        // an RL step (ppo, grpo, dapo, rloo, remax): generation, scoring,
+                          // training and weight sync, whose errors are the rollout's
 };
 RegimeFeatures RegimeOf(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s);
 
 // The regimes a run belongs to, most specific first, ending with "all": e.g.
 // "hopper/multi-node/dense/10-100B", "hopper/multi-node/dense", "hopper/multi-node", "hopper",
-// "all". A fine-tuning run has its own: "finetune/hopper", "finetune", "all". The band of a
+// "all". A fine-tuning run has its own: "finetune/hopper", "finetune", "all"; an RL step
+// "rl/hopper", "rl", "all". The band of a
 // prediction is that of the first one in the table (the table holds only regimes with enough
 // cases and sources).
 std::vector<std::string> RegimeNames(const RegimeFeatures& f);
@@ -74,6 +77,10 @@ struct RegimeRule {
                          // over to a held-out family (docs/VALIDATION.md)
 };
 
+// The regime of RL steps: kept whatever its size (the RL cases come from two source families,
+// below RegimeRule's three, and share no error cause with the training-only regimes), built
+// from the RL cases only and never served by "all".
+inline constexpr const char* kRlRegime = "rl";
 // The regime of held-out cases whose hardware no other source family measured, so that LOSO
 // scored them without a fit of their own (HeldOutSource::unfitted_hardware): the error to expect
 // on uncalibrated hardware. EstimateUncertainty gives an uncalibrated preset

@@ -75,6 +75,10 @@ TEST(Rl, ColocatedPhasesAddUpToTheStep) {
   bool assumed_kl = false;
   for (const Assumption& a : r->assumed) assumed_kl |= a.field == "kl_reference";
   EXPECT_TRUE(assumed_kl);
+  // The step carries the band of the "rl" regime (calibrate --band-cases rl.jsonl).
+  EXPECT_EQ(r->uncertainty.regime, "rl");
+  EXPECT_LT(r->step_time_s_low, r->step_time_s);
+  EXPECT_GT(r->step_time_s_high, r->step_time_s);
 }
 
 // verl fully_async takes the old policy's log-probs from vLLM: one forward fewer per update

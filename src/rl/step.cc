@@ -6,6 +6,7 @@
 
 #include "rl/rl.h"
 #include "spec/field_text.h"
+#include "trainsim/uncertainty.h"
 #include "util/units.h"
 
 namespace trainsim::rl {
@@ -204,8 +205,6 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   r.step_time_s = (overlap ? std::max(generation_s, scoring_s + training_s)
                            : generation_s + scoring_s + training_s) +
                   sync_s;
-  r.step_time_s_low = r.step_time_s_high = 0;  // no band fitted for RL steps
-  r.uncertainty = StepUncertainty{};
   // Memory per phase, per GPU: the engine's HBM share (weights + KV pool; colocated, the
   // training states are on the host meanwhile); the training peak; scoring holds the training
   // states and the forward's working set (below the training peak).
@@ -219,6 +218,7 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   r.fits = tr.fits && g.fits && r.peak_mem_bytes <= hw.hbm_bytes;
   const int gpus = s.world_size + (p.separate ? p.gen_gpus : 0);
   FillRlThroughput(hw, p, forwards, trains, tr, gpus, r);
+  EstimateUncertainty(r, m, hw, s);  // the "rl" regime of data/uncertainty.json
   assumed.push_back({"rollout_batch", NumberText(g.batch),
                      "sequences decoding together per engine: min(sequences per engine, "
                      "max_num_seqs, KV pool / KV of prompt + mean response)"});

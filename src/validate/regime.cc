@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "trainsim/finetune.h"
+
 namespace trainsim {
 namespace {
 
@@ -71,7 +73,8 @@ RegimeFeatures RegimeOfRun(double params_total, bool moe, const HardwareSpec& hw
   RegimeFeatures f;
   f.generation = HardwareGeneration(hw);
   f.multi_node = s.world_size > 8;
-  f.finetune = s.stage != TrainStage::kPretrain || s.method != FtMethod::kFull;
+  f.rl = IsRlStage(s.stage);
+  f.finetune = !f.rl && (s.stage != TrainStage::kPretrain || s.method != FtMethod::kFull);
   f.moe = moe;
   f.size_bucket = params_total < kSizeEdges[0] ? 0 : params_total < kSizeEdges[1] ? 1 : 2;
   return f;
@@ -86,6 +89,7 @@ RegimeFeatures RegimeOf(const ModelSpec& m, const HardwareSpec& hw, const Strate
 std::vector<std::string> RegimeNames(const RegimeFeatures& f) {
   static const char* const kSizes[] = {"<10B", "10-100B", ">100B"};
   const std::string gen(f.generation);
+  if (f.rl) return {"rl/" + gen, kRlRegime, "all"};
   if (f.finetune) return {"finetune/" + gen, "finetune", "all"};
   const std::string scale = gen + (f.multi_node ? "/multi-node" : "/1-node");
   const std::string kind = scale + (f.moe ? "/moe" : "/dense");

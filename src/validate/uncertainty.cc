@@ -16,7 +16,8 @@ using detail::kSizeBuckets;
 // nothing.
 struct Table {
   std::vector<RegimeBand> bands;
-  int resolved[kGenerationCount][2][2][kSizeBuckets][2] = {};  // ...[finetune]
+  // ...[kind]: 0 pre-training, 1 fine-tuning, 2 RL.
+  int resolved[kGenerationCount][2][2][kSizeBuckets][3] = {};
   int uncalibrated = -1;  // index of the "uncalibrated" band; -1 = none in the table
   bool ok = false;
 };
@@ -54,13 +55,13 @@ Table LoadTable() {
     for (int multi = 0; multi < 2; ++multi)
       for (int moe = 0; moe < 2; ++moe)
         for (int size = 0; size < kSizeBuckets; ++size)
-          for (int ft = 0; ft < 2; ++ft) {
-            const RegimeFeatures f{detail::kGenerationNames[g], multi == 1, moe == 1, size,
-                                   ft == 1};
+          for (int kind = 0; kind < 3; ++kind) {
+            const RegimeFeatures f{
+                detail::kGenerationNames[g], multi == 1, moe == 1, size, kind == 1, kind == 2};
             for (const std::string& name : RegimeNames(f)) {
               auto it = index.find(name);
               if (it == index.end()) continue;
-              t.resolved[g][multi][moe][size][ft] = it->second;
+              t.resolved[g][multi][moe][size][kind] = it->second;
               break;
             }
           }
@@ -84,7 +85,7 @@ void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& 
   if (!t.ok) return;
   const RegimeFeatures f = detail::RegimeOfRun(r.params_total, m.is_moe(), hw, s);
   const RegimeBand* b = &t.bands[t.resolved[detail::GenerationIndex(f.generation)][f.multi_node]
-                                           [f.moe][f.size_bucket][f.finetune]];
+                                           [f.moe][f.size_bucket][f.rl ? 2 : f.finetune]];
   if (!hw.calibrated && t.uncalibrated >= 0) {
     const RegimeBand& u = t.bands[t.uncalibrated];
     if (u.rel_below + u.rel_above > b->rel_below + b->rel_above) b = &u;

@@ -62,6 +62,7 @@ struct Placed {
   std::string family;
   std::vector<std::string> chain;
   bool unfitted = false;  // scored without a fit of its own hardware (HeldOutSource)
+  bool rl = false;        // an RL step: served by kRlRegime only
 };
 
 int Depth(const std::string& regime) {
@@ -122,19 +123,31 @@ std::vector<Placed> PlaceHeldOut(const CrossValidation& loso,
     auto it = by_id.find(r.id);
     if (r.skipped || it == by_id.end()) continue;
     const ValidationCase& c = *it->second;
-    placed.push_back({r.error, r.family, RegimeNames(RegimeOf(c.model, c.hw, c.strategy)),
-                      unfitted.count({r.family, c.hw.id}) > 0});
+    const RegimeFeatures f = RegimeOf(c.model, c.hw, c.strategy);
+    placed.push_back(
+        {r.error, r.family, RegimeNames(f), unfitted.count({r.family, c.hw.id}) > 0, f.rl});
   }
   return placed;
 }
 
 std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed,
                                          const RegimeRule& rule) {
-  std::map<std::string, Residuals> regimes = Serve(placed, rule);
+  // RL steps form their own regime, kept whatever its size (two source families so far), and
+  // leave the training regimes as they were.
+  std::vector<Placed> training;
+  Residuals rl;
+  for (const Placed& p : placed) {
+    if (!p.rl)
+      training.push_back(p);
+    else
+      rl.errors.push_back(p.error), rl.families.insert(p.family);
+  }
+  std::map<std::string, Residuals> regimes = Serve(training, rule);
+  if (!rl.errors.empty()) regimes[kRlRegime] = std::move(rl);
   // "uncalibrated" is kept whatever its size: the only measurement of an error on hardware the
   // calibration never saw.
   Residuals uncalibrated;
-  for (const Placed& p : placed)
+  for (const Placed& p : training)
     if (p.unfitted) uncalibrated.errors.push_back(p.error), uncalibrated.families.insert(p.family);
   if (!uncalibrated.errors.empty()) regimes[kUncalibratedRegime] = std::move(uncalibrated);
   return regimes;

@@ -89,8 +89,8 @@ TEST(EmbeddedUncertaintyTable, IsWellFormed) {
   for (const auto& r : j["regimes"]) {
     const std::string name = r["regime"];
     all |= name == "all";
-    // "all" and "uncalibrated" are kept whatever their size (RegimeBands).
-    if (name != "all" && name != kUncalibratedRegime) {
+    // "all", "uncalibrated" and "rl" are kept whatever their size (RegimeBands).
+    if (name != "all" && name != kUncalibratedRegime && name != kRlRegime) {
       EXPECT_GE(r["cases"].get<int>(), j["min_cases"].get<int>()) << name;
       EXPECT_GE(r["families"].get<int>(), j["min_families"].get<int>()) << name;
     }
@@ -227,6 +227,21 @@ TEST(RegimeNames, FineTuningRunsHaveTheirOwnRegimes) {
   auto r = Simulate(m.value(), hw.value(), NormaliseStrategy(s), SimOptions{});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->uncertainty.regime.substr(0, 8), "finetune");
+}
+
+// RL steps have a regime of their own ("rl", kept with two source families), never "finetune".
+TEST(RegimeNames, RlStepsHaveTheirOwnRegime) {
+  RegimeFeatures f{"hopper", true, false, 0, false, true};
+  EXPECT_EQ(RegimeNames(f), (std::vector<std::string>{"rl/hopper", "rl", "all"}));
+  auto m = LoadModel("llama3-8b");
+  auto hw = LoadHardwarePreset("h100_sxm_80gb");
+  ASSERT_TRUE(m.ok() && hw.ok());
+  Strategy s;
+  s.world_size = 8;
+  s.stage = TrainStage::kGrpo;
+  const RegimeFeatures g = RegimeOf(m.value(), hw.value(), s);
+  EXPECT_TRUE(g.rl);
+  EXPECT_FALSE(g.finetune);
 }
 
 TEST(UncertaintyTableJson, HasItsProvenance) {
