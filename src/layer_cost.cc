@@ -1,6 +1,8 @@
 #include "layer_cost.h"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 namespace trainsim {
 
@@ -211,6 +213,62 @@ void AddSelective(const graph::Op& op, double f, int mods, Selective& a) {
   a.rerun_kernels += op.fwd_kernels * op.host_weight;
 }
 
+// The fine-grained offload module (Megatron-Core --offload-modules) whose saved inputs are this
+// op's saved tensors; 0 for ops no module offloads.
+int OffloadModuleOf(std::string_view name) {
+  static constexpr std::pair<std::string_view, int> kByOp[] = {
+      {"attn_norm", kOffloadAttnNorm},     {"qkv_proj", kOffloadQkvLinear},
+      {"q_proj", kOffloadQkvLinear},       {"q_down_proj", kOffloadQkvLinear},
+      {"kv_down_proj", kOffloadQkvLinear}, {"core_attention", kOffloadCoreAttn},
+      {"attn_out_proj", kOffloadAttnProj}, {"mlp_norm", kOffloadMlpNorm},
+      {"expert_fc1", kOffloadExpertFc1},   {"expert_act", kOffloadMoeAct}};
+  for (const auto& [op, module] : kByOp)
+    if (name == op) return module;
+  return 0;
+}
+
+bool Offloaded(const graph::Op& op, const Strategy& s) {
+  return s.exec.offload_activations || (OffloadModuleOf(op.name) & s.exec.offload_modules) != 0;
+}
+
+// Saved bytes the offloaded ops would keep without recompute (none) and under the selective
+// policy `mods` (as AddSelective counts them).
+struct Offload {
+  double none = 0, selective = 0, full = 0;
+};
+
+void AddOffload(const graph::Op& op, int mods, bool first, Offload& o) {
+  o.none += op.saved_bytes + op.saved_extra_bytes;
+  if (mods & kRecomputeOpSac) {
+    o.selective += op.sac_saved;
+  } else {
+    if (!(op.drop & mods)) o.selective += op.saved_bytes;
+    if (!(mods & kRecomputeCoreAttn)) o.selective += op.saved_extra_bytes;
+  }
+  if (first) o.full = op.saved_bytes;  // full recompute keeps only the layer input
+}
+
+// Moves the offloaded bytes of the policy out of the saved activations and charges the copies:
+// out to the host during the forward, back during the backward, each over the host link
+// (nominal bandwidth, as the optimizer offload) and hidden behind the layer's compute of that
+// pass (Megatron-Core overlaps them on side streams; docs/MODEL.md, "Activation offload").
+void ApplyOffload(const Offload& o, const HardwareSpec& hw, const Strategy& s, bool full_recompute,
+                  LayerCost& c) {
+  c.saved_none -= o.none;
+  c.saved_selective -= o.selective;
+  c.saved_full -= o.full;
+  c.offload_bytes = full_recompute                         ? o.full
+                    : s.recompute == Recompute::kSelective ? o.selective
+                                                           : o.none;
+  if (c.offload_bytes <= 0 || hw.host_link_bw_bytes_per_s <= 0) return;
+  const double copy = c.offload_bytes / hw.host_link_bw_bytes_per_s;
+  c.offload_fwd_s = std::max(0.0, copy - c.fwd_compute_s);
+  const double bwd = std::max(0.0, copy - c.bwd_compute_s - c.recompute_s);
+  c.offload_s = c.offload_fwd_s + bwd;
+  c.fwd_comm_s += c.offload_fwd_s;
+  c.bwd_comm_s += bwd;
+}
+
 }  // namespace
 
 LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, const Strategy& s,
@@ -222,6 +280,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
   double attn_fwd_s = 0, attn_bwd_s = 0, cp_fwd = 0, cp_bwd = 0, fwd_rerun_comm = 0,
          first_saved = -1;
   Selective sel;
+  Offload off;
   for (const graph::Op& op : ops) {
     double f = 0, b = 0;
     if (op.kind != OpKind::kComm) {
@@ -263,7 +322,9 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     c.bwd_kernels += op.bwd_kernels * op.host_weight;
     CountParamTensors(op, c);
     if (op.kind != OpKind::kComm) fwd_rerun_kernels += op.fwd_kernels * op.host_weight;
-    if (first_saved < 0 && op.kind != OpKind::kComm) first_saved = op.saved_bytes;
+    const bool first = first_saved < 0 && op.kind != OpKind::kComm;
+    if (first) first_saved = op.saved_bytes;
+    if (Offloaded(op, s)) AddOffload(op, mods, first, off);
     c.saved_none += op.saved_bytes + op.saved_extra_bytes;
     AddSelective(op, f, mods, sel);
     if (report) AppendOpReport(op, f, b, *report);
@@ -288,6 +349,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     c.bwd_kernels += sel.rerun_kernels;
   }
   c.saved_selective = sel.saved;
+  ApplyOffload(off, hw, s, full_recompute, c);
   return c;
 }
 

@@ -45,6 +45,12 @@ struct LayerCost {
   // (DeepSpeed ZeRO-3's per-module hooks, Execution::zero3_fetch_us).
   double fwd_fetches = 0, bwd_fetches = 0;
   double hidden_params = 0;  // parameters of the trained GEMM weights (Muon's matrices)
+  // Activation offload (Execution::offload_modules / offload_activations): bytes of one
+  // micro-batch's saved tensors this layer moves to host memory under the recompute policy
+  // (subtracted from saved_*), and the copy time its compute does not hide, in forward and in
+  // forward + backward (already in fwd_comm_s / bwd_comm_s).
+  double offload_bytes = 0;
+  double offload_fwd_s = 0, offload_s = 0;
 };
 
 // Costs `ops`; `full_recompute` selects which recompute time applies. With `detail`, fills

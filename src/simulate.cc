@@ -1,6 +1,8 @@
 // Simulate(): spec -> graph -> cost + memory -> schedule -> report, for one representative rank
 // per pipeline stage, as a sequence of named steps (src/sim/step.h). The cost of a 16,384-GPU
 // job equals that of an 8-GPU job.
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "finetune/method.h"
@@ -113,6 +115,12 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
   if (opt.assumptions)
     if (auto split = detail::PipelineSplitAssumption(given, m))
       r.assumed.push_back(std::move(*split));
+  if (hw.power_cap_clock < 1)
+    r.assumed.push_back(
+        {"tdp_w", fmt::format("{:g}", hw.tdp_w),
+         fmt::format("power cap below the rated {:g} W: tensor peaks at {:.3f} of rated "
+                     "(clock ~ power^0.30, H100 SXM 700 W vs NVL 400 W datasheets)",
+                     hw.rated_tdp_w, hw.power_cap_clock)});
   return r;
 }
 

@@ -92,6 +92,11 @@ struct Execution {
   // to pinned host memory on a side stream during the forward and come back for the backward;
   // about two layers' worth (the one copied out and the one copied back) stay in HBM.
   bool offload_activations = false;
+  // Megatron-Core fine-grained activation offloading: an OffloadModule mask (strategy.h) of the
+  // modules whose saved tensors go to host memory during the forward and come back before
+  // their backward; copies overlap the layer's compute and only their excess is exposed
+  // (docs/MODEL.md, "Activation offload"). offload_activations is every module.
+  int offload_modules = 0;
   // FSDP CPU offload (torchtune fsdp_cpu_offload, FSDP2 CPUOffloadPolicy): the parameter
   // shards and their gradients live in host memory and the optimizer steps there; HBM holds
   // only the layers gathered for the current computation (PyTorch docs, torch.distributed.fsdp

@@ -108,6 +108,10 @@ struct HardwareSpec {
   std::vector<std::pair<int, double>> scaleup_bus_by_group;
   std::vector<std::pair<int, double>> scaleup_a2a_by_group;
   double tdp_w = 0;
+  // Power cap: an override that lowers tdp_w below the preset's rated figure lowers the tensor
+  // clocks, and the peaks with them, by this factor (ApplyHardwareOverrides; 1 = rated).
+  double power_cap_clock = 1;
+  double rated_tdp_w = 0;  // the preset's tdp_w before a power-cap override (0 = not capped)
   double price_usd_per_gpu_hour = 0;
   Efficiency eff;
   // Efficiency fields whose values come from a measurement on this hardware (the file's

@@ -76,6 +76,7 @@ struct TimeBreakdown {
   double pp_comm_s = 0;
   double bubble_s = 0;
   double exposed_dp_comm_s = 0;  // DP / ZeRO / FSDP collectives not hidden behind compute
+  double exposed_offload_s = 0;  // activation copies to and from the host not hidden by compute
   double optimizer_s = 0;
   double overhead_s = 0;  // launch and framework overhead (per layer and per step)
 };

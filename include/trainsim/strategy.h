@@ -40,6 +40,25 @@ Result<int> ParseRecomputeModules(std::string_view list);
 // The mask as "core_attn,layernorm,..." (RecomputeModule order); "" for 0.
 std::string RecomputeModulesName(int mask);
 
+// Modules whose saved inputs Megatron-Core's fine-grained activation offloading moves to host
+// memory (--fine-grained-activation-offloading --offload-modules; Megatron-LM
+// docs/source/api-guide/fine_grained_activation_offloading.md): each module offloads the tensors
+// its forward saves for the backward.
+enum OffloadModule : int {
+  kOffloadAttnNorm = 1,    // attn_norm: the layer input saved by the attention norm
+  kOffloadQkvLinear = 2,   // qkv_linear: the normed input of the QKV (or MLA down) projections
+  kOffloadCoreAttn = 4,    // core_attn: q, k, v, output and softmax statistics of attention
+  kOffloadAttnProj = 8,    // attn_proj: the input of the attention output projection
+  kOffloadMlpNorm = 16,    // mlp_norm: the residual saved by the MLP norm
+  kOffloadExpertFc1 = 32,  // expert_fc1: the dispatched tokens entering the experts
+  kOffloadMoeAct = 64,     // moe_act: the expert FC1 output entering the activation
+  kOffloadAll = 127
+};
+// Parses "core_attn,expert_fc1,..." into an OffloadModule mask; the error names the module.
+Result<int> ParseOffloadModules(std::string_view list);
+// The mask as "attn_norm,core_attn,..." (OffloadModule order); "" for 0.
+std::string OffloadModulesName(int mask);
+
 // kZeroBubbleH1: ZB-H1 of Qi et al. 2023 (backward split into B and W, 1F1B memory);
 // kDualPipe: DeepSeek-V3's bidirectional schedule (two chunks per rank, two model copies).
 // Both have closed forms in Simulate and are simulated event by event (trainsim/timeline.h).

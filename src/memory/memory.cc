@@ -66,9 +66,8 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   if (s.exec.optimizer_in_backward || s.exec.offload_params) out.grad_bytes /= layers;
   out.inflight_micro_batches = in.inflight;
   // The transformer layers' saved bytes of one micro-batch; the embedding's and loss's stay.
-  double layer_act = std::max(0.0, in.act_per_mb - in.head_saved);
-  if (s.exec.offload_activations) layer_act = std::min(layer_act, 2 * layer_act / layers);
-  out.activation_bytes = (layer_act + in.head_saved) * in.inflight;
+  const double layer_act = std::max(0.0, in.act_per_mb - in.head_saved);
+  out.activation_bytes = (layer_act + in.head_saved) * in.inflight + 2 * in.offload_per_layer;
   out.transient_bytes = in.transient;
   out.peak_mem_bytes = out.weight_bytes + out.grad_bytes + out.optimizer_bytes +
                        out.activation_bytes + out.transient_bytes;

@@ -31,6 +31,9 @@ struct StageInput {
   double loss_transient = 0;        // the loss backward's working set besides the saved logits
   double layer_transient = 0;       // one layer's backward working set (recompute, intermediates)
   bool single_micro_batch = false;  // one micro-batch per optimizer step (no accumulation)
+  // Activation offload: the offloaded bytes of one layer and micro-batch (already out of
+  // act_per_mb); the layer being copied out and the one copied back stay in HBM.
+  double offload_per_layer = 0;
 };
 
 // Fills the memory fields of `out` (weights, grads, optimizer, activations, peak, reserved):
@@ -40,8 +43,8 @@ struct StageInput {
 // forward, and the backward frees each layer's activations as its gradients appear, so
 //   peak = weights + optimizer + max(activations + loss working set,
 //                                    max(gradients, layer activations) + one layer's working set).
-// optimizer_in_backward leaves one layer's gradients resident; offload_activations two layers'
-// saved activations (the loss's stay).
+// optimizer_in_backward leaves one layer's gradients resident; activation offloading two
+// layers' offloaded activations (the loss's stay).
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out);
 
 }  // namespace trainsim::memory

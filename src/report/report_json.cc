@@ -188,6 +188,7 @@ void WriteTimeBreakdown(JsonWriter& w, const TimeBreakdown& t) {
   w.Field("exposed_cp_comm", t.exposed_cp_comm_s);
   w.Field("exposed_dp_comm", t.exposed_dp_comm_s);
   w.Field("exposed_ep_comm", t.exposed_ep_comm_s);
+  w.Field("exposed_offload", t.exposed_offload_s);
   w.Field("exposed_tp_comm", t.exposed_tp_comm_s);
   w.Field("optimizer", t.optimizer_s);
   w.Field("overhead", t.overhead_s);

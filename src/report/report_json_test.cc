@@ -177,6 +177,7 @@ std::string ReferenceReportJson(const StepReport& r, const ModelSpec& m, const H
                            {"exposed_tp_comm", t.exposed_tp_comm_s},
                            {"exposed_cp_comm", t.exposed_cp_comm_s},
                            {"exposed_ep_comm", t.exposed_ep_comm_s},
+                           {"exposed_offload", t.exposed_offload_s},
                            {"pp_comm", t.pp_comm_s},
                            {"bubble", t.bubble_s},
                            {"exposed_dp_comm", t.exposed_dp_comm_s},

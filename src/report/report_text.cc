@@ -118,6 +118,7 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
   row("pipeline p2p", t.pp_comm_s);
   row("pipeline bubble", t.bubble_s);
   row("exposed DP / ZeRO communication", t.exposed_dp_comm_s);
+  if (t.exposed_offload_s > 0) row("exposed activation offload (host copies)", t.exposed_offload_s);
   row("optimizer step (memory-bound update)", t.optimizer_s);
   row("launch / framework overhead", t.overhead_s);
   o += PhaseLines(r);

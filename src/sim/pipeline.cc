@@ -62,6 +62,7 @@ TimeBreakdown Breakdown(const StepContext& c, const std::vector<StageCost>& cost
     tb.exposed_tp_comm_s += f * s.tp_comm_s;
     tb.exposed_cp_comm_s += f * s.cp_comm_s;
     tb.exposed_ep_comm_s += f * (s.ep_comm_s - sc.hidden_s);
+    tb.exposed_offload_s += f * s.offload_s;
     tb.overhead_s += f * sc.launch_overhead_s;
   }
   tb.overhead_s += c.hw.eff.step_overhead_s;

@@ -25,14 +25,17 @@ memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, cons
   // Transient: one layer's full activations while it is recomputed, or the gradients of the
   // largest intermediate; on the last stage the logits of the loss.
   double transient = 2.0 * cost.sum.max_intermediate;
-  if (c.full_recompute) transient += (c.has_moe ? kinds.moe[0] : kinds.dense[0]).saved_none;
+  const LayerCost& layer = (c.has_moe ? kinds.moe[0] : kinds.dense[0]);
+  // A recomputed layer holds all its activations again (recomputed tensors are not offloaded).
+  const double rerun_layer = layer.saved_none + layer.offload_bytes;
+  if (c.full_recompute) transient += rerun_layer;
   if (plan.layers.last)
     transient = std::max(transient, c.shape.tokens * c.m.vocab / s.tp * LossBytesPerLogit(s));
   in.transient = transient;
-  const LayerCost& layer = (c.has_moe ? kinds.moe[0] : kinds.dense[0]);
   in.layers = std::max(1, plan.num_layers());
   in.single_micro_batch = c.micro_batches == 1;
-  in.layer_transient = 2.0 * layer.max_intermediate + (c.full_recompute ? layer.saved_none : 0);
+  in.layer_transient = 2.0 * layer.max_intermediate + (c.full_recompute ? rerun_layer : 0);
+  in.offload_per_layer = cost.sum.offload_bytes;
   if (plan.layers.last) {
     in.head_saved += kinds.head.saved_none;
     // Fused: the gradient overwrites the logits (TE) or is made chunk by chunk as each chunk's

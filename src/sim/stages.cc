@@ -27,16 +27,27 @@ void CostKind(const StepContext& c, bool moe, LayerCost out[2], LayerReport* lr)
   for (int i = 0; i < c.m.layers; ++i) lr->count += c.m.layer_is_moe(i) == moe;
 }
 
+// The strategy with activation offload off: the embedding and the loss keep their saved
+// tensors (offloading acts on the transformer layers).
+Strategy NoOffload(const Strategy& s) {
+  Strategy out = s;
+  out.exec.offload_activations = false;
+  out.exec.offload_modules = 0;
+  return out;
+}
+
 LayerCost CostExtra(const StepContext& c,
                     void (*build)(const ModelSpec&, const Strategy&, std::vector<graph::Op>&)) {
   thread_local std::vector<graph::Op> ops;
   ops.clear();
   build(c.m, c.s, ops);
-  return CostOps(ops, c.hw, c.s, c.pl, false, nullptr);
+  return CostOps(ops, c.hw, NoOffload(c.s), c.pl, false, nullptr);
 }
 
 // The forward of a layer cost with no backward and nothing saved.
 LayerCost ForwardOnly(LayerCost k) {
+  k.fwd_comm_s -= k.offload_fwd_s;  // nothing is saved, so nothing is offloaded
+  k.offload_bytes = k.offload_fwd_s = k.offload_s = 0;
   k.bwd_compute_s = k.wgrad_s = k.bwd_comm_s = k.recompute_s = 0;
   k.tp_comm_s = std::max(0.0, k.fwd_comm_s - k.ep_fwd_s);
   k.cp_comm_s = 0;
@@ -62,7 +73,7 @@ LayerCost CostFrozenHead(const StepContext& c) {
   graph::BuildHead(c.m, c.s, ops);
   graph::ApplyPass(graph::Pass{c.shape, false}, ops, 0);
   for (graph::Op& op : ops) op.param_tensors = 0;
-  return CostOps(ops, c.hw, c.s, c.pl, false, nullptr);
+  return CostOps(ops, c.hw, NoOffload(c.s), c.pl, false, nullptr);
 }
 
 // Adds `count` layers of cost `k` to `sum`.
@@ -77,6 +88,9 @@ void Accumulate(LayerCost& sum, const LayerCost& k, double count) {
   sum.fwd_comm_s += k.fwd_comm_s * count;
   sum.bwd_comm_s += k.bwd_comm_s * count;
   sum.recompute_s += k.recompute_s * count;
+  sum.offload_fwd_s += k.offload_fwd_s * count;
+  sum.offload_s += k.offload_s * count;
+  if (count > 0) sum.offload_bytes = std::max(sum.offload_bytes, k.offload_bytes);  // largest
   sum.saved_none += k.saved_none * count;
   sum.fwd_flops += k.fwd_flops * count;
   sum.bwd_flops += k.bwd_flops * count;

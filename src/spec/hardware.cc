@@ -528,6 +528,29 @@ Result<HardwareSpec> ParseHardwareJson(std::string_view text, std::string_view o
   return ParseHardwareAt(text, std::string(origin), 0);
 }
 
+namespace {
+
+// A power cap below the rated TDP lowers the clocks under sustained tensor load, and every tensor
+// peak with them. Dynamic power goes as f·V² with V roughly following f, so the clock falls with
+// about the cube root of the power; NVIDIA's datasheets for one die at two TDPs give the
+// exponent: H100 SXM5 989.5 TFLOP/s BF16 dense at 700 W, H100 NVL 835.5 at 400 W (per GPU),
+// ln(835.5/989.5) / ln(400/700) = 0.30. Memory and link bandwidths keep their clocks.
+constexpr double kPowerCapExponent = 0.30;
+
+void ApplyPowerCap(const HardwareSpec& rated, const json& overrides, HardwareSpec& hw) {
+  if (!overrides.contains("tdp_w") || overrides.contains("peak_tflops")) return;
+  // A tdp_w outside its range is refused by ValidateHardware, not scaled by.
+  if (!(hw.tdp_w >= 1 && rated.tdp_w >= 1 && hw.tdp_w < rated.tdp_w)) return;
+  const double f = std::pow(hw.tdp_w / rated.tdp_w, kPowerCapExponent);
+  for (double* p : {&hw.peak_bf16_flops, &hw.peak_fp16_flops, &hw.peak_fp8_flops,
+                    &hw.peak_fp4_flops, &hw.peak_fp32_flops, &hw.peak_tf32_flops})
+    *p *= f;
+  hw.power_cap_clock = rated.power_cap_clock * f;
+  hw.rated_tdp_w = rated.rated_tdp_w > 0 ? rated.rated_tdp_w : rated.tdp_w;
+}
+
+}  // namespace
+
 Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
                               std::string_view origin_sv) {
   const std::string origin(origin_sv);
@@ -536,6 +559,7 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().is_null()) return Status::Ok();
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
+  ApplyPowerCap(hw, parsed.value(), copy);
   if (parsed.value().contains("efficiency_from"))
     if (Status s = InheritEfficiency(parsed.value(), copy, origin, 0); !s.ok()) return s;
   // Efficiencies set by hand are not the fitted ones: the spec is no longer calibrated.

@@ -118,12 +118,9 @@ constexpr FlagInfo kFlags[] = {
      "on by default in Megatron-Core; offload is read from --cpu-offloading-num-layers"},
     {"--cpu-offloading-weights", kNo,
      "offloading the weight copies saved for the backward is not modelled"},
-    {"--fine-grained-activation-offloading", kNo,
-     "module-level activation offload is not modelled (exec.offload_activations moves whole "
-     "layers)"},
-    {"--offload-modules", kNo,
-     "module-level activation offload is not modelled (exec.offload_activations moves whole "
-     "layers)"},
+    // Module-level activation offload: read by ResolveMegatronArgs with --offload-modules
+    // (exec.offload_modules).
+    {"--fine-grained-activation-offloading", kOk, ""},
     // CUDA graphs: read by ResolveMegatronArgs (host_issue_us_per_kernel 0).
     {"--enable-cuda-graph", kOk, ""},
     {"--external-cuda-graph", kOk, ""},

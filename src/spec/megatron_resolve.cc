@@ -198,6 +198,21 @@ Status ResolveCpuOffload(const std::map<std::string, std::string>& seen, Strateg
   return Status::Ok();
 }
 
+// Fine-grained activation offloading (Megatron-LM --fine-grained-activation-offloading with
+// --offload-modules, docs/source/api-guide/fine_grained_activation_offloading.md): the module
+// list acts only with the switch; the switch alone offloads nothing.
+void ResolveFineGrainedOffload(const std::map<std::string, std::string>& seen,
+                               const Strategy& before, Strategy& s, MegatronReading& out) {
+  const char* kFlag = "--fine-grained-activation-offloading";
+  const char* kModules = "--offload-modules";
+  if (Has(seen, kModules) && !Has(seen, kFlag)) {
+    s.exec.offload_modules = before.exec.offload_modules;
+    out.ignored.push_back({kModules, Get(seen, kModules), std::string("acts only with ") + kFlag});
+  } else if (Has(seen, kFlag) && !Has(seen, kModules)) {
+    out.ignored.push_back({kFlag, "", "offloads no module without --offload-modules"});
+  }
+}
+
 }  // namespace
 
 Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
@@ -210,6 +225,7 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
   ResolvePrecisionAware(seen, before, s, out);
   ResolveCudaGraphs(seen, s, out);
   if (Status st = ResolveCpuOffload(seen, s, out); !st.ok()) return st;
+  ResolveFineGrainedOffload(seen, before, s, out);
   // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
   if (Has(seen, "--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
   if (Has(seen, "--grad-reduce-in-bf16")) s.main_grad_fp32 = false;

@@ -305,8 +305,19 @@ TEST(MegatronArgs, CpuOffloadingMapsWholeLayerActivationOffload) {
   s = Read(shape + "--fine-grained-activation-offloading --offload-modules core_attn expert_fc1",
            &fine);
   EXPECT_FALSE(s.exec.offload_activations);
-  ASSERT_EQ(fine.ignored.size(), 2u);
-  EXPECT_EQ(fine.ignored[1].field, "--offload-modules");
+  EXPECT_EQ(s.exec.offload_modules, kOffloadCoreAttn | kOffloadExpertFc1);
+  EXPECT_TRUE(fine.ignored.empty());
+  // The module list acts only with the switch, and the switch alone offloads nothing.
+  MegatronReading list_only;
+  s = Read(shape + "--offload-modules core_attn", &list_only);
+  EXPECT_EQ(s.exec.offload_modules, 0);
+  ASSERT_EQ(list_only.ignored.size(), 1u);
+  EXPECT_EQ(list_only.ignored[0].field, "--offload-modules");
+  MegatronReading switch_only;
+  s = Read(shape + "--fine-grained-activation-offloading", &switch_only);
+  EXPECT_EQ(s.exec.offload_modules, 0);
+  ASSERT_EQ(switch_only.ignored.size(), 1u);
+  EXPECT_EQ(switch_only.ignored[0].field, "--fine-grained-activation-offloading");
   for (const char* bad : {"--pipeline-model-parallel-size 2", "--recompute-granularity full",
                           "--cpu-offloading-num-layers 32"}) {
     Strategy t;

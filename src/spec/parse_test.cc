@@ -865,3 +865,32 @@ TEST(ParseLoadModelTest, LoadsAFilePath) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// A tdp_w override below the rated figure is a power cap: the tensor peaks follow the clock
+// (~ power^0.30, from the H100 SXM 700 W / NVL 400 W datasheets); bandwidths do not move.
+TEST(HardwareOverrides, PowerCapLowersTensorPeaks) {
+  HardwareSpec hw = LoadHardwarePreset("h100_sxm_80gb").value();
+  const double rated_bf16 = hw.peak_bf16_flops, rated_fp8 = hw.peak_fp8_flops;
+  const double hbm = hw.hbm_bw_bytes_per_s;
+  ASSERT_TRUE(ApplyHardwareOverrides(hw, R"({"tdp_w": 400})", "test").ok());
+  EXPECT_NEAR(hw.peak_bf16_flops / 1e12, 835.5, 10);  // H100 NVL datasheet, per GPU
+  EXPECT_NEAR(hw.peak_fp8_flops / rated_fp8, hw.peak_bf16_flops / rated_bf16, 1e-12);
+  EXPECT_EQ(hw.hbm_bw_bytes_per_s, hbm);
+  EXPECT_DOUBLE_EQ(hw.rated_tdp_w, 700);
+  EXPECT_LT(hw.power_cap_clock, 1);
+
+  HardwareSpec raised = LoadHardwarePreset("h100_sxm_80gb").value();
+  ASSERT_TRUE(ApplyHardwareOverrides(raised, R"({"tdp_w": 900})", "test").ok());
+  EXPECT_EQ(raised.peak_bf16_flops, rated_bf16);  // no boost beyond the rated clocks
+  HardwareSpec given = LoadHardwarePreset("h100_sxm_80gb").value();
+  ASSERT_TRUE(
+      ApplyHardwareOverrides(given, R"({"tdp_w": 500, "peak_tflops": {"bf16": 900}})", "test")
+          .ok());
+  EXPECT_DOUBLE_EQ(given.peak_bf16_flops, 900e12);  // explicit peaks are taken as given
+}
+
+}  // namespace
+}  // namespace trainsim

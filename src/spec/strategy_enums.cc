@@ -64,6 +64,16 @@ constexpr std::array<std::pair<int, std::string_view>, 8> kModules{{
     {kRecomputeOpSac, "op_sac"},
 }};
 
+constexpr std::array<std::pair<int, std::string_view>, 7> kOffload{{
+    {kOffloadAttnNorm, "attn_norm"},
+    {kOffloadQkvLinear, "qkv_linear"},
+    {kOffloadCoreAttn, "core_attn"},
+    {kOffloadAttnProj, "attn_proj"},
+    {kOffloadMlpNorm, "mlp_norm"},
+    {kOffloadExpertFc1, "expert_fc1"},
+    {kOffloadMoeAct, "moe_act"},
+}};
+
 }  // namespace
 
 std::string_view RecomputeName(Recompute r) {
@@ -138,6 +148,36 @@ Result<int> ParseRecomputeModules(std::string_view list) {
 std::string RecomputeModulesName(int mask) {
   std::string out;
   for (const auto& [bit, name] : kModules) {
+    if (!(mask & bit)) continue;
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
+}
+
+Result<int> ParseOffloadModules(std::string_view list) {
+  int mask = 0;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    if (comma == std::string_view::npos) comma = list.size();
+    const std::string_view item = list.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty() && pos > list.size()) break;  // a trailing comma, or the empty list
+    bool found = false;
+    for (const auto& [bit, name] : kOffload)
+      if (item == name) mask |= bit, found = true;
+    if (!found)
+      return Status::Invalid("offload_modules: unknown module '" + std::string(item) + "' (" +
+                             OffloadModulesName(kOffloadAll) + ")");
+  }
+  if (mask == 0) return Status::Invalid("offload_modules: give at least one module");
+  return mask;
+}
+
+std::string OffloadModulesName(int mask) {
+  std::string out;
+  for (const auto& [bit, name] : kOffload) {
     if (!(mask & bit)) continue;
     if (!out.empty()) out += ',';
     out += name;

@@ -134,6 +134,14 @@ void RecomputeModulesOut(const Strategy& s, std::string& out) {
   out += " --recompute-modules " + list;
 }
 
+void OffloadModulesOut(const Strategy& s, std::string& out) {
+  // Layer offload (offload_activations) is --cpu-offloading; written only as the modules.
+  if (s.exec.offload_modules == 0 || s.exec.offload_activations) return;
+  std::string list = OffloadModulesName(s.exec.offload_modules);
+  std::replace(list.begin(), list.end(), ',', ' ');
+  out += " --fine-grained-activation-offloading --offload-modules " + list;
+}
+
 void RecomputeOut(const Strategy& s, std::string& out) {
   if (s.recompute != Recompute::kNone)
     out += " --recompute-granularity " + std::string(RecomputeName(s.recompute));

@@ -36,6 +36,8 @@ void MainGradOut(const Strategy& s, std::string& out);
 Status PrecisionAwareIn(Strategy& s, std::string_view arg, std::string_view value);
 void PrecisionAwareOut(const Strategy& s, std::string& out);
 void RecomputeModulesOut(const Strategy& s, std::string& out);
+// --fine-grained-activation-offloading --offload-modules a b (exec.offload_modules).
+void OffloadModulesOut(const Strategy& s, std::string& out);
 void RecomputeOut(const Strategy& s, std::string& out);
 Status RecomputeLayersIn(Strategy& s, std::string_view arg, std::string_view value);
 void RecomputeLayersOut(const Strategy& s, std::string& out);

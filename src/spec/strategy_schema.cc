@@ -71,6 +71,17 @@ Status SetRecomputeModules(Strategy& s, std::string_view t) {
   return Status::Ok();
 }
 
+Status SetOffloadModules(Strategy& s, std::string_view t) {
+  if (t == "none") {
+    s.exec.offload_modules = 0;
+    return Status::Ok();
+  }
+  auto mask = ParseOffloadModules(t);
+  if (!mask.ok()) return RuleOnly(mask.status());
+  s.exec.offload_modules = mask.value();
+  return Status::Ok();
+}
+
 Status SetRecompute(Strategy& s, std::string_view t) {
   auto r = ParseRecompute(t);
   if (!r.ok()) return RuleOnly(r.status());
@@ -334,6 +345,23 @@ constexpr StrategyField kFields[] = {
          },
      .assumed = "1: every optimizer state offloaded, Megatron-LM's default",
      .matters = [](const Strategy& s) { return s.offload_optimizer; }},
+    {.key = "offload_modules",
+     .kind = FieldKind::kText,
+     .flag = "--offload-modules",
+     .megatron = "--offload-modules=*",
+     .rule = "none, or comma-separated: attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, "
+             "expert_fc1, moe_act",
+     .example = "core_attn,expert_fc1",
+     .doc = "fine-grained activation offloading: these modules' saved tensors go to host memory "
+            "in the forward and come back for the backward; copies beyond the layer's compute "
+            "are exposed",
+     .set = SetOffloadModules,
+     .get =
+         [](const Strategy& s) {
+           return s.exec.offload_modules ? OffloadModulesName(s.exec.offload_modules)
+                                         : std::string("none");
+         },
+     .to_megatron = megatron_hooks::OffloadModulesOut},
     // Recompute: modules before the policy, so that a given policy wins.
     {.key = "recompute_modules",
      .kind = FieldKind::kText,

@@ -24,6 +24,7 @@ const BREAKDOWN: [string, string][] = [
   ["pp_comm", "pipeline p2p"],
   ["bubble", "pipeline bubble"],
   ["exposed_dp_comm", "exposed DP / ZeRO communication"],
+  ["exposed_offload", "exposed activation offload (host copies)"],
   ["optimizer", "optimizer step"],
   ["overhead", "launch / framework overhead"],
 ];
