@@ -312,6 +312,34 @@ TEST(HostIssue, AdapterKernelsAreChargedPerEagerKernel) {
   EXPECT_EQ(bwd_once, 6);
 }
 
+// auto-gptq's torch unpack (Qwen1's Q-LoRA): per weight, the shift over the expanded int32
+// qweight, the int8 cast, the mask, the two g_idx gathers that write full-size zeros and scales,
+// the subtraction and the scaling (22.5 bytes, 13 kernels; the gathers were missing before:
+// ft_qwen1's 14B / 72B Int4 rows were 26-36 % fast); each kernel at a plain op's host cost
+// (12.8 / 36.5 of an eager training kernel, data/measurements/h100_small_kernels.csv).
+TEST(Qlora, GptqTorchUnpackWritesTheGatheredZerosAndScales) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy s = OneGpu(FtMethod::kQlora, 64);
+  s.exec.dequant = DequantKernel::kTorchUnpack;
+  std::vector<graph::Op> ops;
+  finetune::BuildTrainLayer(m, s, false, ops);
+  double bytes = 0;
+  int unpacks = 0;
+  for (const graph::Op& op : ops) {
+    if (std::string(op.name) != "gptq_unpack") continue;
+    ++unpacks;
+    bytes += op.bytes;
+    EXPECT_EQ(op.fwd_kernels, 13);
+    EXPECT_EQ(op.bwd_kernels, 0);
+    EXPECT_DOUBLE_EQ(op.host_weight, 12.8 / 36.5 / cost::kEagerKernelsPerGraphKernel);
+  }
+  // Llama-3-8B's layer: q, k, v (4096 x 6144 fused), o (4096 x 4096), gate + up (4096 x 28672),
+  // down (14336 x 4096).
+  const double weights = 4096.0 * 6144 + 4096.0 * 4096 + 4096.0 * 28672 + 14336.0 * 4096;
+  EXPECT_GE(unpacks, 4);
+  EXPECT_NEAR(bytes, 22.5 * weights, 1e-6 * bytes);
+}
+
 // Full fine-tuning at 256 tokens per micro-batch is host-bound: DeepSpeed ZeRO-3's hooks add
 // zero3_fetch_us per gathered matrix and pass (28 layers x 5 matrices (q/k/v fused, o, gate, up,
 // down) x 3 passes (forward, recompute, backward) x 8 micro-batches, plus the LM head), and
