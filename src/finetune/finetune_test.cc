@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cost/cost.h"
 #include "finetune/method.h"
@@ -338,6 +339,39 @@ TEST(Qlora, GptqTorchUnpackWritesTheGatheredZerosAndScales) {
   const double weights = 4096.0 * 6144 + 4096.0 * 4096 + 4096.0 * 28672 + 14336.0 * 4096;
   EXPECT_GE(unpacks, 4);
   EXPECT_NEAR(bytes, 22.5 * weights, 1e-6 * bytes);
+}
+
+// LoHa's HadaWeight backward recomputes both factor products and scales the gradient by each
+// (6 GEMMs, 3 element-wise kernels); LoKr's kron backs through a broadcast multiply and a
+// reduction per factor; both deltas are applied by a full F.linear whose weight is no
+// parameter: the optimizer steps the factors (4 for LoHa, 2 for LoKr). ft_peft-007/008 were
+// -21 / -23 % with 3 backward kernels for the factors and 1 for the Hadamard product.
+TEST(Loha, HadaWeightBackwardRecomputesTheProducts) {
+  const finetune::Linear l{.d_in = 3072, .d_out = 3072};
+  Strategy s = OneGpu(FtMethod::kLoha, 32);
+  auto count = [&](const Strategy& st) {
+    std::vector<graph::Op> ops;
+    finetune::AppendModuleAdapter(st, l, 840, ops);
+    int fwd = 0, bwd = 0;
+    double params = 0, bwd_bytes = 0;
+    for (const graph::Op& op : ops) {
+      fwd += op.fwd_kernels, bwd += op.bwd_kernels, params += op.param_tensors;
+      if (op.kind == graph::OpKind::kMemory) bwd_bytes += op.bytes * op.bwd_bytes_factor;
+    }
+    return std::tuple{fwd, bwd, params, bwd_bytes};
+  };
+  const auto [fwd, bwd, params, bytes] = count(s);
+  EXPECT_EQ(fwd, 2 + 2 + 1 + 1);    // two products, Hadamard and scale, F.linear, add
+  EXPECT_EQ(bwd, (6 + 4) + 3 + 2);  // GEMMs + AccumulateGrad, element-wise, F.linear
+  EXPECT_DOUBLE_EQ(params, 4);
+  const double w = 3072.0 * 3072;
+  EXPECT_GT(bytes, (6 + 8) * w * 2);  // 6 full-size GEMM passes + 8 element-wise passes
+  s.method = FtMethod::kLokr;
+  const auto [kf, kb, kp, kbytes] = count(s);
+  EXPECT_EQ(kf, 2 + 1 + 1);
+  EXPECT_EQ(kb, (5 + 2) + 2);
+  EXPECT_DOUBLE_EQ(kp, 2);
+  EXPECT_DOUBLE_EQ(kbytes, 8 * w * 2);
 }
 
 // Full fine-tuning at 256 tokens per micro-batch is host-bound: DeepSpeed ZeRO-3's hooks add
