@@ -68,13 +68,16 @@ struct Sync {
 // (47.2 s in all; speed of light 3.3 s). Both rates are per byte of the full BF16 model.
 constexpr double kRefitGatherBytesPerS = 1.342e12 / 12.2;
 constexpr double kRefitIpcBytesPerS = 1.342e12 / (33.5 + 1.5);
-// Share of the host link that the trainer's offload reaches: NeMo RL moves its states with
-// Tensor.to("cpu") into pageable memory (staged copies). From the NeMo RL v0.3 blog's GRPO
-// breakdown (2025-07-21; Llama-3.1-8B Instruct, 8 H100, data parallel only): refit 5 s, of
-// which the refit transfer of 16 GB at the rates above is 0.6 s, so 4.4 s moved the 60 GB of
-// weights, fp32 gradients and optimizer shards that this simulator counts per GPU: 13.6 GB/s,
-// 0.21 of the 64 GB/s PCIe 5 x16 link.
-constexpr double kPageableHostCopyShare = 0.21;
+// Rate of the trainer's offload: NeMo RL moves its states with Tensor.to("cpu") into pageable
+// memory. A pageable copy is staged: the copy engine fills a pinned bounce buffer and the host
+// CPU copies it into the pageable pages (CUDA C++ Best Practices Guide, "Pinned Memory"), so
+// its rate is the host's, not the link's: a faster link (NVLink-C2C on Grace) does not speed
+// it up. From the NeMo RL v0.3 blog's GRPO breakdown (2025-07-21; Llama-3.1-8B Instruct,
+// 8 H100, data parallel only): refit 5 s, of which the refit transfer of 16 GB at the rates
+// above is 0.6 s, so 4.4 s moved the 60 GB of weights, fp32 gradients and optimizer shards
+// that this simulator counts per GPU: 13.6 GB/s, 0.21 of that host's 64 GB/s PCIe 5 x16 link.
+// A slower link bounds it (the copy engine's side).
+constexpr double kPageableHostCopyBytesPerS = 0.21 * 64e9;
 // Per-step work outside the timed phases (batch processing, rule-based rewards, advantages,
 // Ray object transfers): the NeMo RL v0.3 blog's total step time minus the sum of its phases,
 // 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B.
@@ -108,7 +111,7 @@ Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, cons
   out.refit_s += model_bytes / kRefitIpcBytesPerS;
   double train_static = 0;
   for (const StageReport& st : tr.stages) train_static = std::max(train_static, st.static_bytes);
-  const double pageable = kPageableHostCopyShare * hw.host_link_bw_bytes_per_s;
+  const double pageable = std::min(kPageableHostCopyBytesPerS, hw.host_link_bw_bytes_per_s);
   out.offload_s = pageable > 0 ? 2 * train_static / pageable : 0;
   return out;
 }
@@ -136,8 +139,9 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
     a.push_back({"colocated_offload", NumberText(std::round(sync.offload_s * 1000) / 1000) + " s",
                  "the trainer's weights, gradients and optimizer states go to the host while "
                  "vLLM generates and come back (NeMo RL offload_before_refit / "
-                 "offload_after_refit), twice, in pageable copies at 0.21 of the host link "
-                 "(NeMo RL v0.3 blog, Llama-3.1-8B refit 5 s)"});
+                 "offload_after_refit), twice, in pageable copies at 13.4 GB/s, the host's "
+                 "staging rate, at most the host link (NeMo RL v0.3 blog, Llama-3.1-8B refit "
+                 "5 s on H100)"});
   if (p.kl_reference)
     a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
                  "the reference weights live on the host and are swapped in for its forward, "
