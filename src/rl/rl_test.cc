@@ -175,6 +175,18 @@ TEST(Rl, PageableOffloadRunsAtTheHostRateNotTheLinkRate) {
   EXPECT_NEAR(rate(pcie3), 12e9, 1e6);
 }
 
+// The per-step orchestration (3 s, NeMo RL v0.3 on x86) is host Python: on a Grace host it
+// takes the host_cpus factor of data/inference_engines.json.
+TEST(Rl, OrchestrationScalesWithTheHostCpu) {
+  auto orchestration = [&](const char* hw) {
+    auto r = Simulate(Model("llama3-8b"), Hw(hw), Grpo());
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return Phase(*r, "weight_sync") - r->rl.refit_s - r->rl.offload_s;
+  };
+  EXPECT_NEAR(orchestration("h100_sxm_80gb"), 3.0, 1e-9);
+  EXPECT_NEAR(orchestration("gb200_nvl72"), 3.0 * 1.43, 1e-9);
+}
+
 TEST(Rl, SeparateAsyncRolloutOverlapsGenerationWithTraining) {
   Strategy s = Grpo();
   s.rollout_separate = true;

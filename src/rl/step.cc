@@ -1,5 +1,7 @@
 // One RL step = rollout (generation) + scoring forwards + training passes + weight sync, with
 // the memory resident in each phase (docs/FINETUNE.md, "RL").
+#include "infer/step.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -58,6 +60,8 @@ double ForwardPass(const StepReport& tr, int pp) {
 
 struct Sync {
   double refit_s = 0, offload_s = 0;
+  double orchestration_s = 0;  // host work outside the phases (kStepOrchestrationS, scaled)
+  std::string host_cpu = "x86";
 };
 
 // Refit rates measured by NeMo RL on DeepSeek-V3 (1.342 TB of BF16 weights; training EP64 PP8,
@@ -80,7 +84,9 @@ constexpr double kRefitIpcBytesPerS = 1.342e12 / (33.5 + 1.5);
 constexpr double kPageableHostCopyBytesPerS = 0.21 * 64e9;
 // Per-step work outside the timed phases (batch processing, rule-based rewards, advantages,
 // Ray object transfers): the NeMo RL v0.3 blog's total step time minus the sum of its phases,
-// 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B.
+// 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B, on x86 hosts.
+// It is Python on the host: another host CPU takes its measured factor on the engines' host
+// work (data/inference_engines.json host_cpus: Grace 1.43).
 constexpr double kStepOrchestrationS = 3.0;
 
 // Weight sync (refit), each step, of the full BF16 model (2 bytes per parameter):
@@ -97,6 +103,9 @@ constexpr double kStepOrchestrationS = 3.0;
 // moves both back): every static byte of the trainer crosses the host link twice per step.
 Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, const StepReport& tr) {
   Sync out;
+  const infer::HostCpu cpu = infer::HostCpuOf(hw);
+  out.orchestration_s = kStepOrchestrationS * cpu.time_factor;
+  out.host_cpu = cpu.cpu;
   const double model_bytes = 2.0 * tr.params_total;
   out.refit_s = model_bytes / kRefitGatherBytesPerS;
   if (p.separate) {
@@ -146,9 +155,12 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
     a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
                  "the reference weights live on the host and are swapped in for its forward, "
                  "once per step (NeMo RL use_reference_model), counted in scoring"});
-  a.push_back({"step_orchestration", NumberText(kStepOrchestrationS) + " s",
+  a.push_back({"step_orchestration",
+               NumberText(std::round(sync.orchestration_s * 100) / 100) + " s",
                "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
-               "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models"});
+               "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models (3 s "
+               "on x86 hosts; " +
+                   sync.host_cpu + " host work x its host_cpus factor)"});
 }
 
 // Throughput over every GPU of the step: NeMo RL's tokens/s/GPU (prompt + response tokens of
@@ -201,7 +213,7 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
       p.updates * forwards * ForwardPass(tr, t.pp) + (p.kl_reference ? ReferenceSwap(hw, tr) : 0);
   const double training_s = p.updates * trains * tr.step_time_s;
   const Sync sync = WeightSync(hw, s, p, tr);
-  const double sync_s = sync.refit_s + sync.offload_s + kStepOrchestrationS;
+  const double sync_s = sync.refit_s + sync.offload_s + sync.orchestration_s;
   const double generation_s = g.total_s();
   const bool overlap = p.separate && p.async;
 
