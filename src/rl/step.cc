@@ -1,11 +1,12 @@
 // One RL step = rollout (generation) + scoring forwards + training passes + weight sync, with
 // the memory resident in each phase (docs/FINETUNE.md, "RL").
-#include "infer/step.h"
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+// clang-format off: infer/step.h is not this file's own header (its stem only matches).
+#include "infer/step.h"
+// clang-format on
 #include "rl/rl.h"
 #include "spec/field_text.h"
 #include "trainsim/uncertainty.h"
