@@ -114,18 +114,42 @@ void DoraOps(const Linear& l, double T, double r, bool dropout, std::vector<Op>&
 }
 
 // LoHa / LoKr (PEFT tuners/loha, tuners/lokr): the delta weight is materialised every step and
-// applied with a full-size F.linear, whose weight gradient is the delta's gradient.
-void DeltaWeightOps(const Linear& l, double T, double r, bool loha, std::vector<Op>& out) {
+// applied with a full-size F.linear, whose weight gradient is the delta's gradient. `freed`:
+// gradients set to None each step with one micro-batch (no AccumulateGrad kernel, see below).
+void DeltaWeightOps(const Linear& l, double T, double r, bool loha, bool freed,
+                    std::vector<Op>& out) {
   const double w = l.d_in * l.d_out;
   if (loha) {
-    // (B1 A1) * (B2 A2): two d_out x r x d_in GEMMs and the Hadamard product (3 passes).
-    out.push_back(Gemm("loha_factors", l.d_out, r, l.d_in, 2, 0, true));
-    out.push_back(Elementwise("loha_hadamard", w, 3, 4, 1));
+    // PEFT's HadaWeight (tuners/loha/layer.py, LyCORIS's autograd Function): forward
+    // (w1a w1b) * (w2a w2b) * scale: two d_out x r x d_in GEMMs, the Hadamard product (3 passes)
+    // and the scaling (2), 4 kernels. Its backward recomputes both products (two more GEMMs,
+    // each writing the full matrix) and reads each of the two Hadamard-scaled gradients twice
+    // for the four factor gradients: the GEMMs move 3x their forward bytes in 6 kernels (+4
+    // AccumulateGrad); grad * scale (2 passes) and grad * (w2a w2b), grad * (w1a w1b) (3 each):
+    // 8 passes in 3 kernels.
+    Op factors = Gemm("loha_factors", l.d_out, r, l.d_in, 2, 0, true);
+    factors.fwd_kernels = 2;
+    factors.bwd_bytes_factor = 3;
+    factors.bwd_kernels = 6 + (freed ? 0 : 4);
+    factors.param_tensors = 4;  // w1a, w1b, w2a, w2b
+    out.push_back(factors);
+    Op hadamard = Elementwise("loha_hadamard", w, 5, 8, 2);
+    hadamard.bwd_kernels = 3;
+    out.push_back(hadamard);
   } else {
-    // Kronecker product w1 (x) w2: one write of the full matrix; backward reads its gradient.
-    out.push_back(Elementwise("lokr_kron", w, 1, 2, 1));
+    // make_kron: torch.kron (w1 (x) w2: a broadcast multiply writing the full matrix) times the
+    // scale (2 passes), 2 kernels. Backward through autograd: the scale's gradient (2 passes),
+    // then for each factor the broadcast multiply by the other (read the gradient, write a
+    // full-size product) and its reduction to the factor's shape (read it): 8 passes in 5
+    // kernels (+2 AccumulateGrad).
+    Op kron = Elementwise("lokr_kron", w, 3, 8, 2);
+    kron.bwd_kernels = 5 + (freed ? 0 : 2);
+    kron.param_tensors = 2;  // w1, w2
+    out.push_back(kron);
   }
+  // The delta is no parameter: its gradient flows back into the factors, not to an optimizer.
   out.push_back(Gemm(loha ? "loha_linear" : "lokr_linear", T, l.d_in, l.d_out, 1, 0, true));
+  out.back().param_tensors = 0;
   out.push_back(Elementwise("delta_add", T * l.d_out, 3, 0, 1));
 }
 
@@ -201,7 +225,8 @@ void AppendModuleAdapter(const Strategy& s, const Linear& l, double T, std::vect
       break;
     case FtMethod::kLoha:
     case FtMethod::kLokr:
-      DeltaWeightOps(l, T, r, s.method == FtMethod::kLoha, out);
+      DeltaWeightOps(l, T, r, s.method == FtMethod::kLoha,
+                     s.exec.grad_set_to_none && s.num_micro_batches() == 1, out);
       break;
     case FtMethod::kOft:
       OftOps(l, T, r, out);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cost/cost.h"
 #include "finetune/method.h"
@@ -310,6 +311,67 @@ TEST(HostIssue, AdapterKernelsAreChargedPerEagerKernel) {
   int bwd_once = 0;
   for (const graph::Op& op : once) bwd_once += op.bwd_kernels;
   EXPECT_EQ(bwd_once, 6);
+}
+
+// auto-gptq's torch unpack (Qwen1's Q-LoRA): per weight, the shift over the expanded int32
+// qweight, the int8 cast, the mask, the two g_idx gathers that write full-size zeros and scales,
+// the subtraction and the scaling (22.5 bytes, 13 kernels; the gathers were missing before:
+// ft_qwen1's 14B / 72B Int4 rows were 26-36 % fast); each kernel at a plain op's host cost
+// (12.8 / 36.5 of an eager training kernel, data/measurements/h100_small_kernels.csv).
+TEST(Qlora, GptqTorchUnpackWritesTheGatheredZerosAndScales) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy s = OneGpu(FtMethod::kQlora, 64);
+  s.exec.dequant = DequantKernel::kTorchUnpack;
+  std::vector<graph::Op> ops;
+  finetune::BuildTrainLayer(m, s, false, ops);
+  double bytes = 0;
+  int unpacks = 0;
+  for (const graph::Op& op : ops) {
+    if (std::string(op.name) != "gptq_unpack") continue;
+    ++unpacks;
+    bytes += op.bytes;
+    EXPECT_EQ(op.fwd_kernels, 13);
+    EXPECT_EQ(op.bwd_kernels, 0);
+    EXPECT_DOUBLE_EQ(op.host_weight, 12.8 / 36.5 / cost::kEagerKernelsPerGraphKernel);
+  }
+  // Llama-3-8B's layer: q, k, v (4096 x 6144 fused), o (4096 x 4096), gate + up (4096 x 28672),
+  // down (14336 x 4096).
+  const double weights = 4096.0 * 6144 + 4096.0 * 4096 + 4096.0 * 28672 + 14336.0 * 4096;
+  EXPECT_GE(unpacks, 4);
+  EXPECT_NEAR(bytes, 22.5 * weights, 1e-6 * bytes);
+}
+
+// LoHa's HadaWeight backward recomputes both factor products and scales the gradient by each
+// (6 GEMMs, 3 element-wise kernels); LoKr's kron backs through a broadcast multiply and a
+// reduction per factor; both deltas are applied by a full F.linear whose weight is no
+// parameter: the optimizer steps the factors (4 for LoHa, 2 for LoKr). ft_peft-007/008 were
+// -21 / -23 % with 3 backward kernels for the factors and 1 for the Hadamard product.
+TEST(Loha, HadaWeightBackwardRecomputesTheProducts) {
+  const finetune::Linear l{.d_in = 3072, .d_out = 3072};
+  Strategy s = OneGpu(FtMethod::kLoha, 32);
+  auto count = [&](const Strategy& st) {
+    std::vector<graph::Op> ops;
+    finetune::AppendModuleAdapter(st, l, 840, ops);
+    int fwd = 0, bwd = 0;
+    double params = 0, bwd_bytes = 0;
+    for (const graph::Op& op : ops) {
+      fwd += op.fwd_kernels, bwd += op.bwd_kernels, params += op.param_tensors;
+      if (op.kind == graph::OpKind::kMemory) bwd_bytes += op.bytes * op.bwd_bytes_factor;
+    }
+    return std::tuple{fwd, bwd, params, bwd_bytes};
+  };
+  const auto [fwd, bwd, params, bytes] = count(s);
+  EXPECT_EQ(fwd, 2 + 2 + 1 + 1);    // two products, Hadamard and scale, F.linear, add
+  EXPECT_EQ(bwd, (6 + 4) + 3 + 2);  // GEMMs + AccumulateGrad, element-wise, F.linear
+  EXPECT_DOUBLE_EQ(params, 4);
+  const double w = 3072.0 * 3072;
+  EXPECT_GT(bytes, (6 + 8) * w * 2);  // 6 full-size GEMM passes + 8 element-wise passes
+  s.method = FtMethod::kLokr;
+  const auto [kf, kb, kp, kbytes] = count(s);
+  EXPECT_EQ(kf, 2 + 1 + 1);
+  EXPECT_EQ(kb, (5 + 2) + 2);
+  EXPECT_DOUBLE_EQ(kp, 2);
+  EXPECT_DOUBLE_EQ(kbytes, 8 * w * 2);
 }
 
 // Full fine-tuning at 256 tokens per micro-batch is host-bound: DeepSpeed ZeRO-3's hooks add

@@ -47,10 +47,20 @@ bool AdapterReadsInput(FtMethod m) {
 // auto-gptq's trainable QuantLinear (nn_modules/qlinear/qlinear_cuda_old.py and qlinear_cuda.py,
 // forward when the CUDA extension is disabled for training) unpacks a 4-bit weight with PyTorch
 // element-wise ops; HBM bytes per weight of each: bitwise_right_shift over the expanded int32
-// qweight (read 0.5, write int32 4), .to(int8) (4 + 1), bitwise_and in place (1 + 1), minus the
-// zeros (1 + 1), times the fp16 scales (1 + 2) = 16.5 bytes; 9 kernels (4 unpack the zeros).
-constexpr double kTorchUnpackBytesPerWeight = 0.5 + 4 + (4 + 1) + (1 + 1) + (1 + 1) + (1 + 2);
-constexpr int kTorchUnpackKernels = 9;
+// qweight (read 0.5, write int32 4), .to(int8) (4 + 1), bitwise_and (1 + 1), then
+// `scales[g_idx.long()] * (weight - zeros[g_idx.long()])`: the two g_idx gathers materialise the
+// per-row zeros (int8, write 1) and scales (fp16, write 2) as full in x out matrices, the
+// subtraction reads both int8 operands (1 + 1 + 1) and the product both operands (2 + 1 + 2):
+// 22.5 bytes; 13 kernels (4 unpack the zeros, 2 g_idx.long(), 2 gathers).
+constexpr double kTorchUnpackBytesPerWeight =
+    0.5 + 4 + (4 + 1) + (1 + 1) + 1 + (1 + 1 + 1) + 2 + (2 + 1 + 2);
+constexpr int kTorchUnpackKernels = 13;
+// Host time of one of those kernels against an average eager kernel of a training step: the
+// chain runs on tensors that need no gradient (no autograd node), like a plain op in a Python
+// loop, 12.8 us per element-wise op (eager_add_256) against 36.5 us per kernel of an eager
+// forward + backward (tiny12_fwd_bwd_per_kernel), both measured on one host
+// (data/measurements/h100_small_kernels.csv).
+constexpr double kUnpackHostShare = 12.8 / 36.5;
 
 // QLoRA: every base linear is stored in 4 bits and dequantised to 16 bits before its GEMM.
 // Fused (bitsandbytes matmul_4bit, torchao NF4 linear): read 4.127 bits and write 16 per
@@ -71,7 +81,8 @@ void AppendDequant(const Strategy& s, const std::vector<Op>& ops, size_t first, 
     d.bwd_bytes_factor = torch_unpack ? 0 : 1;
     d.fwd_kernels = torch_unpack ? kTorchUnpackKernels : 1;
     d.bwd_kernels = torch_unpack ? 0 : 1;
-    if (torch_unpack) d.host_weight = 1 / cost::kEagerKernelsPerGraphKernel;  // eager, one by one
+    // Eager, one by one, each at the host cost of a plain op (kUnpackHostShare).
+    if (torch_unpack) d.host_weight = kUnpackHostShare / cost::kEagerKernelsPerGraphKernel;
     out.push_back(d);
   }
 }

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <string>
 
+// clang-format off: infer/step.h is not this file's own header (its stem only matches).
+#include "infer/step.h"
+// clang-format on
 #include "rl/rl.h"
 #include "spec/field_text.h"
 #include "trainsim/uncertainty.h"
@@ -58,6 +61,8 @@ double ForwardPass(const StepReport& tr, int pp) {
 
 struct Sync {
   double refit_s = 0, offload_s = 0;
+  double orchestration_s = 0;  // host work outside the phases (kStepOrchestrationS, scaled)
+  std::string host_cpu = "x86";
 };
 
 // Refit rates measured by NeMo RL on DeepSeek-V3 (1.342 TB of BF16 weights; training EP64 PP8,
@@ -68,16 +73,21 @@ struct Sync {
 // (47.2 s in all; speed of light 3.3 s). Both rates are per byte of the full BF16 model.
 constexpr double kRefitGatherBytesPerS = 1.342e12 / 12.2;
 constexpr double kRefitIpcBytesPerS = 1.342e12 / (33.5 + 1.5);
-// Share of the host link that the trainer's offload reaches: NeMo RL moves its states with
-// Tensor.to("cpu") into pageable memory (staged copies). From the NeMo RL v0.3 blog's GRPO
-// breakdown (2025-07-21; Llama-3.1-8B Instruct, 8 H100, data parallel only): refit 5 s, of
-// which the refit transfer of 16 GB at the rates above is 0.6 s, so 4.4 s moved the 60 GB of
-// weights, fp32 gradients and optimizer shards that this simulator counts per GPU: 13.6 GB/s,
-// 0.21 of the 64 GB/s PCIe 5 x16 link.
-constexpr double kPageableHostCopyShare = 0.21;
+// Rate of the trainer's offload: NeMo RL moves its states with Tensor.to("cpu") into pageable
+// memory. A pageable copy is staged: the copy engine fills a pinned bounce buffer and the host
+// CPU copies it into the pageable pages (CUDA C++ Best Practices Guide, "Pinned Memory"), so
+// its rate is the host's, not the link's: a faster link (NVLink-C2C on Grace) does not speed
+// it up. From the NeMo RL v0.3 blog's GRPO breakdown (2025-07-21; Llama-3.1-8B Instruct,
+// 8 H100, data parallel only): refit 5 s, of which the refit transfer of 16 GB at the rates
+// above is 0.6 s, so 4.4 s moved the 60 GB of weights, fp32 gradients and optimizer shards
+// that this simulator counts per GPU: 13.6 GB/s, 0.21 of that host's 64 GB/s PCIe 5 x16 link.
+// A slower link bounds it (the copy engine's side).
+constexpr double kPageableHostCopyBytesPerS = 0.21 * 64e9;
 // Per-step work outside the timed phases (batch processing, rule-based rewards, advantages,
 // Ray object transfers): the NeMo RL v0.3 blog's total step time minus the sum of its phases,
-// 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B.
+// 3, 3, 2 and 4 s for Llama-3.1-8B, Llama-3.1-70B, Qwen3-32B and Qwen3-30B-A3B, on x86 hosts.
+// It is Python on the host: another host CPU takes its measured factor on the engines' host
+// work (data/inference_engines.json host_cpus: Grace 1.43).
 constexpr double kStepOrchestrationS = 3.0;
 
 // Weight sync (refit), each step, of the full BF16 model (2 bytes per parameter):
@@ -94,6 +104,9 @@ constexpr double kStepOrchestrationS = 3.0;
 // moves both back): every static byte of the trainer crosses the host link twice per step.
 Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, const StepReport& tr) {
   Sync out;
+  const infer::HostCpu cpu = infer::HostCpuOf(hw);
+  out.orchestration_s = kStepOrchestrationS * cpu.time_factor;
+  out.host_cpu = cpu.cpu;
   const double model_bytes = 2.0 * tr.params_total;
   out.refit_s = model_bytes / kRefitGatherBytesPerS;
   if (p.separate) {
@@ -108,7 +121,7 @@ Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, cons
   out.refit_s += model_bytes / kRefitIpcBytesPerS;
   double train_static = 0;
   for (const StageReport& st : tr.stages) train_static = std::max(train_static, st.static_bytes);
-  const double pageable = kPageableHostCopyShare * hw.host_link_bw_bytes_per_s;
+  const double pageable = std::min(kPageableHostCopyBytesPerS, hw.host_link_bw_bytes_per_s);
   out.offload_s = pageable > 0 ? 2 * train_static / pageable : 0;
   return out;
 }
@@ -136,15 +149,19 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
     a.push_back({"colocated_offload", NumberText(std::round(sync.offload_s * 1000) / 1000) + " s",
                  "the trainer's weights, gradients and optimizer states go to the host while "
                  "vLLM generates and come back (NeMo RL offload_before_refit / "
-                 "offload_after_refit), twice, in pageable copies at 0.21 of the host link "
-                 "(NeMo RL v0.3 blog, Llama-3.1-8B refit 5 s)"});
+                 "offload_after_refit), twice, in pageable copies at 13.4 GB/s, the host's "
+                 "staging rate, at most the host link (NeMo RL v0.3 blog, Llama-3.1-8B refit "
+                 "5 s on H100)"});
   if (p.kl_reference)
     a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
                  "the reference weights live on the host and are swapped in for its forward, "
                  "once per step (NeMo RL use_reference_model), counted in scoring"});
-  a.push_back({"step_orchestration", NumberText(kStepOrchestrationS) + " s",
+  a.push_back({"step_orchestration",
+               NumberText(std::round(sync.orchestration_s * 100) / 100) + " s",
                "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
-               "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models"});
+               "in weight_sync: NeMo RL v0.3 blog, total minus phases = 2-4 s over 4 models (3 s "
+               "on x86 hosts; " +
+                   sync.host_cpu + " host work x its host_cpus factor)"});
 }
 
 // Throughput over every GPU of the step: NeMo RL's tokens/s/GPU (prompt + response tokens of
@@ -197,7 +214,7 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
       p.updates * forwards * ForwardPass(tr, t.pp) + (p.kl_reference ? ReferenceSwap(hw, tr) : 0);
   const double training_s = p.updates * trains * tr.step_time_s;
   const Sync sync = WeightSync(hw, s, p, tr);
-  const double sync_s = sync.refit_s + sync.offload_s + kStepOrchestrationS;
+  const double sync_s = sync.refit_s + sync.offload_s + sync.orchestration_s;
   const double generation_s = g.total_s();
   const bool overlap = p.separate && p.async;
 
