@@ -38,6 +38,13 @@ Placements PlaceGroups(const Strategy& s, int domain) {
     return cost::Place(size[d], static_cast<int>(std::min<long long>(stride[d], 1LL << 30)), domain)
         .local;
   };
+  // The GPUs of one domain from the group's first to its last local member: each dimension
+  // moves the last member (local - 1) strides further (cost::Placement::span).
+  auto span = [&](std::initializer_list<Dim> dims) {
+    long long extent = 1;
+    for (Dim d : dims) extent += (fit(d) - 1) * stride[d];
+    return static_cast<int>(std::min<long long>(extent, std::max(domain, 1)));
+  };
   auto group = [&](std::initializer_list<Dim> dims) {
     cost::Placement p;
     p.size = 1;
@@ -46,6 +53,7 @@ Placements PlaceGroups(const Strategy& s, int domain) {
       p.size *= size[d];
       p.local *= fit(d);
     }
+    p.span = span(dims);
     return p;
   };
   Placements p;
@@ -54,6 +62,8 @@ Placements PlaceGroups(const Strategy& s, int domain) {
   p.dp_cp = group({kCp, kDp});
   // A pipeline neighbour is one pp stride away.
   p.pp = cost::Placement{s.pp > 1 ? 2 : 1, fit(kPp) >= 2 ? 2 : 1};
+  if (p.pp.local == 2)
+    p.pp.span = static_cast<int>(std::min<long long>(stride[kPp] + 1, std::max(domain, 1)));
   // Expert groups are laid over the tp x cp x dp ranks of a stage: etp innermost, then ep.
   const int etp = s.expert_tp();
   const cost::Placement block = group({kTp, kCp, kDp});
