@@ -231,6 +231,10 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
   const int mods = s.recompute == Recompute::kSelective ? s.recompute_modules : 0;
   double attn_fwd_s = 0, attn_bwd_s = 0, cp_fwd = 0, cp_bwd = 0, fwd_rerun_comm = 0,
          first_saved = -1;
+  // TE's TP overlap (userbuffers) pipelines each TP collective with the GEMM next to it: it
+  // hides at most those GEMMs' time (summed over the layer, per pass), so small layers whose
+  // collectives outlast their GEMMs keep the difference exposed.
+  double tp_ovl_f = 0, tp_ovl_b = 0, gemm_f = 0, gemm_b = 0;
   Selective sel;
   for (const graph::Op& op : ops) {
     double f = 0, b = 0;
@@ -238,6 +242,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
       const OpTime t = CostCompute(op, hw, s, c);
       f = t.f, b = t.b;
       if (op.kind == OpKind::kAttention) attn_fwd_s += f, attn_bwd_s += b;
+      if (op.kind == OpKind::kGemm) gemm_f += f, gemm_b += b;
     }
     switch (op.kind) {
       case OpKind::kGemm:
@@ -253,7 +258,9 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
           cp_bwd += b;
           break;  // exposure decided after the attention time is known
         }
-        double keep = op.overlappable ? (1 - ovl) : 1.0;
+        const bool tp_ovl = op.overlappable && op.group == Group::kTp;
+        if (tp_ovl) tp_ovl_f += f, tp_ovl_b += b;  // hidden below, bounded by the GEMMs
+        double keep = op.overlappable && !tp_ovl ? (1 - ovl) : 1.0;
         if (op.group == Group::kEp || op.group == Group::kEtp) keep *= 1 - s.ep_comm_overlap;
         const double fe = f * keep, be = b * keep;
         c.fwd_comm_s += fe;
@@ -278,6 +285,12 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     AddSelective(op, f, mods, sel);
     if (report) AppendOpReport(op, f, b, *report);
   }
+  const double tp_hid_f = ovl * std::min(tp_ovl_f, gemm_f);
+  const double tp_hid_b = ovl * std::min(tp_ovl_b, gemm_b);
+  c.fwd_comm_s -= tp_hid_f;
+  c.bwd_comm_s -= tp_hid_b;
+  c.tp_comm_s -= tp_hid_f + tp_hid_b;
+  fwd_rerun_comm -= tp_hid_f;
   // Ring context parallelism hides the K/V exchange behind the attention blocks.
   const bool ring = s.cp > 1 && !s.cp_a2a;
   const double cp_f = ring ? std::max(0.0, cp_fwd - attn_fwd_s * ovl) : cp_fwd;
