@@ -153,10 +153,12 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
                         "fine-tuning runs use)"};
   const bool fp8 = hw.peak_fp8_flops > 0;
   const std::string unnamed = name.empty() ? "" : "no profile is named '" + framework + "'; ";
-  if (fp8 && LooksLikeSmallScriptRun(shape))
+  // Only for a run whose stack nobody named: a named stack without a profile (Megatron-LM
+  // itself) keeps the GPU-class recipes.
+  if (fp8 && name.empty() && LooksLikeSmallScriptRun(shape))
     for (const Framework& f : Frameworks())
       if (f.fallback == "small-script")
-        return {&f, unnamed + "no profile matches the source: " + f.id +
+        return {&f, "no profile matches the source: " + f.id +
                         " for a small dense model (<= 2 B parameters) trained data-parallel "
                         "only on GPUs with FP8 tensor cores (the nanoGPT lineage of today's "
                         "small-model runs: torch.compile, DDP)"};

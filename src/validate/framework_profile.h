@@ -76,8 +76,9 @@ bool LooksLikeSmallScriptRun(const RunShape& shape);
 // today's recipes), "pre-fp8" otherwise (V100, A100: the 2020-21 Megatron-LM habits). A fine-tuning
 // case (a supervised or preference stage, or a PEFT method) that matches nothing takes the
 // "finetune" fallback profile before the GPU-class one. On GPUs with FP8 tensor cores, a
-// pre-training run that LooksLikeSmallScriptRun takes the "small-script" fallback profile (the
-// nanoGPT lineage of today's small-model runs: torch.compile, DDP) before the GPU-class one.
+// pre-training run with no framework named that LooksLikeSmallScriptRun takes the
+// "small-script" fallback profile (the nanoGPT lineage of today's small-model runs:
+// torch.compile, DDP) before the GPU-class one.
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune = false,
                           const RunShape& shape = {});

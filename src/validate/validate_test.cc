@@ -241,6 +241,8 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
   nlohmann::json named = j;
   named["framework"] = "torchtitan";
   EXPECT_EQ(framework(named), "torchtitan");
+  named["framework"] = "Megatron-LM";  // named, no profile of its own: the GPU-class recipes
+  EXPECT_EQ(framework(named), "generic-modern");
   // The generic fallback lists its unfused, eager execution too.
   auto modern = ParseValidationCase(big.dump(), "case");
   ASSERT_TRUE(modern.ok());
