@@ -120,6 +120,20 @@ TEST(Collectives, PcieRingsThatCrossTheSocketGetTheCrossSocketEfficiency) {
   EXPECT_EQ(ScaleupTableGroup(mi300, Placement{2, 2, 5}), 2);
 }
 
+// Every PCIe preset costs its collectives with a measured switch-tree table, never with the
+// NVLink-fitted scaleup_bus of the efficiency block it borrows (bug: rtx4090_24gb had none).
+TEST(Collectives, EveryPciePresetHasASwitchTreeTable) {
+  int pcie = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    const HardwareSpec hw = LoadHardware(id).value();
+    if (hw.scaleup_topology != "pcie") continue;
+    ++pcie;
+    EXPECT_FALSE(hw.scaleup_bus_by_group.empty()) << id;
+    EXPECT_FALSE(hw.scaleup_a2a_by_group.empty()) << id;
+  }
+  EXPECT_GE(pcie, 10);
+}
+
 TEST(Collectives, AllReduceFollowsBusBandwidthFormula) {
   // nccl-tests PERFORMANCE.md: busbw = algbw * 2(n-1)/n for all-reduce.
   HardwareSpec hw = Hw();
