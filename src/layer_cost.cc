@@ -40,6 +40,13 @@ Placements PlaceGroups(const Strategy& s, int domain) {
     return cost::Place(size[d], static_cast<int>(std::min<long long>(stride[d], 1LL << 30)), domain)
         .local;
   };
+  // The GPUs of one domain from the group's first to its last local member: each dimension
+  // moves the last member (local - 1) strides further (cost::Placement::span).
+  auto span = [&](std::initializer_list<Dim> dims) {
+    long long extent = 1;
+    for (Dim d : dims) extent += (fit(d) - 1) * stride[d];
+    return static_cast<int>(std::min<long long>(extent, std::max(domain, 1)));
+  };
   auto group = [&](std::initializer_list<Dim> dims) {
     cost::Placement p;
     p.size = 1;
@@ -48,6 +55,7 @@ Placements PlaceGroups(const Strategy& s, int domain) {
       p.size *= size[d];
       p.local *= fit(d);
     }
+    p.span = span(dims);
     return p;
   };
   Placements p;
@@ -56,6 +64,8 @@ Placements PlaceGroups(const Strategy& s, int domain) {
   p.dp_cp = group({kCp, kDp});
   // A pipeline neighbour is one pp stride away.
   p.pp = cost::Placement{s.pp > 1 ? 2 : 1, fit(kPp) >= 2 ? 2 : 1};
+  if (p.pp.local == 2)
+    p.pp.span = static_cast<int>(std::min<long long>(stride[kPp] + 1, std::max(domain, 1)));
   // Expert groups are laid over the tp x cp x dp ranks of a stage: etp innermost, then ep.
   const int etp = s.expert_tp();
   const cost::Placement block = group({kTp, kCp, kDp});
@@ -279,6 +289,10 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
   const int mods = s.recompute == Recompute::kSelective ? s.recompute_modules : 0;
   double attn_fwd_s = 0, attn_bwd_s = 0, cp_fwd = 0, cp_bwd = 0, fwd_rerun_comm = 0,
          first_saved = -1;
+  // TE's TP overlap (userbuffers) pipelines each TP collective with the GEMM next to it: it
+  // hides at most those GEMMs' time (summed over the layer, per pass), so small layers whose
+  // collectives outlast their GEMMs keep the difference exposed.
+  double tp_ovl_f = 0, tp_ovl_b = 0, gemm_f = 0, gemm_b = 0;
   Selective sel;
   Offload off;
   for (const graph::Op& op : ops) {
@@ -287,6 +301,7 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
       const OpTime t = CostCompute(op, hw, s, c);
       f = t.f, b = t.b;
       if (op.kind == OpKind::kAttention) attn_fwd_s += f, attn_bwd_s += b;
+      if (op.kind == OpKind::kGemm) gemm_f += f, gemm_b += b;
     }
     switch (op.kind) {
       case OpKind::kGemm:
@@ -302,7 +317,9 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
           cp_bwd += b;
           break;  // exposure decided after the attention time is known
         }
-        double keep = op.overlappable ? (1 - ovl) : 1.0;
+        const bool tp_ovl = op.overlappable && op.group == Group::kTp;
+        if (tp_ovl) tp_ovl_f += f, tp_ovl_b += b;  // hidden below, bounded by the GEMMs
+        double keep = op.overlappable && !tp_ovl ? (1 - ovl) : 1.0;
         if (op.group == Group::kEp || op.group == Group::kEtp) keep *= 1 - s.ep_comm_overlap;
         const double fe = f * keep, be = b * keep;
         c.fwd_comm_s += fe;
@@ -329,6 +346,12 @@ LayerCost CostOps(const std::vector<graph::Op>& ops, const HardwareSpec& hw, con
     AddSelective(op, f, mods, sel);
     if (report) AppendOpReport(op, f, b, *report);
   }
+  const double tp_hid_f = ovl * std::min(tp_ovl_f, gemm_f);
+  const double tp_hid_b = ovl * std::min(tp_ovl_b, gemm_b);
+  c.fwd_comm_s -= tp_hid_f;
+  c.bwd_comm_s -= tp_hid_b;
+  c.tp_comm_s -= tp_hid_f + tp_hid_b;
+  fwd_rerun_comm -= tp_hid_f;
   // Ring context parallelism hides the K/V exchange behind the attention blocks.
   const bool ring = s.cp > 1 && !s.cp_a2a;
   const double cp_f = ring ? std::max(0.0, cp_fwd - attn_fwd_s * ovl) : cp_fwd;

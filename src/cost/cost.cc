@@ -164,6 +164,17 @@ double CollectiveLatency(const HardwareSpec& hw, Coll c, Placement p) {
   return std::min(t_ring, t_tree);
 }
 
+int ScaleupTableGroup(const HardwareSpec& hw, Placement p) {
+  const int members = std::max(1, std::min(p.size, p.local));
+  // A PCIe switch tree (A100-PCIe servers: GPUs in pairs or fours under a switch, four per CPU
+  // socket) runs a ring at the pace of its slowest hop, the highest switch or socket link it
+  // crosses: its efficiency is the measured one of the contiguous group that spans the same
+  // GPUs (a DP pair of GPUs 0 and 4 crosses the sockets like the 8-GPU ring). On NVLink and on
+  // fully connected meshes (xGMI) each member has its own links: the member count decides.
+  if (hw.scaleup_topology != "pcie" || members <= 1 || p.span <= members) return members;
+  return std::min(p.span, std::max(hw.scaleup_domain, members));
+}
+
 double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes, double dedup_k) {
   const int n = p.size;
   if (n <= 1 || bytes <= 0 || c == Coll::kNone) return 0;
@@ -171,7 +182,8 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
   const bool intra = p.local >= n;
   // Bus efficiency of the scale-up part of the group: one figure on NVLink/NVSwitch, measured
   // per group size on PCIe switch trees (HardwareSpec::scaleup_bus_by_group).
-  const double su_bw = hw.scaleup_bw_bytes_per_s * hw.ScaleupBusEfficiency(std::min(n, p.local));
+  const int su_group = ScaleupTableGroup(hw, p);
+  const double su_bw = hw.scaleup_bw_bytes_per_s * hw.ScaleupBusEfficiency(su_group);
   // NCCL rings across nodes use one NIC per local member: bus bandwidth = local * NIC
   // (nccl-tests PERFORMANCE.md), never above the scale-up fabric.
   const double bus = intra ? su_bw : std::min(su_bw, p.local * hw.nic_bw_bytes_per_s * e.nic_bus);
@@ -186,7 +198,7 @@ double CollectiveTime(const HardwareSpec& hw, Coll c, Placement p, double bytes,
     case Coll::kReduceScatter:
       return frac * bytes / bus + alpha;
     case Coll::kAllToAll: {
-      const double su = hw.scaleup_bw_bytes_per_s * hw.ScaleupA2aEfficiency(std::min(n, p.local));
+      const double su = hw.scaleup_bw_bytes_per_s * hw.ScaleupA2aEfficiency(su_group);
       const double local = std::min(n, std::max(1, p.local));
       double on = bytes * (local - 1) / n;
       double off = bytes * (n - local) / n;

@@ -8,13 +8,23 @@
 namespace trainsim::cost {
 
 // Where a communication group sits: `size` ranks, `local` of them inside one scale-up domain.
+// `span`: the GPUs of that domain from its first to its last local member (rank stride x
+// (local - 1) + 1, summed over the group's dimensions); 0 when unknown, taken as `local`
+// (adjacent members). On a PCIe switch tree the span, not the member count, says which switch
+// and socket links the ring crosses.
 struct Placement {
   int size = 1;
   int local = 1;
+  int span = 0;
 };
 
 // Members of a group of `size` ranks with rank stride `stride` that share one scale-up domain.
 Placement Place(int size, int stride, int domain);
+
+// The group size whose measured scale-up efficiency (scaleup_bus_by_group, scaleup_a2a_by_group)
+// a collective over `p` gets: its local members, or on a PCIe switch tree the span of GPUs its
+// ring crosses.
+int ScaleupTableGroup(const HardwareSpec& hw, Placement p);
 
 // GEMM efficiency (fraction of the dtype's peak) for batch x [m x k]*[k x n].
 double GemmEfficiency(const HardwareSpec& hw, double m, double n, double k, double batch);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "layer_cost.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim::cost {
@@ -87,6 +88,50 @@ TEST(Collectives, PcieSwitchTreeSlowsDownWithTheGroupSize) {
   const HardwareSpec sxm = LoadHardware("a100_sxm_80gb").value();
   EXPECT_EQ(sxm.scaleup_topology, "nvlink");
   EXPECT_DOUBLE_EQ(sxm.ScaleupBusEfficiency(8), sxm.eff.scaleup_bus);
+}
+
+// On a PCIe switch tree a ring runs at its slowest hop: a group whose members sit far apart
+// crosses the socket link like the 8-GPU ring and gets its measured efficiency (tp 2 x dp 4: the
+// DP ring over GPUs 0, 2, 4, 6; tp 4 x dp 2: the DP pair 0, 4), while the contiguous TP group
+// keeps its own. NVLink and fully connected meshes (MI300X xGMI) go by the member count.
+TEST(Collectives, PcieRingsThatCrossTheSocketGetTheCrossSocketEfficiency) {
+  const HardwareSpec pcie = LoadHardware("a100_pcie_80gb").value();
+  Strategy s;
+  s.world_size = 8;
+  s.tp = 2;
+  Placements pl = PlaceGroups(s, pcie.scaleup_domain);
+  EXPECT_EQ(pl.tp.span, 2);
+  EXPECT_EQ(pl.dp_cp.local, 4);
+  EXPECT_EQ(pl.dp_cp.span, 7);
+  EXPECT_EQ(ScaleupTableGroup(pcie, pl.tp), 2);
+  EXPECT_EQ(ScaleupTableGroup(pcie, pl.dp_cp), 7);  // the table's 8-GPU entry
+  const double bytes = 1e9;
+  const double spread = CollectiveTime(pcie, Coll::kAllReduce, pl.dp_cp, bytes);
+  const double adjacent = CollectiveTime(pcie, Coll::kAllReduce, Placement{4, 4}, bytes);
+  const double lat = CollectiveLatency(pcie, Coll::kAllReduce, pl.dp_cp);
+  EXPECT_NEAR((spread - lat) / (adjacent - lat), 0.646 / 0.386, 1e-9);
+  s.tp = 4;
+  pl = PlaceGroups(s, pcie.scaleup_domain);
+  EXPECT_EQ(pl.dp_cp.span, 5);
+  EXPECT_DOUBLE_EQ(pcie.ScaleupBusEfficiency(ScaleupTableGroup(pcie, pl.dp_cp)), 0.386);
+  EXPECT_DOUBLE_EQ(pcie.ScaleupBusEfficiency(ScaleupTableGroup(pcie, pl.tp)), 0.646);
+  // xGMI: a pair uses one link wherever its members sit.
+  const HardwareSpec mi300 = LoadHardware("mi300x_192gb").value();
+  EXPECT_EQ(ScaleupTableGroup(mi300, Placement{2, 2, 5}), 2);
+}
+
+// Every PCIe preset costs its collectives with a measured switch-tree table, never with the
+// NVLink-fitted scaleup_bus of the efficiency block it borrows (bug: rtx4090_24gb had none).
+TEST(Collectives, EveryPciePresetHasASwitchTreeTable) {
+  int pcie = 0;
+  for (const std::string& id : ListHardwarePresets()) {
+    const HardwareSpec hw = LoadHardware(id).value();
+    if (hw.scaleup_topology != "pcie") continue;
+    ++pcie;
+    EXPECT_FALSE(hw.scaleup_bus_by_group.empty()) << id;
+    EXPECT_FALSE(hw.scaleup_a2a_by_group.empty()) << id;
+  }
+  EXPECT_GE(pcie, 10);
 }
 
 TEST(Collectives, AllReduceFollowsBusBandwidthFormula) {

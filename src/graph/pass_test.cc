@@ -110,5 +110,30 @@ TEST(Pass, FrozenWeightsSkipTheWeightGradient) {
   EXPECT_DOUBLE_EQ(t.bwd_flops - f.bwd_flops, t.wgrad_flops);
 }
 
+// TE's TP overlap hides a TP collective behind the GEMM beside it, so never more than the
+// layer's GEMM time: a short layer (512 tokens at tp 8) keeps most of its TP traffic exposed,
+// a long one (2 x 8192 tokens) hides all but the (1 - comm_overlap) share.
+TEST(Pass, TpOverlapHidesNoMoreThanTheGemms) {
+  const ModelSpec m = LoadModel("llama3-8b").value();
+  const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
+  const double keep = 1 - hw.eff.comm_overlap;
+  auto tp_comm = [&](int seq, int mbs, bool overlap) {
+    Strategy s;
+    s.tp = 8;
+    s.sp = true;
+    s.seq = seq;
+    s.mbs = mbs;
+    s.tp_comm_overlap = overlap;
+    std::vector<graph::Op> ops;
+    graph::BuildLayer(m, s, false, ops);
+    return CostOps(ops, hw, s, PlaceGroups(s, hw.scaleup_domain), false, nullptr).tp_comm_s;
+  };
+  const double short_off = tp_comm(512, 1, false), short_on = tp_comm(512, 1, true);
+  EXPECT_LT(short_on, short_off);
+  EXPECT_GT(short_on, 2 * keep * short_off);
+  const double long_off = tp_comm(8192, 2, false), long_on = tp_comm(8192, 2, true);
+  EXPECT_NEAR(long_on / long_off, keep, 1e-9);
+}
+
 }  // namespace
 }  // namespace trainsim

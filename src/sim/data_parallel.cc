@@ -100,6 +100,16 @@ void FsdpComm(const StepContext& c, const StagePlan& plan, const StageCost& cost
       per_mb * c.micro_batches + std::max(out.grad_s * (1 - ovl), out.grad_s - cost.bwd_s * ovl);
 }
 
+// The part of a pass that can hide the DP collectives: all of it, but where the DP group lies
+// inside one scale-up domain its collectives share the links (and NCCL's channels) with the
+// pass's own exposed TP/EP collectives, so only the rest of the pass hides them (one link
+// carries one stream's bytes at a time).
+double DpHideWindow(const StepContext& c, double pass_s, double pass_comm_s) {
+  const cost::Placement& g = c.pl.dp_cp;
+  if (g.size <= 1 || g.local < g.size) return pass_s;
+  return std::max(0.0, pass_s - pass_comm_s);
+}
+
 // ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step,
 // overlapped with the backward (and the next forward) when the strategy says so.
 void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
@@ -115,11 +125,13 @@ void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& 
               : 0.0;
   out.grad_bytes = (dense + expert) * c.grad_bytes_per_param;
   out.gather_bytes = sharded ? (dense + expert) * GatherBytesPerParam(c.s) : 0.0;
+  const double bwd_window = DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s);
+  const double fwd_window = DpHideWindow(c, cost.fwd_s, cost.sum.fwd_comm_s);
   const double g = c.s.overlap_grad_reduce
-                       ? std::max(out.grad_s * (1 - ovl), out.grad_s - cost.bwd_s * ovl)
+                       ? std::max(out.grad_s * (1 - ovl), out.grad_s - bwd_window * ovl)
                        : out.grad_s;
   const double a = c.s.overlap_param_gather
-                       ? std::max(out.gather_s * (1 - ovl), out.gather_s - cost.fwd_s * ovl)
+                       ? std::max(out.gather_s * (1 - ovl), out.gather_s - fwd_window * ovl)
                        : out.gather_s;
   out.exposed_s = g + a;
 }

@@ -3,6 +3,7 @@
 // replica and all-reduces across replicas.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "trainsim/trainsim.h"
@@ -136,6 +137,30 @@ TEST(Hsdp, ShardsWithinAReplicaAndAllReducesAcross) {
   auto bad = RunDp(1, false, 3);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().field(), "dist_opt_instances");
+}
+
+// Inside one PCIe node the DP gradient all-reduce and the backward's TP all-reduces share the
+// GPUs' links: the DP collective hides only behind the backward's compute, not behind its TP
+// communication (bug: it was hidden behind the whole backward, TP traffic included).
+TEST(DataParallelOverlap, SharedScaleupLinksHideNothingBehindTpTraffic) {
+  const HardwareSpec pcie = LoadHardware("a100_pcie_80gb").value();
+  Strategy s;
+  s.world_size = 8;
+  s.tp = 2;
+  s.mbs = 4;
+  s.gbs = 16;  // one micro-batch per rank
+  s.seq = 4096;
+  s.zero = 0;
+  s.overlap_grad_reduce = true;
+  auto r = Simulate(LoadModel("llama3-8b").value(), pcie, s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const StageReport& st = r->stages[0];
+  const double ovl = pcie.eff.comm_overlap;
+  const double whole_backward =
+      std::max(st.dp_grad_comm_s * (1 - ovl), st.dp_grad_comm_s - st.bwd_per_mb_s * ovl);
+  ASSERT_GT(r->time.exposed_tp_comm_s, 0);
+  // The backward carries about half of the step's TP traffic (its mirror of the forward's).
+  EXPECT_GT(r->time.exposed_dp_comm_s, whole_backward + 0.4 * ovl * r->time.exposed_tp_comm_s);
 }
 
 }  // namespace

@@ -201,6 +201,11 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.String("name", hw.name);
   if (Status s = ReadMetadata(j, r, hw, origin); !s.ok()) return s;
   r.Ignore("efficiency_from");  // resolved by ParseHardwareJson
+  if (r.Has("efficiency_gemm_scale") && (!r.Has("efficiency_from") || r.Has("efficiency")))
+    return Status::Invalid("efficiency_gemm_scale",
+                           "scales a borrowed block: needs efficiency_from and no efficiency")
+        .WithContext(origin);
+  r.Ignore("efficiency_gemm_scale");  // applied by InheritEfficiency
   if (r.Has("peak_tflops")) {
     if (Status s = ReadPeaks(j["peak_tflops"], hw, origin + ": peak_tflops"); !s.ok()) return s;
   }
@@ -463,6 +468,16 @@ Status InheritEfficiency(const json& j, HardwareSpec& hw, const std::string& ori
   auto base = ParseHardwareAt(*parent, from, depth + 1);
   if (!base.ok()) return base.status();
   hw.eff = base->eff;
+  // A GPU of the same family whose best measured GEMM reaches another fraction of its datasheet
+  // peak than the donor's (a power-limited PCIe card): the donor's gemm_max times the ratio of
+  // the two measured fractions (provenance in the file's notes).
+  if (j.contains("efficiency_gemm_scale")) {
+    const json& k = j["efficiency_gemm_scale"];
+    if (!k.is_number() || !(k.get<double>() > 0 && k.get<double>() <= 1.5))
+      return Status::Invalid("efficiency_gemm_scale", "must be a number in (0, 1.5]")
+          .WithContext(origin);
+    hw.eff.gemm_max *= k.get<double>();
+  }
   return Status::Ok();
 }
 

@@ -352,6 +352,28 @@ TEST(HardwareCatalog, OnlyFittedPresetsAreCalibrated) {
 
 // Every efficiency block a preset carries says where it comes from: fitted by `trainsim
 // calibrate` (fitted_date) or measured on this hardware (efficiency_measured, a non-empty text).
+// Power-limited PCIe cards reach a lower fraction of their datasheet GEMM peak than the SXM
+// donor whose block they borrow (mag-/gpu_benchmark best-shape bf16 matmul: H100 PCIe 499.5 of
+// 756, H100 SXM 792.1 of 989.4): the borrowed gemm_max is scaled by the ratio, and only a
+// borrowed block can be scaled.
+TEST(HardwareCatalog, BorrowedGemmCeilingFollowsTheMeasuredRatio) {
+  const HardwareSpec pcie = LoadHardware("h100_pcie_80gb").value();
+  const HardwareSpec sxm = LoadHardware("h100_sxm_80gb").value();
+  EXPECT_NEAR(pcie.eff.gemm_max / sxm.eff.gemm_max, (499.5 / 756) / (792.1 / 989.4), 1e-4);
+  EXPECT_DOUBLE_EQ(pcie.eff.mem, sxm.eff.mem);  // nothing else moves
+  EXPECT_EQ(CalibrationStatus(pcie), "uncalibrated (from h100_sxm_80gb)");
+  json own = Raw("h100_sxm_80gb");
+  own["efficiency_gemm_scale"] = 0.9;
+  auto refused = ParseHardwareJson(own.dump(), "own");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().field(), "efficiency_gemm_scale");
+  json out_of_range = Raw("h100_pcie_80gb");
+  out_of_range["efficiency_gemm_scale"] = 0;
+  auto zero = ParseHardwareJson(out_of_range.dump(), "zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().field(), "efficiency_gemm_scale");
+}
+
 TEST(HardwareCatalog, EveryEfficiencyBlockHasProvenance) {
   int blocks = 0;
   for (const std::string& id : ListHardwarePresets()) {

@@ -71,8 +71,12 @@ TEST(LoadHardwarePreset, InheritsEfficiencyFromTheNamedPreset) {
   auto pcie = LoadHardwarePreset("h100_pcie_80gb");
   auto sxm = LoadHardwarePreset("h100_sxm_80gb");
   ASSERT_TRUE(pcie.ok() && sxm.ok());
-  EXPECT_DOUBLE_EQ(pcie->eff.gemm_max, sxm->eff.gemm_max);
+  // gemm_max times the file's efficiency_gemm_scale (the measured PCIe/SXM matmul ratio).
+  EXPECT_NEAR(pcie->eff.gemm_max, sxm->eff.gemm_max * 0.8253, 1e-12);
   EXPECT_DOUBLE_EQ(pcie->eff.layer_overhead_us, sxm->eff.layer_overhead_us);
+  auto h200 = LoadHardwarePreset("h200_sxm_141gb");  // borrows the block unscaled
+  ASSERT_TRUE(h200.ok());
+  EXPECT_DOUBLE_EQ(h200->eff.gemm_max, sxm->eff.gemm_max);
   EXPECT_LT(pcie->peak_bf16_flops, sxm->peak_bf16_flops);
 }
 

@@ -427,6 +427,9 @@ void ReadLoopOptions(const std::string& notes, ValidationCase& c) {
     c.assumed.push_back({"eager_modules", "true",
                          "case notes list the row's optimisations; torch.compile is not among "
                          "them: eager RMSNorm, rotary and SiLU chains"});
+    // Replaces the profile's entry (listed when the profile was applied).
+    std::erase_if(c.assumed,
+                  [](const Assumption& a) { return a.field == "host_issue_us_per_kernel"; });
     c.assumed.push_back({"host_issue_us_per_kernel", "81",
                          "eager PyTorch (measured, data/frameworks.json \"about\")"});
   }

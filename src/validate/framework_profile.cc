@@ -117,8 +117,13 @@ const std::vector<Framework>& Frameworks() {
   return list;
 }
 
+bool LooksLikeSmallScriptRun(const RunShape& shape) {
+  return shape.params > 0 && shape.params <= kSmallRunMaxParams && !shape.moe && shape.tp == 1 &&
+         shape.pp == 1 && shape.cp == 1 && !shape.sharded;
+}
+
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
-                          const HardwareSpec& hw, bool finetune) {
+                          const HardwareSpec& hw, bool finetune, const RunShape& shape) {
   // Sources and framework names are compared without case: "NeMo", "nemo" and "NEMO" name the
   // same stack.
   const std::string name = Lower(framework), text = Lower(source);
@@ -147,10 +152,19 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
                         " for a fine-tuning case (the Hugging Face Trainer stacks most "
                         "fine-tuning runs use)"};
   const bool fp8 = hw.peak_fp8_flops > 0;
+  const std::string unnamed = name.empty() ? "" : "no profile is named '" + framework + "'; ";
+  // Only for a run whose stack nobody named: a named stack without a profile (Megatron-LM
+  // itself) keeps the GPU-class recipes.
+  if (fp8 && name.empty() && LooksLikeSmallScriptRun(shape))
+    for (const Framework& f : Frameworks())
+      if (f.fallback == "small-script")
+        return {&f, "no profile matches the source: " + f.id +
+                        " for a small dense model (<= 2 B parameters) trained data-parallel "
+                        "only on GPUs with FP8 tensor cores (the nanoGPT lineage of today's "
+                        "small-model runs: torch.compile, DDP)"};
   for (const Framework& f : Frameworks())
     if (f.fallback == (fp8 ? "fp8" : "pre-fp8"))
-      return {&f, (name.empty() ? "" : "no profile is named '" + framework + "'; ") +
-                      "no profile matches the source: " + f.id +
+      return {&f, unnamed + "no profile matches the source: " + f.id +
                       (fp8 ? " for GPUs with FP8 tensor cores (today's performance recipes)"
                            : " for GPUs before FP8 tensor cores (2020-21 Megatron-LM habits)")};
   static const Framework none = [] {

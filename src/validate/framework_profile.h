@@ -51,15 +51,37 @@ struct ProfilePick {
   std::string why;  // "profile X (source matches 'Y')" or why a fallback profile was taken
 };
 
+// What a run looks like, for choosing defaults when no profile names or matches its stack.
+struct RunShape {
+  double params = 0;  // total parameters; 0: unknown
+  int tp = 1, pp = 1, cp = 1;
+  bool moe = false;
+  bool sharded = false;  // the case states FSDP or ZeRO >= 2
+};
+
+// Largest model the small-run fallback serves: the 100 M - 2 B parameter regime of issue 9
+// (GPT-2 / Pythia-class models), which train in plain DDP (16-18 B of states per parameter
+// fit on one GPU) without model parallelism.
+inline constexpr double kSmallRunMaxParams = 2e9;
+
+// Whether no profile named or matched: the run looks like a single-script PyTorch pre-training
+// run (a dense model of at most kSmallRunMaxParams, no tensor, pipeline or context parallelism,
+// no sharded states).
+bool LooksLikeSmallScriptRun(const RunShape& shape);
+
 // The profile the case's `framework` field names (by id or `frameworks` list; a stack written as
 // components, "llama-factory+deepspeed", takes the first component that names one); else the
 // profile with the longest `match` substring in `source` (both ignore case); else the fallback
 // profile of the GPU's class: "fp8" when it has FP8 tensor cores (Hopper, Ada, Blackwell, MI300:
 // today's recipes), "pre-fp8" otherwise (V100, A100: the 2020-21 Megatron-LM habits). A fine-tuning
 // case (a supervised or preference stage, or a PEFT method) that matches nothing takes the
-// "finetune" fallback profile before the GPU-class one.
+// "finetune" fallback profile before the GPU-class one. On GPUs with FP8 tensor cores, a
+// pre-training run with no framework named that LooksLikeSmallScriptRun takes the
+// "small-script" fallback profile (the nanoGPT lineage of today's small-model runs:
+// torch.compile, DDP) before the GPU-class one.
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
-                          const HardwareSpec& hw, bool finetune = false);
+                          const HardwareSpec& hw, bool finetune = false,
+                          const RunShape& shape = {});
 
 // Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
 // domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).

@@ -67,6 +67,23 @@ bool IsFineTuningCase(const json& j) {
   return !method.empty() && method != "full";
 }
 
+// What the run looks like (model size, parallel sizes the case states; null sizes are 1), for
+// the fallback profile of a run no profile names.
+detail::RunShape Shape(const json& j, const ModelSpec& m) {
+  detail::RunShape r;
+  r.params = static_cast<double>(CountParams(m).total);
+  r.moe = m.is_moe();
+  if (!j.contains("parallel") || !j["parallel"].is_object()) return r;
+  const json& par = j["parallel"];
+  auto size = [&](const char* key) {
+    return par.contains(key) && par[key].is_number_integer() ? par[key].get<int>() : 1;
+  };
+  r.tp = size("tp"), r.pp = size("pp"), r.cp = size("cp");
+  r.sharded = (par.contains("fsdp") && par["fsdp"].is_boolean() && par["fsdp"].get<bool>()) ||
+              size("zero") >= 2;
+  return r;
+}
+
 std::string Family(const std::string& id) {
   auto dash = id.rfind('-');
   return dash == std::string::npos ? id : id.substr(0, dash);
@@ -144,12 +161,16 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   c.hw = std::move(hw).value();
 
   const detail::ProfilePick pick =
-      detail::PickFramework(framework, source, c.hw, IsFineTuningCase(j));
+      detail::PickFramework(framework, source, c.hw, IsFineTuningCase(j), Shape(j, c.model));
   c.framework = pick.fw->id;
   if (Status st = detail::FillCaseStrategy(j, where, pick, notes, c); !st.ok()) return st;
-  c.strategy.exec = pick.fw->exec;        // host issue rate, optimizer implementation
-  if (c.strategy.exec.fused_elementwise)  // memory-bound kernels at efficiency.mem_fused
-    c.assumed.push_back({"fused_elementwise", "true", pick.why});
+  c.strategy.exec = pick.fw->exec;  // host issue rate, optimizer implementation
+  // The profile's execution settings are defaults like any other: listed with the profile.
+  c.assumed.push_back({"host_issue_us_per_kernel",
+                       detail::NumberText(c.strategy.exec.host_issue_us_per_kernel), pick.why});
+  // Memory-bound kernels at efficiency.mem_fused (compiled / hand-fused) or at the fitted mem.
+  c.assumed.push_back(
+      {"fused_elementwise", c.strategy.exec.fused_elementwise ? "true" : "false", pick.why});
   ReadOptimizer(j, c.strategy.exec);
   detail::ReadLoopOptions(notes, c);
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())

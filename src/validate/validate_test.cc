@@ -192,6 +192,64 @@ TEST(ValidateAssumed, UnknownSourceOnA100Gets2021Habits) {
   EXPECT_EQ(Assumed(c->assumed).at("recompute").value, "full");
 }
 
+// A run no profile names that looks like a single-script PyTorch run (a dense model of at most
+// 2 B parameters, data-parallel only) on a GPU with FP8 tensor cores takes the nanoGPT lineage's
+// settings (torch.compile: fused element-wise work, 70 us host issue, DDP) and says so; TP, a
+// sharded run, a larger model or a pre-FP8 GPU keep the GPU-class fallback. The execution
+// settings are listed with the profile either way.
+TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["parallel"]["tp"] = 1;
+  j["parallel"]["zero"] = 0;
+  j["model"]["hidden_size"] = 768;
+  j["model"]["num_hidden_layers"] = 12;
+  j["model"]["num_attention_heads"] = 12;
+  j["model"]["num_key_value_heads"] = 12;
+  j["model"]["head_dim"] = 64;
+  j["model"]["intermediate_size"] = 3072;
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-small-script");
+  EXPECT_TRUE(c->strategy.exec.fused_elementwise);
+  EXPECT_DOUBLE_EQ(c->strategy.exec.host_issue_us_per_kernel, 70.0);
+  EXPECT_EQ(c->strategy.zero, 0);
+  const auto a = Assumed(c->assumed);
+  EXPECT_EQ(a.at("fused_elementwise").value, "true");
+  EXPECT_EQ(a.at("host_issue_us_per_kernel").value, "70");
+  EXPECT_NE(a.at("host_issue_us_per_kernel").why.find("small dense model"), std::string::npos);
+  const auto framework = [&](nlohmann::json k) {
+    auto r = ParseValidationCase(k.dump(), "case");
+    return r.ok() ? r->framework : r.status().message();
+  };
+  nlohmann::json tp = j;
+  tp["parallel"]["tp"] = 2;
+  EXPECT_EQ(framework(tp), "generic-modern");
+  nlohmann::json fsdp = j;
+  fsdp["parallel"]["fsdp"] = true;
+  EXPECT_EQ(framework(fsdp), "generic-modern");
+  nlohmann::json big = j;
+  big["model"]["hidden_size"] = 4096;
+  big["model"]["num_hidden_layers"] = 32;
+  big["model"]["num_attention_heads"] = 32;
+  big["model"]["num_key_value_heads"] = 32;
+  big["model"]["head_dim"] = 128;
+  big["model"]["intermediate_size"] = 11008;
+  EXPECT_EQ(framework(big), "generic-modern");
+  nlohmann::json a100 = j;
+  a100["hardware"] = "a100_sxm_80gb";
+  EXPECT_EQ(framework(a100), "generic-2021");
+  nlohmann::json named = j;
+  named["framework"] = "torchtitan";
+  EXPECT_EQ(framework(named), "torchtitan");
+  named["framework"] = "Megatron-LM";  // named, no profile of its own: the GPU-class recipes
+  EXPECT_EQ(framework(named), "generic-modern");
+  // The generic fallback lists its unfused, eager execution too.
+  auto modern = ParseValidationCase(big.dump(), "case");
+  ASSERT_TRUE(modern.ok());
+  EXPECT_EQ(Assumed(modern->assumed).at("fused_elementwise").value, "false");
+  EXPECT_EQ(Assumed(modern->assumed).at("host_issue_us_per_kernel").value, "30");
+}
+
 TEST(ValidateAssumed, NoTpOverlapOverPcie) {
   auto c = ParseValidationCase(UnknownSourceCase("h100_pcie_80gb"), "case");
   ASSERT_TRUE(c.ok()) << c.status().message();
