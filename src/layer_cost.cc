@@ -131,6 +131,27 @@ struct OpTime {
   double f = 0, b = 0;
 };
 
+// Attention without a flash kernel (Megatron-LM's local core attention, Hugging Face eager
+// attention, PyTorch's math SDPA): Q·K^T ([sq x d]·[d x sk] per head) writes the scores, a
+// fused scale-mask-softmax reads and rewrites them, P·V ([sq x sk]·[sk x dv]) reads them back.
+// Each matmul is costed as one GEMM of the same tiles (strided batches of equal shapes tile like
+// a dense GEMM, not like grouped expert GEMMs) and is bound by the larger of its compute and its
+// pass over the scores (with d = 64-128 the score GEMM is memory-bound). Masks are applied
+// after the matmul, so causal and windowed attention pay the whole square. The backward runs
+// dP = dO·V^T (writes dP), the softmax backward (reads P and dP, writes dS), dV = P^T·dO
+// (reads P) and dQ = dS·K, dK = dS^T·Q (each reads dS) (Korthikanti et al. 2022, Sec. 4: the
+// attention terms in s^2). op.bytes holds the forward's three passes over the 16-bit scores.
+OpTime UnfusedAttention(const graph::Op& op, const HardwareSpec& hw) {
+  const double rows = op.m * op.batch;
+  const double qk = cost::GemmTime(hw, DType::kBf16, rows, op.unfused_keys, op.k, 1);
+  const double pv = cost::GemmTime(hw, DType::kBf16, rows, op.value_dim, op.unfused_keys, 1);
+  const double pass = cost::MemoryTime(hw, op.bytes / 3);  // one pass over the scores
+  OpTime t;
+  t.f = std::max(qk, pass) + 2 * pass + std::max(pv, pass);
+  t.b = 2 * std::max(pv, pass) + 3 * pass + 2 * std::max(qk, pass);
+  return t;
+}
+
 // Forward and backward seconds of a GEMM, attention or memory-bound op, each kernel taking at
 // least kernel_floor_us (docs/MODEL.md, "Launch floor and host issue"); adds its compute time
 // and FLOPs to `c`.
@@ -152,6 +173,13 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
       break;
     }
     case OpKind::kAttention: {
+      if (!s.flash_attention && op.unfused_keys > 0) {
+        t = UnfusedAttention(op, hw);
+        t.f = std::max(t.f, op.fwd_kernels * floor_s);
+        t.b = std::max(t.b, op.bwd_kernels * floor_s);
+        c.bwd_flops += op.flops * op.bwd_flops_factor;
+        break;
+      }
       const cost::AttnKernel kernel = AttentionKernel(op, s);
       t.f = std::max(cost::AttentionTime(hw, op.flops, op.m, op.n, op.batch, false, kernel) +
                          cost::MemoryTime(hw, op.bytes),

@@ -237,6 +237,8 @@ void Attention(Ctx& c) {
       const double scores = b * heads * sq * sk;
       op.saved_extra_bytes = scores * (m.dropout ? 5.0 : 2.0);
       op.bytes = 3 * scores * kAct;  // materialized scores: write, softmax read/write
+      op.unfused_keys = sk;
+      op.value_dim = dv;
     }
     if (c.sh.phase != Phase::kTrain) {
       // Inference reads the cached keys and values of every position (MLA: the latent and the

@@ -49,7 +49,11 @@ struct Op {
   bool keep_bf16 = false;  // GEMM stays in BF16 under FP8 training (LM head)
   bool trainable = true;  // GEMM weights receive gradients (false: frozen, no weight-gradient GEMM)
   bool block_sparse = false;  // attention through a block-sparse kernel (FlexAttention)
-  bool fwd_only = false;      // a detached computation: no backward work (DoRA's weight norm)
+  // Attention without a flash kernel (Strategy::flash_attention false): the keys of each query
+  // the score matrix spans (all of them: masks are applied after the matmul) and the value
+  // head dimension, for its two batched GEMMs (layer_cost.cc, UnfusedAttention).
+  double unfused_keys = 0, value_dim = 0;
+  bool fwd_only = false;  // a detached computation: no backward work (DoRA's weight norm)
   // GPU kernels the op launches in forward and in backward (docs/MODEL.md, "Launch floor and
   // host issue"): one per GEMM, attention, memory-bound op and collective; the backward of a
   // GEMM is two (data and weight gradient), of attention and memory-bound ops about two.

@@ -213,6 +213,19 @@ void ResolveFineGrainedOffload(const std::map<std::string, std::string>& seen,
   }
 }
 
+// Core attention: Megatron-LM's local transformer implementation (and the legacy models) run
+// DotProductAttention, the unfused matmul-softmax-matmul with the scores materialised, unless
+// --use-flash-attn; the default transformer_engine implementation runs TE's fused attention.
+void ResolveAttention(const std::map<std::string, std::string>& seen, Strategy& s,
+                      MegatronReading& out) {
+  const bool local = Get(seen, "--transformer-impl") == "local" || Has(seen, "--use-legacy-models");
+  if (!local || Has(seen, "--use-flash-attn")) return;
+  s.flash_attention = false;
+  out.assumed.push_back({"use_flash_sdp", "false",
+                         "--transformer-impl local / --use-legacy-models without --use-flash-attn: "
+                         "Megatron-LM's unfused core attention (the scores are materialised)"});
+}
+
 }  // namespace
 
 Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
@@ -226,6 +239,7 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
   ResolveCudaGraphs(seen, s, out);
   if (Status st = ResolveCpuOffload(seen, s, out); !st.ok()) return st;
   ResolveFineGrainedOffload(seen, before, s, out);
+  ResolveAttention(seen, s, out);
   // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
   if (Has(seen, "--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
   if (Has(seen, "--grad-reduce-in-bf16")) s.main_grad_fp32 = false;

@@ -134,6 +134,7 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   s.ep_comm_overlap = fw.ep_overlap;
   s.moe_dedup_dispatch = fw.dedup;
   s.attention_kernel = fw.attention;
+  s.flash_attention = fw.flash_attention;
   if (dp) rec.Profile("overlap_grad_reduce", B(s.overlap_grad_reduce));
   if (dp && s.zero >= 1) rec.Profile("overlap_param_gather", B(s.overlap_param_gather));
   if (s.tp > 1)
@@ -144,7 +145,10 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   if (s.cp > 1) rec.Profile("cp_comm_type", s.cp_a2a ? "a2a" : "p2p");
   if (s.ep > 1) rec.Profile("ep_comm_overlap", NumberText(s.ep_comm_overlap));
   if (s.ep > 1) rec.Profile("moe_dedup_dispatch", B(s.moe_dedup_dispatch));
-  rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)));
+  if (s.flash_attention)
+    rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)));
+  else
+    rec.Profile("use_flash_sdp", "false", "unfused core attention: the scores are materialised");
   // A profile's pipeline schedule (nanotron's default all-forward-all-backward engine) applies
   // to a plain pipeline; an interleaved one (vpp > 1) keeps Megatron's interleaved 1F1B.
   if (s.pp > 1 && s.vpp <= 1 && !fw.schedule.empty())

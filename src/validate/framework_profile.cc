@@ -50,6 +50,7 @@ Framework ReadProfile(const json& f) {
   w.uneven = f.value("uneven_pipeline", false);
   w.ep_overlap = f.value("ep_comm_overlap", 0.0);
   w.dedup = f.value("moe_dedup_dispatch", false);
+  w.flash_attention = f.value("flash_attention", true);
   // An unknown name in the embedded file is caught by FrameworkProfiles.AttentionNamesParse.
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;

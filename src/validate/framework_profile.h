@@ -22,6 +22,9 @@ struct Framework {
   AttentionImpl attention = AttentionImpl::kFused;  // profile "attention": fused, fa2 or fa1
   double ep_overlap = 0;
   bool dedup = false;
+  // The stack's attention has a flash kernel (profile key flash_attention; false: the scores
+  // are materialised, Megatron-LM's core attention before FlashAttention).
+  bool flash_attention = true;
   bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)
   // LoRA-family dropout of the stack's fine-tuning script when a case does not state one
   // (profile key lora_dropout; 0: PEFT LoraConfig's default).
