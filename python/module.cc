@@ -61,7 +61,8 @@ ModelSpec SimulateModel(const py::object& model, MegatronJob* mg, Strategy& s) {
 py::object SimulatePy(const py::object& model, const py::object& hardware,
                       const py::object& strategy, const py::object& hw_override, bool detail,
                       const py::object& framework_config, const py::object& megatron_script,
-                      const py::object& megatron_script_args, const py::kwargs& kw) {
+                      const py::object& megatron_script_args, const py::object& framework,
+                      const py::kwargs& kw) {
   const HardwareSpec hw = HardwareArg(hardware, hw_override);
   std::optional<MegatronJob> mg =
       MegatronArg(megatron_script, megatron_script_args, framework_config);
@@ -73,6 +74,12 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
   Strategy finished =
       StrategyArg(strategy, kw, "simulate", given, fw ? &*fw : nullptr, mg ? &*mg : nullptr);
   const ModelSpec m = fw_model ? *fw_model : SimulateModel(model, &*mg, finished);
+  std::vector<Assumption> profile;  // framework=: its profile's defaults for the rest
+  if (!framework.is_none()) {
+    if (!py::isinstance<py::str>(framework))
+      RaiseType("framework: expected a str (a framework profile id)");
+    profile = Take(ApplyFrameworkProfile(framework.cast<std::string>(), hw, finished, given));
+  }
   if (fw)
     if (Status st = ResolveFrameworkLayout(*fw, finished, hw.gpus_per_node,
                                            kw.contains("dist_opt_instances"));
@@ -90,6 +97,10 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
       r.ignored.insert(r.ignored.end(), fw->ignored.begin(), fw->ignored.end());
     }
     if (rep.ok() && mg) AddMegatronNotes(*mg, rep.value());
+    if (rep.ok()) {
+      StepReport& r = rep.value();
+      r.assumed.insert(r.assumed.begin(), profile.begin(), profile.end());
+    }
     text = rep.ok() ? Result<std::string>(FormatReportJson(rep.value(), m, hw, finished))
                     : Result<std::string>(rep.status());
   }
@@ -156,10 +167,12 @@ PYBIND11_MODULE(trainsim, m) {
         py::arg("hardware") = "h100_sxm_80gb", py::kw_only(), py::arg("strategy") = py::none(),
         py::arg("hw_override") = py::none(), py::arg("detail") = false,
         py::arg("framework_config") = py::none(), py::arg("megatron_script") = py::none(),
-        py::arg("megatron_script_args") = py::none(),
+        py::arg("megatron_script_args") = py::none(), py::arg("framework") = py::none(),
         "simulate(model=None, hardware='h100_sxm_80gb', *, strategy=None, "
         "hw_override=None, detail=False, framework_config=None, megatron_script=None, "
-        "megatron_script_args=None, **settings) -> dict\n\n"
+        "megatron_script_args=None, framework=None, **settings) -> dict\n\n"
+        "framework: a framework profile id (framework_profiles()): its defaults for the "
+        "settings nothing else gives, listed in 'assumed', as `simulate --framework`. "
         "One training step, as `trainsim simulate --json`. model: None is llama3-8b, or the "
         "model of megatron_script (a Megatron-LM launch script's or argument string's text, run "
         "with megatron_script_args as its $1, $2, ...; as the CLI's --megatron-script, under "
@@ -173,6 +186,10 @@ PYBIND11_MODULE(trainsim, m) {
         "'text': the file's contents, 'deepspeed_text': the DeepSpeed config it names}, read as "
         "the CLI reads the file, under strategy and settings. Bad input raises ValueError with "
         "the CLI's message.");
+  m.def(
+      "framework_profiles", [] { return trainsim::FrameworkProfileIds(); },
+      "framework_profiles() -> list[str]\n\nThe framework profile ids simulate(framework=...) "
+      "takes (data/frameworks.json), as `simulate --framework`.");
   m.def("search", &SearchPy, py::arg("model") = "llama3-8b", py::arg("hardware") = "h100_sxm_80gb",
         "search(model='llama3-8b', hardware='h100_sxm_80gb', *, gbs, gpus=8, seq=4096, "
         "dtype='bf16', top=10, objective='time', memory_margin=0.05, threads=0, timeout_s=None, "

@@ -87,3 +87,36 @@ TEST(FrontEnd, MoeWithoutExpertTpAssumesTheRecipesEtpOne) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// `simulate --framework`: the profile fills only what no input gave, says so, and changes the
+// step the way the framework runs it; an unknown name lists the profiles.
+TEST(FrontEnd, FrameworkProfileFillsOnlyWhatNoInputGave) {
+  const HardwareSpec hw = LoadHardwarePreset("h100_sxm_80gb").value();
+  StrategyKeys given;
+  Strategy s =
+      FinishStrategy(Strategy{}, {{"world_size", "8"}, {"zero_state", "1"}}, given).value();
+  auto a = ApplyFrameworkProfile("torchtitan", hw, s, given);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(s.zero, 1);  // given: the profile's zero 3 does not replace it
+  EXPECT_EQ(s.attention_kernel, AttentionImpl::kFa2);
+  EXPECT_FALSE(s.fused_cross_entropy);
+  bool listed = false;
+  for (const Assumption& x : a.value()) {
+    EXPECT_NE(x.field, "zero_state");
+    EXPECT_NE(x.why.find("torchtitan"), std::string::npos);
+    listed = listed || x.field == "attention_kernel";
+  }
+  EXPECT_TRUE(listed);
+  EXPECT_TRUE(given.count("attention_kernel"));
+  Strategy t;
+  StrategyKeys none;
+  auto bad = ApplyFrameworkProfile("megatron", hw, t, none);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("megatron-bridge"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -198,6 +198,11 @@ Result<SimulateInputs> ResolveSimulateInputs(const SimulateArgs& a) {
   }
   auto strategy = BuildStrategy(a, in.fw, in.given, mg ? &*mg : nullptr);
   if (!strategy.ok()) return strategy.status();
+  if (!a.framework.empty()) {
+    auto profile = ApplyFrameworkProfile(a.framework, in.hw, strategy.value(), in.given);
+    if (!profile.ok()) return profile.status();
+    in.fw.assumed.insert(in.fw.assumed.end(), profile->begin(), profile->end());
+  }
   if (Status st =
           ResolveFrameworkBatch(in.fw, strategy.value(), a.strategy.count("global_batch_size") > 0);
       !st.ok())

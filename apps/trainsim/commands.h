@@ -34,6 +34,7 @@ struct SimulateArgs {
   std::string deepspeed_config, torchtitan_config;  // framework files (framework_files.h)
   std::string llamafactory, trl_args;               // LLaMA-Factory YAML, TRL arguments JSON
   std::string accelerate_config;                    // Hugging Face Accelerate config YAML
+  std::string framework;  // --framework: a framework profile's defaults for unstated settings
   bool AnyFrameworkFile() const {
     return !deepspeed_config.empty() || !torchtitan_config.empty() || !llamafactory.empty() ||
            !trl_args.empty() || !accelerate_config.empty();

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "trainsim/front_end.h"
 #include "trainsim/presets.h"
 
 namespace trainsim::cli {
@@ -21,6 +22,17 @@ void AddFrameworkFlags(CLI::App* c, SimulateArgs& a) {
   c->add_option("--accelerate-config", a.accelerate_config,
                 "Hugging Face Accelerate config YAML (FSDP, DeepSpeed, Megatron-LM, processes, "
                 "mixed precision; flags override)");
+  c->add_option(
+      "--framework", a.framework,
+      "run as this framework runs it: its profile's defaults (data/frameworks.json) for "
+      "the settings no other input gives, listed as assumed (" +
+          [] {
+            std::string ids;
+            for (const std::string& id : FrameworkProfileIds())
+              ids += (ids.empty() ? "" : ", ") + id;
+            return ids;
+          }() +
+          ")");
   if (CLI::Option* m = c->get_option_no_throw("--model"))
     m->each([&a](const std::string&) { a.model_given = true; });
 }

@@ -206,8 +206,8 @@ Result<ModelSpec> MegatronModel(const json& body, const MegatronJob& job, Strate
 }  // namespace
 
 Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_view>& more) {
-  std::vector<std::string_view> keys = {"model",    "hardware",         "hw_override",
-                                        "strategy", "framework_config", "megatron"};
+  std::vector<std::string_view> keys = {
+      "model", "hardware", "hw_override", "strategy", "framework_config", "megatron", "framework"};
   keys.insert(keys.end(), more.begin(), more.end());
   if (Status st = CheckKeys(body, keys); !st.ok()) return st;
   SimInputs in;
@@ -243,6 +243,16 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
   auto finished = FinishStrategy(s, {}, in.given);  // as the CLI and the Python module do
   if (!finished.ok()) return finished.status();
   in.strategy = std::move(finished).value();
+  // "framework": a framework profile's defaults for what nothing above gave (simulate
+  // --framework).
+  if (body.contains("framework") && !body["framework"].is_null()) {
+    if (!body["framework"].is_string())
+      return Status::Invalid("framework", "must be a string naming a framework profile");
+    auto profile = ApplyFrameworkProfile(body["framework"].get<std::string>(), in.hardware,
+                                         in.strategy, in.given);
+    if (!profile.ok()) return profile.status();
+    fw.assumed.insert(fw.assumed.end(), profile->begin(), profile->end());
+  }
   if (Status st = ResolveFrameworkBatch(fw, in.strategy, from_object.count("global_batch_size"));
       !st.ok())
     return st;

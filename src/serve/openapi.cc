@@ -217,7 +217,13 @@ json Components() {
                             {"hw_override", over},
                             {"strategy", {{"$ref", "#/components/schemas/Strategy"}}},
                             {"framework_config", FrameworkConfigSchema()},
-                            {"megatron", MegatronSchema()}}},
+                            {"megatron", MegatronSchema()},
+                            {"framework",
+                             {{"type", "string"},
+                              {"enum", FrameworkProfileIds()},
+                              {"description",
+                               "a framework profile: its defaults for the settings nothing "
+                               "else gives, listed in assumed (simulate --framework)"}}}}},
                           {"additionalProperties", false}};
   auto integer = [](const char* d) {
     return json{{"type", "integer"}, {"minimum", 1}, {"description", d}};

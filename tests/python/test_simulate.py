@@ -249,3 +249,14 @@ def test_framework_config_accelerate_hybrid_shard_equals_the_cli_file(ts):
                    "--accelerate-config", path, "--json")
     assert doc["strategy"] == cli["strategy"]
     assert doc["step_time_s"] == cli["step_time_s"]
+
+
+def test_framework_profile_equals_cli_json(ts):
+    """framework= is `simulate --framework`: the same report, the profile's defaults listed."""
+    assert "torchtitan" in ts.framework_profiles()
+    r = ts.simulate("llama3-8b", gpus=8, gbs=16, framework="torchtitan")
+    assert r == cli_json("simulate", "--model", "llama3-8b", "--gpus", "8", "--gbs", "16",
+                         "--framework", "torchtitan", "--json")
+    assert any("torchtitan" in a["why"] for a in r["assumed"])
+    with pytest.raises(ValueError, match="unknown framework profile"):
+        ts.simulate("llama3-8b", framework="megatron")
