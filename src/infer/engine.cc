@@ -114,6 +114,34 @@ HostCpu HostCpuOf(const HardwareSpec& hw) {
   return {};
 }
 
+InferenceBand InferenceBandOf(const std::string& engine, bool moe) {
+  const json& doc = EnginesDoc();
+  if (!doc.is_object() || !doc.contains("uncertainty") || !doc["uncertainty"].is_object())
+    return {};
+  const json& regimes = doc["uncertainty"].value("regimes", json::array());
+  const std::string kind = moe ? "moe" : "dense";
+  for (const std::string& name : {engine + "/" + kind, kind, std::string("all")})
+    for (const json& b : regimes) {
+      if (b.value("regime", "") != name) continue;
+      InferenceBand out{name, b.value("rel_below", 0.0), b.value("rel_above", 0.0),
+                        b.value("cases", 0)};
+      if (out.rel_below >= 0 && out.rel_below < 1 && out.rel_above >= 0) return out;
+    }
+  return {};
+}
+
+void ApplyInferenceBand(InferenceReport& r, bool moe) {
+  r.band = InferenceBandOf(r.profile.id, moe);
+  const double lo = 1 - r.band.rel_below, hi = 1 + r.band.rel_above;
+  r.output_tokens_per_s_low = r.output_tokens_per_s * lo;
+  r.output_tokens_per_s_high = r.output_tokens_per_s * hi;
+  // A latency is the reciprocal side of the same prediction: e^-b .. e^b of it.
+  r.ttft_s_low = r.ttft_s / hi;
+  r.ttft_s_high = r.ttft_s / lo;
+  r.tpot_s_low = r.tpot_s / hi;
+  r.tpot_s_high = r.tpot_s / lo;
+}
+
 std::string ApplyHardwareCalibration(EngineProfile& p, const HardwareSpec& hw) {
   for (const json& e : Engines()) {
     if (e.value("id", "") != p.id || !e.contains("by_hardware")) continue;

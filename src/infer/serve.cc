@@ -546,6 +546,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   NameBound(r.prefill);
   r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / s.gpus;
   r.launch_command = LaunchCommand(m.name, r);
+  infer::ApplyInferenceBand(r, m.is_moe());
   return r;
 }
 

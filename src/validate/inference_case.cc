@@ -148,6 +148,12 @@ CaseResult ScoreInferenceCase(const InferenceCase& c) {
     return r;
   }
   r.predicted_s = r.predicted_low_s = r.predicted_high_s = v.value();
+  // The report's 80 % band (InferenceBand), on the scored metric: throughputs scale down by
+  // (1 - rel_below) and up by (1 + rel_above), times the other way round.
+  const bool rate = c.metric == "output_tokens_per_s" || c.metric == "total_tokens_per_s";
+  const double lo = 1 - rep->band.rel_below, hi = 1 + rep->band.rel_above;
+  r.predicted_low_s = v.value() * (rate ? lo : 1 / hi);
+  r.predicted_high_s = v.value() * (rate ? hi : 1 / lo);
   r.error = (r.predicted_s - r.target_s) / r.target_s;
   r.regime = "inference:" + c.metric;
   r.assumed = c.assumed;
