@@ -67,6 +67,25 @@ def band(name, errors):
             "rel_above": round(max(0.01, math.expm1(b)), 4)}
 
 
+def honest_check(rows, errors):
+    """Coverage of each held-out group (a GPU of inf_trtllm, a model of inf_qwen25) by the band
+    of its ENGINE/kind regime built from the other groups' residuals only."""
+    def group(c):
+        return c["hardware"] if engine_of(c) == "tensorrt-llm" else c["model"]["name"]
+
+    def kind(c):
+        return engine_of(c) + ("/moe" if c["model"].get("moe") else "/dense")
+
+    scored = [c for c in rows if c["id"] in errors]
+    inside = 0
+    for c in scored:
+        others = sorted(abs(math.log(1 / (1 + errors[o["id"]]))) for o in scored
+                        if group(o) != group(c) and kind(o) == kind(c))
+        inside += abs(math.log(1 / (1 + errors[c["id"]]))) <= quantile(others, COVERAGE)
+    print(f"held-out coverage, each group against the band of the others: {inside} of "
+          f"{len(scored)} ({100 * inside / max(1, len(scored)):.1f} %)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build"); ap.add_argument("cases")
@@ -117,6 +136,7 @@ def main():
         for name in (f"{eng}/{moe}", moe, "all"):
             groups.setdefault(name, []).append(errors[c["id"]])
     regimes = [band(n, v) for n, v in sorted(groups.items()) if len(v) >= MIN_CASES]
+    honest_check(rows, errors)
     for r in regimes:
         print(f"{r['regime']:22s} n={r['cases']:4d} -{100 * r['rel_below']:.1f} % / "
               f"+{100 * r['rel_above']:.1f} %")
