@@ -133,8 +133,10 @@ InferenceBand InferenceBandOf(const std::string& engine, bool moe) {
 void ApplyInferenceBand(InferenceReport& r, bool moe) {
   r.band = InferenceBandOf(r.profile.id, moe);
   const double lo = 1 - r.band.rel_below, hi = 1 + r.band.rel_above;
-  r.output_tokens_per_s_low = r.output_tokens_per_s * lo;
-  r.output_tokens_per_s_high = r.output_tokens_per_s * hi;
+  // Served below saturation the throughput is the offered load (rate x output), not a prediction.
+  const bool offered = r.online && !r.serving.saturated;
+  r.output_tokens_per_s_low = r.output_tokens_per_s * (offered ? 1 : lo);
+  r.output_tokens_per_s_high = r.output_tokens_per_s * (offered ? 1 : hi);
   // A latency is the reciprocal side of the same prediction: e^-b .. e^b of it.
   r.ttft_s_low = r.ttft_s / hi;
   r.ttft_s_high = r.ttft_s / lo;

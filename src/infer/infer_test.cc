@@ -433,6 +433,15 @@ TEST(Infer, BandBracketsTheHeadlineFiguresByRegime) {
   EXPECT_NEAR(r->tpot_s_low, r->tpot_s / (1 + r->band.rel_above), 1e-12);
   EXPECT_LT(r->tpot_s_low, r->tpot_s);
   EXPECT_GT(r->tpot_s_high, r->tpot_s);
+  // At a rate the layout sustains, the throughput is the offered load: no band on it.
+  s.batch = 0;
+  s.request_rate = 1;
+  auto served = SimulateInference(m, hw, s);
+  ASSERT_TRUE(served.ok()) << served.status().message();
+  ASSERT_FALSE(served->serving.saturated);
+  EXPECT_EQ(served->output_tokens_per_s_low, served->output_tokens_per_s);
+  EXPECT_EQ(served->output_tokens_per_s_high, served->output_tokens_per_s);
+  EXPECT_LT(served->tpot_s_low, served->tpot_s);
   EXPECT_EQ(infer::InferenceBandOf("tensorrt-llm", true).regime, "tensorrt-llm/moe");
   // No SGLang case and no vLLM MoE case: every engine's residuals of that kind.
   EXPECT_EQ(infer::InferenceBandOf("sglang", false).regime, "dense");
