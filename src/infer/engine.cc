@@ -144,15 +144,46 @@ void ApplyInferenceBand(InferenceReport& r, bool moe) {
   r.tpot_s_high = r.tpot_s / lo;
 }
 
+namespace {
+
+bool Names(const json& id, const HardwareSpec& hw) {
+  return id == hw.id || (!hw.instance_of.empty() && id == hw.instance_of);
+}
+
+// The presets of `hw`'s GPU die ("gpu_dies" of data/inference_engines.json), empty if none.
+std::vector<std::string> DieSiblings(const HardwareSpec& hw) {
+  const json& doc = EnginesDoc();
+  if (doc.is_object() && doc.contains("gpu_dies"))
+    for (const json& d : doc["gpu_dies"]) {
+      const json& ids = d.value("hardware", json::array());
+      for (const json& id : ids)
+        if (Names(id, hw)) return ids.get<std::vector<std::string>>();
+    }
+  return {};
+}
+
+}  // namespace
+
 std::string ApplyHardwareCalibration(EngineProfile& p, const HardwareSpec& hw) {
   for (const json& e : Engines()) {
     if (e.value("id", "") != p.id || !e.contains("by_hardware")) continue;
-    for (const auto& [id, keys] : e["by_hardware"].items()) {
-      if (id != hw.id && (hw.instance_of.empty() || id != hw.instance_of)) continue;
+    const json& fits = e["by_hardware"];
+    auto apply = [&p](const json& keys) {
       p.moe_gemm_efficiency = keys.value("moe_gemm_efficiency", p.moe_gemm_efficiency);
       p.moe_hbm_fraction = keys.value("moe_hbm_fraction", p.moe_hbm_fraction);
-      return id;
-    }
+    };
+    for (const auto& [id, keys] : fits.items())
+      if (Names(id, hw)) {
+        apply(keys);
+        return id;
+      }
+    // No fit of its own: a fit on another preset of the same GPU die (the same fused-MoE
+    // kernels on the same SMs), in the die's listed order.
+    for (const std::string& id : DieSiblings(hw))
+      if (fits.contains(id)) {
+        apply(fits[id]);
+        return id + " (same GPU die)";
+      }
   }
   return "";
 }

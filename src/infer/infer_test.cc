@@ -506,7 +506,12 @@ TEST(Infer, MoeCalibrationPerHardwareOrBorrowed) {
   EXPECT_EQ(infer::ApplyHardwareCalibration(a3, Hw("gcp_a3_highgpu_8g")), "h100_sxm_80gb");
   EXPECT_DOUBLE_EQ(a3.moe_gemm_efficiency, h100.moe_gemm_efficiency);
   EXPECT_DOUBLE_EQ(a3.moe_hbm_fraction, h100.moe_hbm_fraction);
-  EngineProfile h20 = shared;
+  // No fit of its own, but the die of a preset that has one (gpu_dies): that fit.
+  EngineProfile h800 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(h800, Hw("h800_sxm_80gb")),
+            "h100_sxm_80gb (same GPU die)");
+  EXPECT_DOUBLE_EQ(h800.moe_hbm_fraction, h100.moe_hbm_fraction);
+  EngineProfile h20 = shared;  // a cut-down die: listed nowhere, the shared values
   EXPECT_EQ(infer::ApplyHardwareCalibration(h20, Hw("h20_96gb")), "");
   EXPECT_DOUBLE_EQ(h20.moe_gemm_efficiency, shared.moe_gemm_efficiency);
   EXPECT_DOUBLE_EQ(h20.moe_hbm_fraction, shared.moe_hbm_fraction);

@@ -101,7 +101,9 @@ Status ResolveDefaults(const ModelSpec& m, const HardwareSpec& hw, InferenceSpec
       assumed.push_back({"moe_calibration", fitted.empty() ? "shared" : fitted,
                          fitted.empty() ? "the engine's MoE constants fitted on every GPU's rows "
                                           "(none fitted for this hardware: borrowed)"
-                                        : "the engine's MoE constants fitted on this GPU's rows"});
+                                        : "the engine's MoE constants fitted on this GPU's rows "
+                                          "(or, where it has none, on a preset of the same GPU "
+                                          "die: gpu_dies)"});
   }
   EngineProfile& e = s.profile;
   if (s.gpu_memory_utilization > 0)
