@@ -140,6 +140,7 @@ def main():
                          "(e.g. hardware=gb200, id=inf_qwen25)")
     ap.add_argument("--start", help="engine file to start from (default: data/inference_engines.json)")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--dump", help="write the fitted engine file here (not into data/)")
     ap.add_argument("--shared-only", action="store_true",
                     help="fit only the shared keys (no by_hardware phase)")
     a = ap.parse_args()
@@ -167,6 +168,8 @@ def main():
     print("final", {e: round(100 * v, 2) for e, v in best.items()})
     if a.write:
         DATA.write_text(json.dumps(doc, indent=2) + "\n")
+    if a.dump:
+        pathlib.Path(a.dump).write_text(json.dumps(doc, indent=2) + "\n")
     print(json.dumps({e: {k: get(doc, engines, e, k) for k in FREE.get(e, []) + PER_HARDWARE.get(e, [])
                           if has(engines, e, k)} for e in engines},
                      indent=1))

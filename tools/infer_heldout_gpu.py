@@ -3,7 +3,8 @@
 
 For each GPU of the inf_trtllm family: fit the tensorrt-llm profile's calibrated keys on the
 other GPUs' rows (tools/fit_inference.py --hold-out hardware=GPU, from the hand-set start
-values below, not from the shipped fit), score that GPU's rows with it. Prints the held-out
+values below, not from the shipped fit), score that GPU's rows with it (the held-out GPU takes
+the MoE fit of a preset with the same GPU die, gpu_dies in data/inference_engines.json). Prints the held-out
 MAPE per GPU and weighted over all rows, and the in-sample MAPE of a fit from the same start.
 Usage: tools/infer_heldout_gpu.py BUILD_DIR CASES.jsonl [--rounds 3]
 """

@@ -89,6 +89,13 @@ void PrintPhase(const char* name, const PhaseBreakdown& b) {
 void PrintInferenceText(const InferenceReport& r) {
   std::printf("TTFT %.3f ms   TPOT %.3f ms   output %.1f tokens/s (%.1f per GPU)\n", 1e3 * r.ttft_s,
               1e3 * r.tpot_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu);
+  if (!r.band.regime.empty())
+    std::printf(
+        "80 %% band (%s regime, %d held-out cases): output %.1f - %.1f tokens/s (-%.0f %% / +%.0f "
+        "%%), TTFT %.3f - %.3f ms, TPOT %.3f - %.3f ms\n",
+        r.band.regime.c_str(), r.band.cases, r.output_tokens_per_s_low, r.output_tokens_per_s_high,
+        100 * r.band.rel_below, 100 * r.band.rel_above, 1e3 * r.ttft_s_low, 1e3 * r.ttft_s_high,
+        1e3 * r.tpot_s_low, 1e3 * r.tpot_s_high);
   std::printf("batch %g per replica x %d replicas; engine %s; fits: %s%s%s\n", r.batch, r.replicas,
               r.profile.id.c_str(), r.fits ? "yes" : "no", r.fits ? "" : " - ", r.why_not.c_str());
   std::printf(

@@ -197,6 +197,16 @@ struct ServingLatency {
   bool saturated = false;  // the rate exceeds what the layout sustains: queues grow without bound
 };
 
+// 80 % band of an inference prediction (docs/VALIDATION.md, "Inference band"): the headline
+// figures x (1 - rel_below) .. x (1 + rel_above) = x e^-b .. x e^b, b the 80th percentile of
+// |ln(measured / predicted)| over the held-out inference cases of `regime` (the
+// "uncertainty" table of data/inference_engines.json); cases = how many. Empty regime: none.
+struct InferenceBand {
+  std::string regime;
+  double rel_below = 0, rel_above = 0;
+  int cases = 0;
+};
+
 struct InferenceReport {
   double ttft_s = 0;  // prefill of one admitted batch (fixed batch) / mean over the run (offline)
   double tpot_s = 0;  // mean time between output tokens of one sequence
@@ -230,6 +240,13 @@ struct InferenceReport {
   DisaggregatedServing disagg;
   EngineProfile profile;
   std::vector<Assumption> assumed;
+  // The band of the headline throughput and latencies (InferenceBand): a throughput's low end
+  // is its value x (1 - rel_below); a latency's low end is its value / (1 + rel_above), so the
+  // slow end of each is the same prediction.
+  InferenceBand band;
+  double output_tokens_per_s_low = 0, output_tokens_per_s_high = 0;
+  double ttft_s_low = 0, ttft_s_high = 0;
+  double tpot_s_low = 0, tpot_s_high = 0;
 };
 
 // "P:D" or the xPyD spelling ("2P4D", "1p1d"): P prefill and D decode instances, both >= 1;

@@ -62,7 +62,7 @@ struct ValidationSummary {
   int n = 0, skipped = 0, mem_n = 0;
   double mape = 0, mem_mape = 0;
   int band_inside = 0;       // scored cases whose target lies inside [predicted_low_s, high_s]
-  int band_n = 0;            // scored cases that carry a band (inference cases have none yet)
+  int band_n = 0;            // scored cases that carry a band (width > 0)
   double band_coverage = 0;  // band_inside / band_n
 };
 

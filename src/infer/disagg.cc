@@ -11,6 +11,7 @@
 #include <string>
 
 #include "infer/rate.h"
+#include "infer/step.h"
 
 namespace trainsim {
 namespace infer {
@@ -325,6 +326,7 @@ Result<InferenceReport> SimulateDisaggregated(const ModelSpec& m, const Hardware
   r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / s.gpus;
   Goodput(s, r);
   r.launch_command = LaunchLines(m, pools.value(), s, r);
+  ApplyInferenceBand(r, m.is_moe());  // the colocated residuals' band: none measured disaggregated
   return r;
 }
 

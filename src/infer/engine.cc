@@ -114,15 +114,76 @@ HostCpu HostCpuOf(const HardwareSpec& hw) {
   return {};
 }
 
+InferenceBand InferenceBandOf(const std::string& engine, bool moe) {
+  const json& doc = EnginesDoc();
+  if (!doc.is_object() || !doc.contains("uncertainty") || !doc["uncertainty"].is_object())
+    return {};
+  const json& regimes = doc["uncertainty"].value("regimes", json::array());
+  const std::string kind = moe ? "moe" : "dense";
+  for (const std::string& name : {engine + "/" + kind, kind, std::string("all")})
+    for (const json& b : regimes) {
+      if (b.value("regime", "") != name) continue;
+      InferenceBand out{name, b.value("rel_below", 0.0), b.value("rel_above", 0.0),
+                        b.value("cases", 0)};
+      if (out.rel_below >= 0 && out.rel_below < 1 && out.rel_above >= 0) return out;
+    }
+  return {};
+}
+
+void ApplyInferenceBand(InferenceReport& r, bool moe) {
+  r.band = InferenceBandOf(r.profile.id, moe);
+  const double lo = 1 - r.band.rel_below, hi = 1 + r.band.rel_above;
+  // Served below saturation the throughput is the offered load (rate x output), not a prediction.
+  const bool offered = r.online && !r.serving.saturated;
+  r.output_tokens_per_s_low = r.output_tokens_per_s * (offered ? 1 : lo);
+  r.output_tokens_per_s_high = r.output_tokens_per_s * (offered ? 1 : hi);
+  // A latency is the reciprocal side of the same prediction: e^-b .. e^b of it.
+  r.ttft_s_low = r.ttft_s / hi;
+  r.ttft_s_high = r.ttft_s / lo;
+  r.tpot_s_low = r.tpot_s / hi;
+  r.tpot_s_high = r.tpot_s / lo;
+}
+
+namespace {
+
+bool Names(const json& id, const HardwareSpec& hw) {
+  return id == hw.id || (!hw.instance_of.empty() && id == hw.instance_of);
+}
+
+// The presets of `hw`'s GPU die ("gpu_dies" of data/inference_engines.json), empty if none.
+std::vector<std::string> DieSiblings(const HardwareSpec& hw) {
+  const json& doc = EnginesDoc();
+  if (doc.is_object() && doc.contains("gpu_dies"))
+    for (const json& d : doc["gpu_dies"]) {
+      const json& ids = d.value("hardware", json::array());
+      for (const json& id : ids)
+        if (Names(id, hw)) return ids.get<std::vector<std::string>>();
+    }
+  return {};
+}
+
+}  // namespace
+
 std::string ApplyHardwareCalibration(EngineProfile& p, const HardwareSpec& hw) {
   for (const json& e : Engines()) {
     if (e.value("id", "") != p.id || !e.contains("by_hardware")) continue;
-    for (const auto& [id, keys] : e["by_hardware"].items()) {
-      if (id != hw.id && (hw.instance_of.empty() || id != hw.instance_of)) continue;
+    const json& fits = e["by_hardware"];
+    auto apply = [&p](const json& keys) {
       p.moe_gemm_efficiency = keys.value("moe_gemm_efficiency", p.moe_gemm_efficiency);
       p.moe_hbm_fraction = keys.value("moe_hbm_fraction", p.moe_hbm_fraction);
-      return id;
-    }
+    };
+    for (const auto& [id, keys] : fits.items())
+      if (Names(id, hw)) {
+        apply(keys);
+        return id;
+      }
+    // No fit of its own: a fit on another preset of the same GPU die (the same fused-MoE
+    // kernels on the same SMs), in the die's listed order.
+    for (const std::string& id : DieSiblings(hw))
+      if (fits.contains(id)) {
+        apply(fits[id]);
+        return id + " (same GPU die)";
+      }
   }
   return "";
 }

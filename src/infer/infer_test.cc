@@ -404,6 +404,48 @@ TEST(Infer, InferenceCasesStayUnderTheRatchet) {
   EXPECT_LE(res->mape, ratchet["inference_time_mape_max"].get<double>());
   for (const FamilyStats& f : res->families)
     EXPECT_LE(f.mape, ratchet["inference_family_mape_max"].get<double>()) << f.family;
+  // Every case carries the 80 % band of its regime, and the band holds the measurement often
+  // enough (held-out residuals: in-sample it should cover at least 80 %).
+  EXPECT_EQ(res->band_n, res->n);
+  EXPECT_GE(res->band_coverage, ratchet["inference_band_coverage_min"].get<double>());
+}
+
+// The band (data/inference_engines.json "uncertainty", docs/VALIDATION.md): an engine's regime
+// by MoE / dense, falling back to that kind over every engine and to "all"; a throughput's low
+// end is the slow end of the same prediction as its latencies' high ends.
+TEST(Infer, BandBracketsTheHeadlineFiguresByRegime) {
+  const ModelSpec m = Model("llama3-70b");
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  InferenceSpec s;
+  s.gpus = s.tp = 4;
+  s.batch = 16;
+  s.prompt_len = 1024;
+  s.output_len = 256;
+  s.engine = "tensorrt-llm";
+  auto r = SimulateInference(m, hw, s);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->band.regime, "tensorrt-llm/dense");
+  EXPECT_GE(r->band.cases, 15);
+  EXPECT_GT(r->band.rel_below, 0.01);
+  EXPECT_NEAR(r->output_tokens_per_s_low, r->output_tokens_per_s * (1 - r->band.rel_below), 1e-9);
+  EXPECT_NEAR(r->output_tokens_per_s_high, r->output_tokens_per_s * (1 + r->band.rel_above), 1e-9);
+  EXPECT_NEAR(r->ttft_s_high, r->ttft_s / (1 - r->band.rel_below), 1e-12);
+  EXPECT_NEAR(r->tpot_s_low, r->tpot_s / (1 + r->band.rel_above), 1e-12);
+  EXPECT_LT(r->tpot_s_low, r->tpot_s);
+  EXPECT_GT(r->tpot_s_high, r->tpot_s);
+  // At a rate the layout sustains, the throughput is the offered load: no band on it.
+  s.batch = 0;
+  s.request_rate = 1;
+  auto served = SimulateInference(m, hw, s);
+  ASSERT_TRUE(served.ok()) << served.status().message();
+  ASSERT_FALSE(served->serving.saturated);
+  EXPECT_EQ(served->output_tokens_per_s_low, served->output_tokens_per_s);
+  EXPECT_EQ(served->output_tokens_per_s_high, served->output_tokens_per_s);
+  EXPECT_LT(served->tpot_s_low, served->tpot_s);
+  EXPECT_EQ(infer::InferenceBandOf("tensorrt-llm", true).regime, "tensorrt-llm/moe");
+  // No SGLang case and no vLLM MoE case: every engine's residuals of that kind.
+  EXPECT_EQ(infer::InferenceBandOf("sglang", false).regime, "dense");
+  EXPECT_EQ(infer::InferenceBandOf("vllm", true).regime, "moe");
 }
 
 TEST(Infer, SpeculativeDecodingTokensPerStepAndCost) {
@@ -464,7 +506,12 @@ TEST(Infer, MoeCalibrationPerHardwareOrBorrowed) {
   EXPECT_EQ(infer::ApplyHardwareCalibration(a3, Hw("gcp_a3_highgpu_8g")), "h100_sxm_80gb");
   EXPECT_DOUBLE_EQ(a3.moe_gemm_efficiency, h100.moe_gemm_efficiency);
   EXPECT_DOUBLE_EQ(a3.moe_hbm_fraction, h100.moe_hbm_fraction);
-  EngineProfile h20 = shared;
+  // No fit of its own, but the die of a preset that has one (gpu_dies): that fit.
+  EngineProfile h800 = shared;
+  EXPECT_EQ(infer::ApplyHardwareCalibration(h800, Hw("h800_sxm_80gb")),
+            "h100_sxm_80gb (same GPU die)");
+  EXPECT_DOUBLE_EQ(h800.moe_hbm_fraction, h100.moe_hbm_fraction);
+  EngineProfile h20 = shared;  // a cut-down die: listed nowhere, the shared values
   EXPECT_EQ(infer::ApplyHardwareCalibration(h20, Hw("h20_96gb")), "");
   EXPECT_DOUBLE_EQ(h20.moe_gemm_efficiency, shared.moe_gemm_efficiency);
   EXPECT_DOUBLE_EQ(h20.moe_hbm_fraction, shared.moe_hbm_fraction);

@@ -21,6 +21,16 @@ std::string InferenceReportJson(const InferenceReport& r, int indent) {
   j["tpot_s"] = r.tpot_s;
   j["output_tokens_per_s"] = r.output_tokens_per_s;
   j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s_per_gpu;
+  j["output_tokens_per_s_low"] = r.output_tokens_per_s_low;
+  j["output_tokens_per_s_high"] = r.output_tokens_per_s_high;
+  j["ttft_s_low"] = r.ttft_s_low;
+  j["ttft_s_high"] = r.ttft_s_high;
+  j["tpot_s_low"] = r.tpot_s_low;
+  j["tpot_s_high"] = r.tpot_s_high;
+  j["uncertainty"] = {{"regime", r.band.regime},
+                      {"cases", r.band.cases},
+                      {"rel_below", r.band.rel_below},
+                      {"rel_above", r.band.rel_above}};
   j["weights_bytes"] = r.weights_bytes;
   j["kv_cache_bytes"] = r.kv_cache_bytes;
   j["max_concurrent_sequences"] = r.max_concurrent_sequences;

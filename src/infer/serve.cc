@@ -101,7 +101,9 @@ Status ResolveDefaults(const ModelSpec& m, const HardwareSpec& hw, InferenceSpec
       assumed.push_back({"moe_calibration", fitted.empty() ? "shared" : fitted,
                          fitted.empty() ? "the engine's MoE constants fitted on every GPU's rows "
                                           "(none fitted for this hardware: borrowed)"
-                                        : "the engine's MoE constants fitted on this GPU's rows"});
+                                        : "the engine's MoE constants fitted on this GPU's rows "
+                                          "(or, where it has none, on a preset of the same GPU "
+                                          "die: gpu_dies)"});
   }
   EngineProfile& e = s.profile;
   if (s.gpu_memory_utilization > 0)
@@ -546,6 +548,7 @@ Result<InferenceReport> SimulateInference(const ModelSpec& m, const HardwareSpec
   NameBound(r.prefill);
   r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / s.gpus;
   r.launch_command = LaunchCommand(m.name, r);
+  infer::ApplyInferenceBand(r, m.is_moe());
   return r;
 }
 

@@ -69,6 +69,12 @@ struct HostCpu {
   std::string provenance;
 };
 HostCpu HostCpuOf(const HardwareSpec& hw);
+// The band of a prediction by `engine` of a MoE or dense model: the most specific regime of the
+// "uncertainty" table of data/inference_engines.json ("ENGINE/moe" or "ENGINE/dense", then
+// "moe" or "dense" over every engine's residuals, then "all"); empty when the table has none.
+InferenceBand InferenceBandOf(const std::string& engine, bool moe);
+// Sets r.band and the _low / _high figures from r's headline values.
+void ApplyInferenceBand(InferenceReport& r, bool moe);
 
 // Replaces the engine's MoE constants (moe_gemm_efficiency, moe_hbm_fraction) by those its
 // profile fitted for `hw` (`by_hardware`, matched by the preset id or the preset it is an
