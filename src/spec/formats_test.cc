@@ -256,8 +256,8 @@ TEST(TorchtitanConfig, MicrobatchCountOf2024Layout) {
   EXPECT_EQ(bad.status().field(), "parallelism.pipeline_parallel_microbatches");
   // Today's layout: pipeline_parallel_microbatch_size, default 1.
   auto now = ParseTorchtitanToml(
-      "[training]\nlocal_batch_size = 32\n[parallelism]\npipeline_parallel_degree = 8\n",
-      "n.toml", 126);
+      "[training]\nlocal_batch_size = 32\n[parallelism]\npipeline_parallel_degree = 8\n", "n.toml",
+      126);
   ASSERT_TRUE(now.ok()) << now.status().message();
   EXPECT_EQ(now->settings.at("micro_batch_size"), "1");
 }

@@ -273,7 +273,8 @@ constexpr StrategyField kFields[] = {
      .from_megatron = megatron_hooks::ZeroIn,
      .to_megatron = megatron_hooks::ZeroOut,
      .assumed = "1, the distributed optimizer of the Megatron-Core and NeMo performance recipes",
-     .matters = HasDp},
+     // With fsdp the stage follows from it (3, or the 2 given): not a default to list.
+     .matters = [](const Strategy& s) { return HasDp(s) && !s.fsdp; }},
     {.key = "dtype",
      .kind = FieldKind::kText,
      .flag = "--dtype",
