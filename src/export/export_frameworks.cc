@@ -177,6 +177,9 @@ Result<ExportFile> ExportTorchtitan(const ModelSpec& m, const Strategy& s) {
   const bool full = s.dtype == DType::kFp32 || s.dtype == DType::kTf32;
   body += std::string("mixed_precision_param = \"") + (full ? "float32" : "bfloat16") + "\"\n\n";
   body += TitanCheckpointing(m, s);
+  // trainsim's fused norm / rotary / SiLU kernels are what torch.compile makes of the blocks;
+  // eager_modules is torchtitan's default (compile off).
+  if (!s.exec.eager_modules) body += "\n[compile]\nenable = true\n";
   auto read = ParseTorchtitanToml(body, "export", m.layers);
   if (!read.ok()) return read.status().WithContext("exported torchtitan TOML");
   auto back = ReadBack(read->settings, ReaderBase(s));

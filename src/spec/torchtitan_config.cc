@@ -691,12 +691,24 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
   const int per_stage = pp >= 1 ? static_cast<int>(CeilDiv(model_layers, pp)) : 0;
   ReadCheckpointing(c, per_stage);
-  // [compile] enable, or the older [training] compile.
+  // [compile] enable, or the older [training] compile (both default false). Compiled blocks run
+  // trainsim's fused norm / rotary / SiLU kernels; without compile the model's element-wise
+  // chains run eagerly (eager_modules).
+  bool compiled = false;
   for (const char* section : {"compile", "training"})
-    if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false))
+    if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false)) {
+      compiled = true;
       out.ignored.push_back(
           {section == std::string("compile") ? "compile.enable" : "training.compile", "true",
-           "torch.compile fusions are not modelled (kernel times are eager's)"});
+           "costed as fused norm, rotary and SiLU kernels; torch.compile's other fusions are not "
+           "modelled"});
+    }
+  if (!compiled) {
+    out.settings["eager_modules"] = "true";
+    out.assumed.push_back({"eager_modules", "true",
+                           "[compile] enable is false (torchtitan's default): the model's fp32 "
+                           "RMSNorm, complex rotary and SiLU x w3 run as eager kernel chains"});
+  }
   if (!c.status.ok()) return c.status;
   ListIgnored(c);
   return out;
