@@ -244,7 +244,9 @@ void AddSelective(const graph::Op& op, double f, int mods, Selective& a) {
     return;
   }
   if (!(op.drop & mods)) a.saved += op.saved_bytes;
-  if (!(mods & kRecomputeCoreAttn)) a.saved += op.saved_extra_bytes;
+  // core_attn drops attention's extras only; an eager chain's own intermediates stay.
+  if (!(mods & kRecomputeCoreAttn) || op.kind != OpKind::kAttention)
+    a.saved += op.saved_extra_bytes;
   if (!(op.rerun & mods)) return;
   a.rerun_s += rerun_f;
   a.rerun_flops += op.flops;

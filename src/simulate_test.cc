@@ -94,6 +94,39 @@ TEST(Flops, TorchtitanOpSacRerunsEverySecondMatmul) {
   EXPECT_GT(sac.stages[0].activation_bytes, full.stages[0].activation_bytes);
 }
 
+// Per-op SAC reruns the element-wise chains, so eager modules keep nothing more than fused ones:
+// the eager RMSNorm's fp32 copy and SiLU's output were kept (11 GiB too much for torchtitan's
+// eager Llama-3.1-8B row, mbs 2 x 8192), while without recompute they are kept.
+TEST(Memory, OpSacKeepsNoEagerIntermediates) {
+  const ModelSpec m = LoadModel("llama3-8b").value();
+  Strategy s;
+  s.world_size = 8;
+  s.fsdp = true;
+  s.zero = 3;
+  s.mbs = 2;
+  s.gbs = 16;
+  s.seq = 8192;
+  auto act = [&](Recompute r, int modules, bool eager) {
+    Strategy t = s;
+    t.recompute = r;
+    t.recompute_modules = modules;
+    t.exec.eager_modules = eager;
+    auto rep = Simulate(m, H100(), t);
+    EXPECT_TRUE(rep.ok()) << rep.status().message();
+    return rep->stages[0].activation_bytes;
+  };
+  // Only the final norm, outside the checkpointed blocks, keeps its fp32 copy (2 B more per
+  // element of its bf16 input).
+  EXPECT_DOUBLE_EQ(act(Recompute::kSelective, kRecomputeOpSac, true) -
+                       act(Recompute::kSelective, kRecomputeOpSac, false),
+                   2.0 * 2 * 8192 * 4096);
+  EXPECT_GT(act(Recompute::kNone, kRecomputeCoreAttn, true),
+            act(Recompute::kNone, kRecomputeCoreAttn, false));
+  // Megatron's core_attn recompute drops attention's extras only; the eager chains' stay.
+  EXPECT_GT(act(Recompute::kSelective, kRecomputeCoreAttn, true),
+            act(Recompute::kSelective, kRecomputeCoreAttn, false));
+}
+
 TEST(Simulate, ReportsAreConsistent) {
   const ModelSpec m = LoadModel("llama3-70b").value();
   Strategy s;

@@ -81,8 +81,12 @@ std::string TitanParallelism(const Strategy& s) {
   if (s.tp > 1) out += "enable_async_tensor_parallel = " + Bool(s.tp_comm_overlap) + "\n";
   // fsdp_reshard_after_forward (the reader's ReadReshard): ZeRO-2 keeps the gathered
   // parameters ("never"); FSDP under pipeline parallelism says "always", since torchtitan's
-  // "default" would not reshard there.
-  if (shard && !s.fsdp && s.zero == 2) {
+  // "default" would not reshard there. Under pipeline parallelism "default" (and "never") also
+  // keep the gradients unsharded until the last micro-batch: ZeRO-1, which ZeRO-2 reads back as
+  // (a note says so).
+  if (shard && s.pp > 1 && !s.fsdp && s.zero == 1) {
+    out += "fsdp_reshard_after_forward = \"default\"\n";
+  } else if (shard && !s.fsdp && s.zero == 2) {
     out += "fsdp_reshard_after_forward = \"never\"\n";
   } else if (shard && s.pp > 1) {
     out += "fsdp_reshard_after_forward = \"always\"\n";
@@ -173,6 +177,9 @@ Result<ExportFile> ExportTorchtitan(const ModelSpec& m, const Strategy& s) {
   const bool full = s.dtype == DType::kFp32 || s.dtype == DType::kTf32;
   body += std::string("mixed_precision_param = \"") + (full ? "float32" : "bfloat16") + "\"\n\n";
   body += TitanCheckpointing(m, s);
+  // trainsim's fused norm / rotary / SiLU kernels are what torch.compile makes of the blocks;
+  // eager_modules is torchtitan's default (compile off).
+  if (!s.exec.eager_modules) body += "\n[compile]\nenable = true\n";
   auto read = ParseTorchtitanToml(body, "export", m.layers);
   if (!read.ok()) return read.status().WithContext("exported torchtitan TOML");
   auto back = ReadBack(read->settings, ReaderBase(s));

@@ -194,8 +194,11 @@ TEST(Export, TorchtitanTomlReadsBackToTheStrategy) {
        R"({"world_size": 16, "pp_size": 2, "interleaving_size": 2, "zero_state": 0,
            "global_batch_size": 64, "recompute": "full", "recompute_layer_num": 8,
            "attention_kernel": "fa2"})"},
-      {"zero2_pp", "llama3.1-8b",
-       R"({"world_size": 16, "pp_size": 2, "zero_state": 2, "global_batch_size": 64,
+      {"zero1_pp", "llama3.1-8b",
+       R"({"world_size": 16, "pp_size": 2, "zero_state": 1, "global_batch_size": 64,
+           "micro_batch_size": 1, "recompute": "full", "attention_kernel": "fa2"})"},
+      {"zero2", "llama3.1-8b",
+       R"({"world_size": 16, "zero_state": 2, "global_batch_size": 64,
            "micro_batch_size": 1, "recompute": "full", "attention_kernel": "fa2"})"},
   };
   // torchtitan's models call SDPA (attention_kernel fa2 when read back), so the cases run it.
@@ -213,6 +216,17 @@ TEST(Export, TorchtitanTomlReadsBackToTheStrategy) {
     ASSERT_TRUE(ApplyStrategySettings(back, fw->settings, false).ok());
     ExpectSameStrategy(s, NormaliseStrategy(back));
   }
+  // Under PP torchtitan's FSDP keeps gradients unsharded until the last micro-batch: ZeRO-2
+  // has no spelling there and reads back as ZeRO-1, with a note.
+  const ModelSpec m8 = LoadModel("llama3.1-8b").value();
+  const Strategy z2pp = Make({"zero2_pp", "llama3.1-8b",
+                              R"({"world_size": 16, "pp_size": 2, "zero_state": 2,
+                                  "global_batch_size": 64, "micro_batch_size": 1,
+                                  "recompute": "full", "attention_kernel": "fa2"})"},
+                             m8);
+  const ExportFile z2 = Export(ExportFormat::kTorchtitan, m8, z2pp);
+  ASSERT_EQ(z2.notes.size(), 1u);
+  EXPECT_NE(z2.notes.front().find("zero_state 2"), std::string::npos) << z2.notes.front();
 }
 
 TEST(Export, LlamaFactoryRefusesWhatItHasNoStageOrMethodFor) {

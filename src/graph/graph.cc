@@ -269,9 +269,11 @@ void DenseMlp(Ctx& c, const char* fc1, const char* act, const char* fc2, double 
   if (Eager(c) && c.m.gated_mlp) {
     // Eager act_fn(gate) * up, bytes per element of f: SiLU (2 + 2) and the product (4 + 2),
     // two kernels; backward: the product's two gradients (6 + 6) and SiLU's (6), three kernels.
-    // Autograd keeps gate, SiLU's output and up: 6 bytes, the fused kernel 4.
+    // Autograd keeps gate, SiLU's output and up: 6 bytes, the fused kernel 4. SiLU's output is
+    // the chain's own (saved_extra_bytes, as the eager norm's fp32 copy): per-op SAC, which
+    // recomputes the chain, keeps only the fused kernel's inputs (MarkOpSac).
     EagerChain(c.out.back(), 10 * f * T, 18 * f * T, 2, 3);
-    c.out.back().saved_bytes = 3 * f * T * kAct;
+    c.out.back().saved_extra_bytes = f * T * kAct;
   }
   Gemm(c, fc2, T, f, c.h, 1, T * f, 0, module);
   LeaveTp(c, "mlp_tp_scatter", T);
@@ -408,8 +410,11 @@ void MarkOpSac(const ModelSpec& m, double t, std::vector<Op>& out, size_t first)
     Op& op = out[i];
     switch (op.kind) {
       case OpKind::kMemory:
+        // Rerun in backward, so no tensor of its own is kept: only its inputs, where they are
+        // kept anyway (the block input, a saved matmul output); an eager chain's intermediates
+        // (saved_extra_bytes: the norm's fp32 copy, SiLU's output) are not.
         op.sac_rerun = 1;
-        op.sac_saved = (op.saved_bytes + op.saved_extra_bytes) * (1 - produced_rerun);
+        op.sac_saved = op.saved_bytes * (1 - produced_rerun);
         produced_rerun = 1;
         break;
       case OpKind::kGemm: {

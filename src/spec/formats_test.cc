@@ -232,8 +232,39 @@ TEST(TorchtitanConfig, AttentionBackendFromFlavor) {
   EXPECT_EQ(odd.status().field(), "model.flavor");
 }
 
-// parallelism.fsdp_reshard_after_forward: "never" (and "default" under pipeline parallelism)
-// keeps the gathered parameters from forward to backward (ZeRO-2); it was listed as ignored.
+// 2024-layout files ([experimental] pipeline_parallel_degree) split the local batch into
+// pipeline_parallel_microbatches, null = pp x stages per rank (build_pipeline_schedule of
+// torchtitan 9dec370, the commit of its llama3_h100_202412 benchmarks); the 405B 1F1B row
+// (local batch 32, pp 8) ran 8 micro-batches of 4, not 32 of 1.
+TEST(TorchtitanConfig, MicrobatchCountOf2024Layout) {
+  const std::string base =
+      "[training]\nbatch_size = 32\ndata_parallel_shard_degree = 8\n[experimental]\n"
+      "pipeline_parallel_degree = 8\n";
+  auto old = ParseTorchtitanToml(base, "o.toml", 126);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->settings.at("micro_batch_size"), "4");
+  EXPECT_EQ(old->settings.at("pp_size"), "8");
+  auto inter = ParseTorchtitanToml(base + "pipeline_parallel_schedule = \"Interleaved1F1B\"\n",
+                                   "i.toml", 126);
+  ASSERT_TRUE(inter.ok()) << inter.status().message();
+  EXPECT_EQ(inter->settings.at("micro_batch_size"), "2");
+  auto given = ParseTorchtitanToml(base + "pipeline_parallel_microbatches = 32\n", "g.toml", 126);
+  ASSERT_TRUE(given.ok()) << given.status().message();
+  EXPECT_EQ(given->settings.at("micro_batch_size"), "1");
+  auto bad = ParseTorchtitanToml(base + "pipeline_parallel_microbatches = 5\n", "b.toml", 126);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "parallelism.pipeline_parallel_microbatches");
+  // Today's layout: pipeline_parallel_microbatch_size, default 1.
+  auto now = ParseTorchtitanToml(
+      "[training]\nlocal_batch_size = 32\n[parallelism]\npipeline_parallel_degree = 8\n", "n.toml",
+      126);
+  ASSERT_TRUE(now.ok()) << now.status().message();
+  EXPECT_EQ(now->settings.at("micro_batch_size"), "1");
+}
+
+// parallelism.fsdp_reshard_after_forward: "never" keeps the gathered parameters from forward to
+// backward (ZeRO-2); it was listed as ignored. Under pipeline parallelism ("default" or "never")
+// the gradients also stay unsharded until the last micro-batch: ZeRO-1 (it was costed ZeRO-2).
 TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
   struct Row {
     const char* policy;
@@ -243,7 +274,7 @@ TEST(TorchtitanConfig, ReshardAfterForwardPolicy) {
   };
   for (const Row& r :
        {Row{"always", 1, true, 3}, Row{"default", 1, true, 3}, Row{"never", 1, false, 2},
-        Row{"default", 2, false, 2}, Row{"always", 2, true, 3}}) {
+        Row{"default", 2, false, 1}, Row{"never", 2, false, 1}, Row{"always", 2, true, 3}}) {
     const std::string toml = std::string("[parallelism]\ndata_parallel_shard_degree = 4\n") +
                              "pipeline_parallel_degree = " + std::to_string(r.pp) +
                              "\nfsdp_reshard_after_forward = \"" + r.policy + "\"\n";

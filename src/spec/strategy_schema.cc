@@ -47,6 +47,15 @@ std::string GetExecUs(const Strategy& s) {
   return detail::NumberText(s.exec.*M);
 }
 
+template <auto M>
+Status SetExecBool(Strategy& s, std::string_view t) {
+  return detail::ParseBoolText(t, s.exec.*M);
+}
+template <auto M>
+std::string GetExecBool(const Strategy& s) {
+  return s.exec.*M ? "true" : "false";
+}
+
 // The enum parsers' messages start with their field name; the schema's callers add the key.
 Status RuleOnly(const Status& st) {
   const std::string& m = st.message();
@@ -284,7 +293,8 @@ constexpr StrategyField kFields[] = {
      .from_megatron = megatron_hooks::ZeroIn,
      .to_megatron = megatron_hooks::ZeroOut,
      .assumed = "1, the distributed optimizer of the Megatron-Core and NeMo performance recipes",
-     .matters = HasDp},
+     // With fsdp the stage follows from it (3, or the 2 given): not a default to list.
+     .matters = [](const Strategy& s) { return HasDp(s) && !s.fsdp; }},
     {.key = "dtype",
      .kind = FieldKind::kText,
      .flag = "--dtype",
@@ -618,6 +628,15 @@ constexpr StrategyField kFields[] = {
             "and pass (DeepSpeed's module hooks; FSDP's are in the kernels' host issue)",
      .set = SetExecUs<&Execution::zero3_fetch_us>,
      .get = GetExecUs<&Execution::zero3_fetch_us>},
+    {.key = "eager_modules",
+     .kind = FieldKind::kBool,
+     .flag = "--eager-modules",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "the model's element-wise chains (fp32 RMSNorm, rotary, SiLU x up) as eager PyTorch "
+            "runs them, one kernel per operation (no torch.compile); false: fused kernels",
+     .set = SetExecBool<&Execution::eager_modules>,
+     .get = GetExecBool<&Execution::eager_modules>},
     {.key = "dist_opt_instances",
      .kind = FieldKind::kInt,
      .flag = "--dist-opt-instances",

@@ -52,6 +52,7 @@ const std::set<std::string> kRead = {
     "parallelism.pipeline_parallel_degree",
     "parallelism.pipeline_parallel_schedule",
     "parallelism.pipeline_parallel_microbatch_size",
+    "parallelism.pipeline_parallel_microbatches",
     "parallelism.pipeline_parallel_layers_per_stage",
     "parallelism.context_parallel_degree",
     "parallelism.expert_parallel_degree",
@@ -122,12 +123,13 @@ struct Ctx {
   void Fail(const std::string& key, const std::string& rule) {
     if (status.ok()) status = Status::Invalid(key, rule).WithContext(origin);
   }
-  // [section] key, or the older [training] spelling of a [parallelism] key.
+  // [section] key, or the older [training] / [experimental] spelling of a [parallelism] key.
   const toml::node* Find(const char* section, const char* key) const {
     if (const toml::node* n = t.at_path(std::string(section) + "." + key).node()) return n;
-    if (std::string(section) == "parallelism")
-      return t.at_path(std::string("training.") + key).node();
-    return nullptr;
+    if (std::string(section) != "parallelism") return nullptr;
+    if (const toml::node* n = t.at_path(std::string("training.") + key).node()) return n;
+    // 2024 releases kept pipeline and context parallelism under [experimental].
+    return t.at_path(std::string("experimental.") + key).node();
   }
   std::optional<long long> Int(const char* section, const char* key) {
     const toml::node* n = Find(section, key);
@@ -227,7 +229,12 @@ void ReadDataParallel(Ctx& c, long long model_parallel) {
 // reshards every block after its forward (FSDP, ZeRO-3); "never" keeps the gathered parameters
 // until the backward (ZeRO-2's memory: FSDP1's SHARD_GRAD_OP, as the Accelerate reader maps
 // FSDP2's reshard false); "default" reshards unless pipeline parallelism is on (then never, to
-// avoid an all-gather per micro-batch). The last block's skipped reshard is not modelled.
+// avoid an all-gather per micro-batch). With PP, torch.distributed.pipelining's stage also
+// turns FSDP's requires_gradient_sync on only for the last backward of the step, so gradients
+// accumulate unsharded (in the fp32 reduce dtype: FSDPParam.unsharded_accumulated_grad) and are
+// reduce-scattered once: gathered weights, unsharded gradients, sharded optimizer states and
+// one all-gather and one reduce-scatter per step are ZeRO-1's. The last block's skipped
+// reshard is not modelled.
 void ReadReshard(Ctx& c, long long pp) {
   const char* key = "parallelism.fsdp_reshard_after_forward";
   const std::string policy = c.Str("parallelism", "fsdp_reshard_after_forward").value_or("default");
@@ -235,13 +242,16 @@ void ReadReshard(Ctx& c, long long pp) {
     return c.Fail(key, "must be default, always or never, got '" + policy + "'");
   const auto fsdp = c.out.settings.find("fsdp");
   if (!c.status.ok() || fsdp == c.out.settings.end() || fsdp->second != "true") return;
-  if (policy == "never" || (policy == "default" && pp > 1)) {
+  if (pp > 1 && policy != "always") {
+    c.out.settings["fsdp"] = "false";
+    c.Set("zero_state", 1);
+    c.out.assumed.push_back({key, policy,
+                             "with pipeline parallelism torchtitan keeps the gathered "
+                             "parameters from forward to backward and the gradients unsharded "
+                             "until the last micro-batch: costed as ZeRO-1"});
+  } else if (policy == "never") {
     c.out.settings["fsdp"] = "false";
     c.Set("zero_state", 2);
-    if (policy == "default")
-      c.out.assumed.push_back({key, "default",
-                               "with pipeline parallelism torchtitan keeps the gathered "
-                               "parameters from forward to backward: costed as ZeRO-2"});
   }
 }
 
@@ -338,6 +348,30 @@ void ReadTraining(Ctx& c) {
   if (!Positive(c, "parallelism", "pipeline_parallel_degree", pp, 1) ||
       !Positive(c, "parallelism", "pipeline_parallel_microbatch_size", pp_mbs, 1))
     return;
+  // Releases before 2025 named the micro-batch count instead ([experimental] or [parallelism]
+  // pipeline_parallel_microbatches; build_pipeline_schedule: null = pp x local stages). Given,
+  // it sets the micro-batch size; absent, today's pipeline_parallel_microbatch_size rules.
+  if (c.Find("parallelism", "pipeline_parallel_microbatches")) {
+    long long n = 1;
+    if (!Positive(c, "parallelism", "pipeline_parallel_microbatches", n, 1)) return;
+    if (local % n != 0)
+      return c.Fail("parallelism.pipeline_parallel_microbatches",
+                    "must divide training.local_batch_size (" + std::to_string(local) + ")");
+    pp_mbs = local / n;
+  } else if (pp > 1 && !c.Find("parallelism", "pipeline_parallel_microbatch_size") &&
+             c.t.at_path("experimental.pipeline_parallel_degree").node()) {
+    // A 2024-layout file ([experimental] pipeline_parallel_degree) runs that code's default:
+    // as many micro-batches as pipeline stages in all (pp x stages per rank).
+    const auto v = c.out.settings.find("interleaving_size");
+    const long long n = pp * (v == c.out.settings.end() ? 1 : std::stoll(v->second));
+    if (local % n == 0) {
+      pp_mbs = local / n;
+      c.out.assumed.push_back({"micro_batch_size", std::to_string(pp_mbs),
+                               "[experimental] pipeline_parallel_microbatches null: 2024 "
+                               "torchtitan split the local batch into pp x stages-per-rank = " +
+                                   std::to_string(n) + " micro-batches"});
+    }
+  }
   // Without PP the local batch is one forward/backward; with PP it is split into micro-batches.
   const long long mbs = pp > 1 ? pp_mbs : local;
   if (local % mbs != 0)
@@ -657,12 +691,24 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
   const long long pp = c.Int("parallelism", "pipeline_parallel_degree").value_or(1);
   const int per_stage = pp >= 1 ? static_cast<int>(CeilDiv(model_layers, pp)) : 0;
   ReadCheckpointing(c, per_stage);
-  // [compile] enable, or the older [training] compile.
+  // [compile] enable, or the older [training] compile (both default false). Compiled blocks run
+  // trainsim's fused norm / rotary / SiLU kernels; without compile the model's element-wise
+  // chains run eagerly (eager_modules).
+  bool compiled = false;
   for (const char* section : {"compile", "training"})
-    if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false))
+    if (c.Bool(section, section == std::string("compile") ? "enable" : "compile").value_or(false)) {
+      compiled = true;
       out.ignored.push_back(
           {section == std::string("compile") ? "compile.enable" : "training.compile", "true",
-           "torch.compile fusions are not modelled (kernel times are eager's)"});
+           "costed as fused norm, rotary and SiLU kernels; torch.compile's other fusions are not "
+           "modelled"});
+    }
+  if (!compiled) {
+    out.settings["eager_modules"] = "true";
+    out.assumed.push_back({"eager_modules", "true",
+                           "[compile] enable is false (torchtitan's default): the model's fp32 "
+                           "RMSNorm, complex rotary and SiLU x w3 run as eager kernel chains"});
+  }
   if (!c.status.ok()) return c.status;
   ListIgnored(c);
   return out;

@@ -111,6 +111,18 @@ Status ReadParallel(const json& j, const std::string& where, const Framework& fw
   if (s.etp == 0) s.etp = fw.etp_one && c.model.is_moe() ? 1 : s.tp;
   s.zero = zero >= 0 ? zero : (s.fsdp ? 3 : fw.zero);  // fsdp with zero < 2: 3 (normalised)
   RecordNullSizes(par, c, rec);
+  // torchtitan with PP (parallelize fsdp: reshard_after_forward False when pp is on; the
+  // pipelining stage sets requires_gradient_sync only for the last backward): the stage's
+  // parameters stay gathered and fp32 gradients accumulate unsharded until the last
+  // micro-batch, then one reduce-scatter: ZeRO-1's memory and traffic.
+  if (fw.pp_fsdp_unsharded && s.pp > 1 && s.dp() > 1 && (s.fsdp || s.zero >= 2)) {
+    s.fsdp = false;
+    s.zero = 1;
+    rec.Profile("parallel.zero", "1",
+                "with PP, FSDP keeps parameters gathered and gradients unsharded until the "
+                "last micro-batch (costed as ZeRO-1)");
+    return Status::Ok();
+  }
   if (zero < 0 && s.dp() > 1) {
     if (s.fsdp)
       rec.Default("parallel.zero", "3", "not in the case: FSDP shards parameters (ZeRO-3)");
@@ -184,6 +196,13 @@ Status ReadRecompute(const json& j, const std::string& where, const Framework& f
   } else if (auto policy = ParseRecompute(rc); policy.ok()) {
     c.strategy.recompute = policy.value();
     if (!given) rec.Profile("recompute", rc);
+    // The stack's own selective policy (torchtitan: per-op SAC, its llama3 configs'
+    // selective_ac_option "op"), not Megatron-LM's core_attn.
+    if (c.strategy.recompute == Recompute::kSelective && !fw.selective_modules.empty())
+      if (auto mods = ParseRecomputeModules(fw.selective_modules); mods.ok()) {
+        c.strategy.recompute_modules = mods.value();
+        rec.Profile("recompute_modules", fw.selective_modules);
+      }
   } else {
     return Status::Invalid(where + ": recompute: must be none, selective, full or null");
   }

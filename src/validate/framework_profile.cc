@@ -59,6 +59,10 @@ Framework ReadProfile(const json& f) {
   w.fsdp_bf16_grads = f.value("fsdp_bf16_grads", false);
   w.recompute = f.value("recompute", "auto");
   w.recompute_megatron = f.value("recompute_megatron", "");
+  w.selective_modules = f.value("selective_modules", "");
+  w.memory_reserved = f.value("memory_reported", "allocated") == "reserved";
+  w.eager_unless_compiled = f.value("eager_unless_compiled", false);
+  w.pp_fsdp_unsharded = f.value("pp_fsdp_unsharded", false);
   w.rollout_tp = f.value("rollout_tp", 0);
   w.separate_rollout_logprobs = f.value("separate_rollout_logprobs", false);
   w.schedule = f.value("schedule", "");

@@ -31,6 +31,19 @@ struct Framework {
   double lora_dropout = 0;
   bool fsdp_bf16_grads = false;    // FSDP runs reduce gradients in bf16 (Megatron-FSDP's guide)
   std::string recompute = "auto";  // default for null: auto = lightest policy that fits
+  // What a case's "selective" recompute means in this stack (profile key selective_modules, a
+  // recompute_modules list; empty: Megatron-LM's core_attn). torchtitan: op_sac.
+  std::string selective_modules;
+  // The stack logs the caching allocator's max_memory_reserved (profile key memory_reported
+  // "reserved"; torchtitan's metrics line): memory is scored as the validate notes rule says.
+  bool memory_reserved = false;
+  // The model runs eagerly unless the case notes name torch.compile (profile key
+  // eager_unless_compiled; torchtitan's [compile] enable defaults to false).
+  bool eager_unless_compiled = false;
+  // With pp > 1, FSDP keeps the stage's parameters gathered from the first forward to the last
+  // backward and accumulates unsharded gradients until the last micro-batch (profile key
+  // pp_fsdp_unsharded): costed as ZeRO-1 (one all-gather and one reduce-scatter per step).
+  bool pp_fsdp_unsharded = false;
   // Default for null when the case trains without FSDP (the stack's Megatron backend); empty:
   // `recompute` for every case.
   std::string recompute_megatron;

@@ -173,6 +173,15 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
       {"fused_elementwise", c.strategy.exec.fused_elementwise ? "true" : "false", pick.why});
   ReadOptimizer(j, c.strategy.exec);
   detail::ReadLoopOptions(notes, c);
+  // torchtitan compiles only with [compile] enable (off by default): a case whose notes do not
+  // name torch.compile runs the model's eager element-wise chains (RMSNorm in fp32, complex
+  // rotary, SiLU and product as separate kernels).
+  if (pick.fw->eager_unless_compiled && notes.find("compile") == std::string::npos &&
+      !c.strategy.exec.eager_modules) {
+    c.strategy.exec.eager_modules = true;
+    c.assumed.push_back({"eager_modules", "true",
+                         pick.why + "; the notes do not name torch.compile, off by default"});
+  }
   if (!j.contains("target_iter_time_s") || !j["target_iter_time_s"].is_number())
     return Status::Invalid(where + ": target_iter_time_s: must be a number");
   c.target_s = j["target_iter_time_s"].get<double>();
@@ -186,6 +195,11 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
     c.assumed.push_back({"memory compared", "reserved",
                          "case notes: the measured peak is the allocator's max_memory_reserved, "
                          "compared with the allocated peak plus the 5 % fragmentation allowance"});
+  } else if (pick.fw->memory_reserved) {
+    c.memory_reserved = true;
+    c.assumed.push_back({"memory compared", "reserved",
+                         pick.why + ": its log's memory is max_memory_reserved, compared with "
+                                    "the allocated peak plus the 5 % fragmentation allowance"});
   }
   if (j.contains("measured") && j["measured"].is_object()) {
     const json& m = j["measured"];
