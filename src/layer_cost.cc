@@ -139,8 +139,10 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
   OpTime t;
   switch (op.kind) {
     case OpKind::kGemm: {
-      const DType d = op.keep_bf16 ? DType::kBf16 : s.dtype;
-      t.f = std::max(cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch), op.fwd_kernels * floor_s);
+      const DType d = op.fp32_gemm ? DType::kFp32 : op.keep_bf16 ? DType::kBf16 : s.dtype;
+      const double gemm = op.sequential ? op.batch * cost::GemmTime(hw, d, op.m, op.n, op.k, 1)
+                                        : cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch);
+      t.f = std::max(gemm, op.fwd_kernels * floor_s);
       // Data gradient and weight gradient, each as large as the forward GEMM; a frozen weight
       // needs only the data gradient.
       const double wgrad = op.trainable && !op.fwd_only ? t.f : 0.0;
