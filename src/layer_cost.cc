@@ -139,9 +139,13 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
   OpTime t;
   switch (op.kind) {
     case OpKind::kGemm: {
-      const DType d = op.fp32_gemm ? DType::kFp32 : op.keep_bf16 ? DType::kBf16 : s.dtype;
-      const double gemm = op.sequential ? op.batch * cost::GemmTime(hw, d, op.m, op.n, op.k, 1)
-                                        : cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch);
+      const DType d = op.keep_bf16 || op.fp32_gemm ? DType::kBf16 : s.dtype;
+      double gemm = op.sequential ? op.batch * cost::GemmTime(hw, d, op.m, op.n, op.k, 1)
+                                  : cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch);
+      // fp32/fp64 off the tensor cores: compute-bound at the fp32 peak (x the best GEMM
+      // efficiency), never faster than the same shape in bf16 (small shapes stay latency-bound).
+      if (op.fp32_gemm && hw.peak_fp32_flops > 0)
+        gemm = std::max(gemm, op.flops / (hw.peak_fp32_flops * hw.eff.gemm_max));
       t.f = std::max(gemm, op.fwd_kernels * floor_s);
       // Data gradient and weight gradient, each as large as the forward GEMM; a frozen weight
       // needs only the data gradient.
