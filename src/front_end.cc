@@ -47,6 +47,26 @@ std::vector<Assumption> ApplyModelDefaults(const ModelSpec& model, Strategy& s,
                    "Megatron-MoE-ModelZoo: --expert-tensor-parallel-size 1; Megatron-LM's own "
                    "default is the TP size)"});
   }
+  if (model.is_moe()) {  // MoE expert and router rows (strategy_schema.cc): what the recipes run
+    const auto assume = [&](const char* key, std::string why) {
+      if (!given.count(key)) out.push_back({key, FindStrategyField(key)->get(s), std::move(why)});
+    };
+    assume("moe_grouped_gemm",
+           "grouped expert GEMMs, as the MoE performance recipes run them (Megatron-Bridge, "
+           "Megatron-MoE-ModelZoo: --moe-grouped-gemm; Megatron-LM's own default is off)");
+    assume("moe_permute_fusion",
+           "fused permute/unpermute, as the MoE performance recipes run them "
+           "(--moe-permute-fusion; Megatron-LM's own default is off)");
+    assume("moe_router_dtype", "the router in the parameter dtype, Megatron-LM's default");
+    assume("moe_capacity_factor", "none: dropless routing, Megatron-LM's default");
+    const bool low = s.dtype == DType::kFp8 || s.dtype == DType::kMxfp8 || s.dtype == DType::kFp4;
+    if (low && !given.count("moe_router_padding")) {
+      s.moe_router_padding = true;
+      assume("moe_router_padding",
+             "the router pads each expert's rows for the FP8 GEMMs, as the Megatron-Bridge FP8 "
+             "MoE recipes set it (moe_router_padding_for_fp8; Megatron-LM's default is off)");
+    }
+  }
   return out;
 }
 

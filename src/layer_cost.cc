@@ -160,8 +160,14 @@ OpTime CostCompute(const graph::Op& op, const HardwareSpec& hw, const Strategy& 
   OpTime t;
   switch (op.kind) {
     case OpKind::kGemm: {
-      const DType d = op.keep_bf16 ? DType::kBf16 : s.dtype;
-      t.f = std::max(cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch), op.fwd_kernels * floor_s);
+      const DType d = op.keep_bf16 || op.fp32_gemm ? DType::kBf16 : s.dtype;
+      double gemm = op.sequential ? op.batch * cost::GemmTime(hw, d, op.m, op.n, op.k, 1)
+                                  : cost::GemmTime(hw, d, op.m, op.n, op.k, op.batch);
+      // fp32/fp64 off the tensor cores: compute-bound at the fp32 peak (x the best GEMM
+      // efficiency), never faster than the same shape in bf16 (small shapes stay latency-bound).
+      if (op.fp32_gemm && hw.peak_fp32_flops > 0)
+        gemm = std::max(gemm, op.flops / (hw.peak_fp32_flops * hw.eff.gemm_max));
+      t.f = std::max(gemm, op.fwd_kernels * floor_s);
       // Data gradient and weight gradient, each as large as the forward GEMM; a frozen weight
       // needs only the data gradient.
       const double wgrad = op.trainable && !op.fwd_only ? t.f : 0.0;

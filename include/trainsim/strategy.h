@@ -182,6 +182,25 @@ struct Layout {
   // MoE dispatch sends each token once per destination node and fans out over the scale-up
   // fabric (DeepEP, Megatron's "flex" dispatcher) instead of once per selected expert.
   bool moe_dedup_dispatch = false;
+  // Megatron-Core MoE expert and router settings (schema rows moe_*; docs/MODEL.md, "MoE").
+  // Grouped GEMM over the local experts (--moe-grouped-gemm: TEGroupedMLP); false: SequentialMLP,
+  // one GEMM set (and host issue) per local expert, Megatron-LM's default without the switch
+  // (ReadMegatronArgs); true here as the performance recipes run it.
+  bool moe_grouped_gemm = true;
+  // Fused permute/unpermute kernels (--moe-permute-fusion, TE moe_permute); false: the index
+  // sort, gather and scatter-add of moe_utils.permute/unpermute in plain PyTorch (Megatron-LM's
+  // default without the switch).
+  bool moe_permute_fusion = true;
+  // Router logits, scores and the combine's probability weighting in this many bytes per element
+  // (--moe-router-dtype fp32: 4, fp64: 8); 0 = the parameter dtype (Megatron's None).
+  int moe_router_bytes = 0;
+  // --moe-expert-capacity-factor (0 = none: no token dropping) and
+  // --moe-pad-expert-input-to-capacity (every expert's input padded to its capacity).
+  double moe_capacity_factor = 0;
+  bool moe_pad_to_capacity = false;
+  // --moe-router-padding-for-fp8 / -quantization: each expert's rows padded to a multiple of 16
+  // (32 for MXFP8) for the low-precision GEMM.
+  bool moe_router_padding = false;
   bool flash_attention = true;
   AttentionImpl attention_kernel = AttentionImpl::kFused;
   bool cp_a2a = false;  // context parallel via all-to-all (Ulysses) instead of ring p2p

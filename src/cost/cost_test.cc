@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "graph/graph.h"
 #include "layer_cost.h"
 #include "trainsim/trainsim.h"
 
@@ -185,6 +186,52 @@ TEST(Gemm, Fp8IsFasterThanBf16OnHopper) {
   const HardwareSpec hw = Hw();
   EXPECT_LT(GemmTime(hw, DType::kFp8, 8192, 8192, 8192, 1),
             GemmTime(hw, DType::kBf16, 8192, 8192, 8192, 1));
+}
+
+// --moe-router-dtype fp32/fp64 (graph::Op::fp32_gemm): a large gating GEMM is compute-bound at
+// the fp32 peak x gemm_max; a small one is never faster than its bf16 shape.
+TEST(MoeGemmCost, RouterInFp32IsComputeBoundAtTheFp32Peak) {
+  const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
+  Strategy s;
+  graph::Op op;
+  op.kind = graph::OpKind::kGemm;
+  op.m = 65536;
+  op.k = 4096;
+  op.n = 128;
+  op.flops = 2 * op.m * op.k * op.n;
+  const Placements pl = PlaceGroups(s, hw.scaleup_domain);
+  const double bf16 = CostOps({op}, hw, s, pl, false, nullptr).fwd_compute_s;
+  op.fp32_gemm = true;
+  const double fp32 = CostOps({op}, hw, s, pl, false, nullptr).fwd_compute_s;
+  EXPECT_NEAR(fp32, op.flops / (hw.peak_fp32_flops * hw.eff.gemm_max), 1e-12);
+  EXPECT_GT(fp32, bf16);
+  op.m = 16;  // a few tokens: latency-bound either way
+  op.flops = 2 * op.m * op.k * op.n;
+  op.fp32_gemm = false;
+  const double small_bf16 = CostOps({op}, hw, s, pl, false, nullptr).fwd_compute_s;
+  op.fp32_gemm = true;
+  EXPECT_GE(CostOps({op}, hw, s, pl, false, nullptr).fwd_compute_s, small_bf16);
+}
+
+// SequentialMLP (graph::Op::sequential): the batch runs as separate dense GEMMs, one launch each.
+TEST(MoeGemmCost, SequentialExpertsSumTheirDenseGemms) {
+  const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
+  Strategy s;
+  graph::Op op;
+  op.kind = graph::OpKind::kGemm;
+  op.m = 512;
+  op.k = 2048;
+  op.n = 1536;
+  op.batch = 16;
+  op.flops = 2 * op.m * op.k * op.n * op.batch;
+  op.sequential = true;
+  op.fwd_kernels = 16;
+  const Placements pl = PlaceGroups(s, hw.scaleup_domain);
+  const double t = CostOps({op}, hw, s, pl, false, nullptr).fwd_compute_s;
+  EXPECT_NEAR(t,
+              std::max(16 * GemmTime(hw, DType::kBf16, 512, 1536, 2048, 1),
+                       16 * hw.eff.kernel_floor_us * 1e-6),
+              1e-12);
 }
 
 }  // namespace

@@ -108,6 +108,9 @@ std::string ArgLines(const std::string& args, const std::string& indent) {
 Result<std::string> MegatronArgsAndNotes(const ModelSpec& m, const Strategy& s,
                                          std::vector<std::string>& notes) {
   std::string args = MegatronModelArgs(m, notes) + " " + FormatMegatronArgs(s);
+  // The MoE switches whose absence means off in Megatron-LM (the strategy rows write nothing).
+  if (m.is_moe() && s.moe_grouped_gemm) args += " --moe-grouped-gemm";
+  if (m.is_moe() && s.moe_permute_fusion) args += " --moe-permute-fusion";
   Strategy back = export_detail::ReaderBase(s);
   if (Status st = ApplyMegatronArgs(args, back); !st.ok())
     return st.WithContext("exported Megatron-LM arguments");

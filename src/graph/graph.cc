@@ -279,17 +279,124 @@ void DenseMlp(Ctx& c, const char* fc1, const char* act, const char* fc2, double 
   LeaveTp(c, "mlp_tp_scatter", T);
 }
 
+// Megatron-Core's router (transformer/moe/router.py, TopKRouter): the gating GEMM, in
+// --moe-router-dtype when given (RouterGatingLinearFunction casts the input and the weight to
+// fp32 / fp64 and runs torch.mm there, off the tensor cores); then the score function (softmax
+// or sigmoid), top-k, the probs and routing-map scatters and the aux-loss statistics: about six
+// element-wise kernels that each read or write the [tokens, experts] scores in the router dtype
+// (bf16 logits when none is given), forward and backward.
+void MoeRouter(Ctx& c, double Tr) {
+  const MoeSpec& e = c.m.moe;
+  constexpr int kMoe = kRecomputeMoe;
+  const double rb = c.s.moe_router_bytes;
+  const bool wide = rb >= units::kFp32Bytes && c.sh.phase == Phase::kTrain;
+  if (wide) {
+    // The input cast (read bf16, write router dtype), saved for the GEMM's weight gradient.
+    Mem(c, "router_cast", Tr * c.h * (kAct + rb), Tr * c.h * rb, kMoe, kMoe);
+  }
+  Gemm(c, "router", Tr, c.h, e.num_experts, 1, wide ? 0 : Tr * c.h, kMoe, kRecomputeLayerNorm);
+  c.out.back().fp32_gemm = wide;
+  if (c.sh.phase != Phase::kTrain) return;
+  const double score_bytes = std::max(rb, kAct);
+  Mem(c, "router_scores", 6 * Tr * e.num_experts * score_bytes, Tr * e.num_experts * score_bytes,
+      kMoe, kMoe);
+  c.out.back().fwd_kernels = 6;
+  c.out.back().bwd_kernels = 6;
+}
+
+// Rows each expert's GEMMs process, as a multiple of the balanced top_k*tokens/experts:
+// --moe-expert-capacity-factor caps an expert at capacity = factor x balanced (moe_utils.py
+// get_capacity); balanced routing never exceeds it when factor >= 1, and factor < 1 drops the
+// rest. --moe-pad-expert-input-to-capacity pads every expert to its capacity (the dispatcher's
+// drop_and_pad: the all-to-all carries capacity rows per expert too).
+double CapacityRows(const Strategy& s) {
+  if (s.moe_capacity_factor <= 0) return 1.0;
+  return s.moe_pad_to_capacity ? s.moe_capacity_factor : std::min(s.moe_capacity_factor, 1.0);
+}
+
+// moe_utils.permute without --moe-permute-fusion: the routing map transposed to
+// [experts, tokens] (1 byte), an argsort of its experts x tokens entries (a radix sort of 1-byte
+// keys with 8-byte indices: about four read+write passes, 36 bytes an entry) and the probs
+// transposed and gathered; the token gather itself is the fused kernel's "permute". About
+// eight kernels forward; the backward scatters the rows back ("permute" already costs that).
+void UnfusedPermute(Ctx& c, double Tr) {
+  const double entries = Tr * c.m.moe.num_experts;
+  const double pb = std::max<double>(c.s.moe_router_bytes, kAct);
+  Mem(c, "permute_sort", entries * (2 + 36 + 2 * pb), 0, kRecomputeMoe);
+  c.out.back().fwd_kernels = 8;
+  c.out.back().bwd_kernels = 0;
+  c.out.back().bwd_bytes_factor = 0;
+}
+
+// moe_utils.unpermute without --moe-permute-fusion: the rows times their probs, promoted to the
+// probs' dtype pb (the router dtype; "may promote permuted_tokens to higher precision"), a
+// zeroed [tokens, hidden] output in pb, scatter_add of the rows into it (source read, output
+// read-modify-write) and the cast back to bf16. Bytes forward, rows = R received rows:
+// rows*h*(2 + pb) + T*h*pb + rows*h*pb + 2*T*h*pb + T*h*(pb + 2); the backward (gather, the
+// product's two gradients, the casts) about twice that. Fused: TE's moe_unpermute reads the rows
+// once and writes bf16 ("unpermute").
+void UnfusedUnpermute(Ctx& c, double Tr, double rows) {
+  const double pb = std::max<double>(c.s.moe_router_bytes, kAct);
+  const double bytes =
+      c.h * (rows * (kAct + pb) + Tr * pb + rows * pb + 2 * Tr * pb + Tr * (pb + kAct));
+  Mem(c, "unpermute_unfused", bytes, rows * c.h * kAct, kRecomputeMoe, kRecomputeMoe);
+  c.out.back().fwd_kernels = 5;
+  c.out.back().bwd_kernels = 6;
+}
+
+// The routed experts on R received rows: TEGroupedMLP (--moe-grouped-gemm) runs each GEMM as one
+// grouped GEMM over the local experts; SequentialMLP (experts.py, the default) loops over them in
+// Python, one FC1, activation and FC2 per expert (a launch and a host issue each), and
+// torch.cat's the outputs (one more copy of the rows). FP8 without
+// --moe-router-padding-for-fp8: TE's Fp8Padding / Fp8Unpadding copy the rows into and out of a
+// buffer whose per-expert counts are multiples of 16.
+void RoutedExperts(Ctx& c, double R, double local_experts) {
+  const MoeSpec& e = c.m.moe;
+  constexpr int kMoe = kRecomputeMoe;
+  const double f = e.expert_ffn / c.s.expert_tp(), width = c.m.gated_mlp ? 2 * f : f;
+  const bool train = c.sh.phase == Phase::kTrain;
+  const bool sequential = !c.s.moe_grouped_gemm && train && local_experts > 1;
+  const int launches = sequential ? static_cast<int>(local_experts) : 1;
+  const bool fp8_pad = c.low && train && !c.s.moe_router_padding;
+  if (fp8_pad) Mem(c, "fp8_padding", 2 * R * c.h * kAct, 0, kMoe);
+  Gemm(c, "expert_fc1", R / local_experts, c.h, width, local_experts, R * c.h, kMoe, kMoe);
+  c.out.back().sequential = sequential;
+  c.out.back().fwd_kernels = launches;
+  c.out.back().bwd_kernels = 2 * launches;
+  Mem(c, "expert_act", (width + f) * R * kAct, width * R * kAct, kMoe | kRecomputeMoeAct, kMoe);
+  c.out.back().fwd_kernels = launches;
+  c.out.back().bwd_kernels = launches;
+  Gemm(c, "expert_fc2", R / local_experts, f, c.h, local_experts, R * f, kMoe,
+       kMoe | kRecomputeMoeAct);
+  c.out.back().sequential = sequential;
+  c.out.back().fwd_kernels = launches;
+  c.out.back().bwd_kernels = 2 * launches;
+  if (fp8_pad) Mem(c, "fp8_unpadding", 2 * R * c.h * kAct, 0, kMoe);
+  if (sequential) {
+    Mem(c, "expert_cat", 2 * R * c.h * kAct, 0, kMoe);
+    c.out.back().bwd_kernels = 0;  // the backward splits the gradient into views
+    c.out.back().bwd_bytes_factor = 0;
+  }
+}
+
 void MoeMlp(Ctx& c) {
   const MoeSpec& e = c.m.moe;
   const double Tr = c.sh.tokens_sp;  // tokens routed by this rank (SP-sharded)
   const double etp = c.s.expert_tp();
   const double local_experts = static_cast<double>(e.num_experts) / c.s.ep;
-  // Balanced routing: every EP rank receives top_k * Tr tokens, gathered over the ETP group.
-  const double R = Tr * e.top_k * etp;
-  const double f = e.expert_ffn / etp, width = c.m.gated_mlp ? 2 * f : f;
+  const bool train = c.sh.phase == Phase::kTrain;
+  // Balanced routing: every EP rank receives top_k * Tr tokens, gathered over the ETP group,
+  // times the capacity rows (CapacityRows); --moe-router-padding-for-fp8 adds half an alignment
+  // (16 rows, 32 for MXFP8) per local expert on average.
+  const double rows = train ? CapacityRows(c.s) : 1.0;
+  const double align = c.s.dtype == DType::kMxfp8 ? 32 : 16;
+  const double pad = c.s.moe_router_padding && c.low && train ? local_experts * align / 2 : 0;
+  const double R = Tr * e.top_k * etp * rows + pad;
   constexpr int kMoe = kRecomputeMoe;
-  Gemm(c, "router", Tr, c.h, e.num_experts, 1, Tr * c.h, kMoe, kRecomputeLayerNorm);
-  const double dispatch = Tr * e.top_k * c.h * kAct;
+  MoeRouter(c, Tr);
+  const double dispatch = R / etp * c.h * kAct;
+  const bool unfused = train && !c.s.moe_permute_fusion;
+  if (unfused) UnfusedPermute(c, Tr);
   Mem(c, "permute", 2 * dispatch, 0, kMoe);
   Comm(c, "ep_dispatch_a2a", Group::kEp, Coll::kAllToAll, Coll::kAllToAll, dispatch, false, kMoe);
   if (c.s.moe_dedup_dispatch) c.out.back().dedup_k = e.top_k;
@@ -303,20 +410,19 @@ void MoeMlp(Ctx& c) {
   // received rows per direction, in forward and backward. The deduplicating (flex/DeepEP)
   // dispatcher lays the received tokens out per expert in its single local permute, which
   // "permute" / "unpermute" already cost.
-  const bool sort_chunks =
-      !c.s.moe_dedup_dispatch && local_experts > 1 && c.sh.phase == Phase::kTrain;
+  const bool sort_chunks = !c.s.moe_dedup_dispatch && local_experts > 1 && train;
   if (sort_chunks) Mem(c, "sort_chunks", 2 * R * c.h * kAct, 0, kMoe);
-  Gemm(c, "expert_fc1", R / local_experts, c.h, width, local_experts, R * c.h, kMoe, kMoe);
-  Mem(c, "expert_act", (width + f) * R * kAct, width * R * kAct, kMoe | kRecomputeMoeAct, kMoe);
-  Gemm(c, "expert_fc2", R / local_experts, f, c.h, local_experts, R * f, kMoe,
-       kMoe | kRecomputeMoeAct);
+  RoutedExperts(c, R, local_experts);
   if (sort_chunks) Mem(c, "unsort_chunks", 2 * R * c.h * kAct, 0, kMoe);
   if (etp > 1)
     Comm(c, "etp_scatter", Group::kEtp, Coll::kReduceScatter, Coll::kAllGather, dispatch * etp,
          false, kMoe);
   Comm(c, "ep_combine_a2a", Group::kEp, Coll::kAllToAll, Coll::kAllToAll, dispatch, false, kMoe);
   if (c.s.moe_dedup_dispatch) c.out.back().dedup_k = e.top_k;
-  Mem(c, "unpermute", 2 * dispatch, dispatch, kMoe, kMoe);
+  if (unfused)
+    UnfusedUnpermute(c, Tr, R / etp);
+  else
+    Mem(c, "unpermute", 2 * dispatch, dispatch, kMoe, kMoe);
   if (e.shared_ffn > 0)
     DenseMlp(c, "shared_fc1", "shared_act", "shared_fc2", static_cast<double>(e.shared_ffn),
              kRecomputeSharedExperts);

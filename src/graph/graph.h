@@ -47,6 +47,12 @@ struct Op {
   int rerun = 0;           // RecomputeModule mask whose recomputation reruns this op's forward
   int drop = 0;            // RecomputeModule mask whose recomputation frees saved_bytes
   bool keep_bf16 = false;  // GEMM stays in BF16 under FP8 training (LM head)
+  // GEMM in fp32 or fp64 without tensor cores (the MoE router under --moe-router-dtype): timed at
+  // the hardware's fp32 peak (fp64 tensor-core peaks match it on A100/H100: datasheets).
+  bool fp32_gemm = false;
+  // The `batch` problems run as separate GEMMs, one launch each (Megatron-Core SequentialMLP:
+  // no --moe-grouped-gemm), not as one grouped GEMM.
+  bool sequential = false;
   bool trainable = true;  // GEMM weights receive gradients (false: frozen, no weight-gradient GEMM)
   bool block_sparse = false;  // attention through a block-sparse kernel (FlexAttention)
   // Attention without a flash kernel (Strategy::flash_attention false): the keys of each query

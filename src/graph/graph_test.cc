@@ -225,6 +225,88 @@ TEST(MoeDispatchTest, SortChunksOnlyForAllToAllWithSeveralLocalExperts) {
   EXPECT_EQ(Find(Layer(m, s, true), "unsort_chunks"), nullptr);
 }
 
+// Megatron-Core MoE arguments that change the work (one test each; they were once read as
+// no-ops). Mixtral-8x7B at tp 1, ep 2: four local experts, R = top_k·T received rows.
+TEST(MoeArgumentsTest, SequentialMlpWithoutGroupedGemm) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  s.ep = 2;
+  const auto grouped = Layer(m, s, true);
+  EXPECT_EQ(Find(grouped, "expert_cat"), nullptr);
+  EXPECT_EQ(Find(grouped, "expert_fc1")->fwd_kernels, 1);
+  s.moe_grouped_gemm = false;  // SequentialMLP: a GEMM set per local expert, then torch.cat
+  const auto seq = Layer(m, s, true);
+  const Op* fc1 = Find(seq, "expert_fc1");
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_TRUE(fc1->sequential);
+  EXPECT_EQ(fc1->fwd_kernels, 4);
+  EXPECT_EQ(fc1->bwd_kernels, 8);
+  EXPECT_EQ(Find(seq, "expert_act")->fwd_kernels, 4);
+  ExpectBytes(seq, "expert_cat", 2 * (2 * kT) * 4096 * 2);
+  EXPECT_DOUBLE_EQ(SumFlops(seq), SumFlops(grouped));  // same FLOPs, more launches
+}
+
+TEST(MoeArgumentsTest, UnfusedPermuteSortsAndScatterAdds) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  s.ep = 2;
+  EXPECT_EQ(Find(Layer(m, s, true), "permute_sort"), nullptr);
+  s.moe_permute_fusion = false;
+  const auto ops = Layer(m, s, true);
+  const double h = 4096, E = 8, R = 2 * kT;
+  // argsort of the [experts, tokens] routing map (1 + 36 bytes an entry) and the probs' transpose.
+  ExpectBytes(ops, "permute_sort", kT * E * (2 + 36 + 2 * 2));
+  // bf16 probs: rows·h·(2 + 2) + T·h·2 + rows·h·2 + 2·T·h·2 + T·h·(2 + 2).
+  ExpectBytes(ops, "unpermute_unfused", h * (R * 4 + kT * 2 + R * 2 + 2 * kT * 2 + kT * 4));
+  EXPECT_EQ(Find(ops, "unpermute"), nullptr);
+  s.moe_router_bytes = 8;  // fp64 probs promote the weighted rows and the scatter-add
+  ExpectBytes(Layer(m, s, true), "unpermute_unfused",
+              h * (R * 10 + kT * 8 + R * 8 + 2 * kT * 8 + kT * 10));
+}
+
+TEST(MoeArgumentsTest, RouterDtypeRunsTheGatingGemmInFp32OrFp64) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  EXPECT_FALSE(Find(Layer(m, s, true), "router")->fp32_gemm);
+  EXPECT_EQ(Find(Layer(m, s, true), "router_cast"), nullptr);
+  s.moe_router_bytes = 8;
+  const auto ops = Layer(m, s, true);
+  EXPECT_TRUE(Find(ops, "router")->fp32_gemm);
+  ExpectBytes(ops, "router_cast", kT * 4096 * (2 + 8));
+  ExpectBytes(ops, "router_scores", 6 * kT * 8 * 8);
+}
+
+TEST(MoeArgumentsTest, CapacityFactorDropsOrPads) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  s.ep = 2;
+  const double base = Find(Layer(m, s, true), "expert_fc1")->flops;
+  s.moe_capacity_factor = 1.5;  // balanced routing never exceeds a capacity above 1
+  EXPECT_DOUBLE_EQ(Find(Layer(m, s, true), "expert_fc1")->flops, base);
+  s.moe_capacity_factor = 0.5;  // half of each expert's balanced load dropped
+  EXPECT_DOUBLE_EQ(Find(Layer(m, s, true), "expert_fc1")->flops, 0.5 * base);
+  s.moe_capacity_factor = 1.5;
+  s.moe_pad_to_capacity = true;  // every expert padded to 1.5x: GEMMs and all-to-all carry it
+  const auto ops = Layer(m, s, true);
+  EXPECT_DOUBLE_EQ(Find(ops, "expert_fc1")->flops, 1.5 * base);
+  EXPECT_DOUBLE_EQ(Find(ops, "ep_dispatch_a2a")->comm_bytes, 1.5 * (2 * kT) * 4096 * 2);
+}
+
+TEST(MoeArgumentsTest, Fp8PaddingCopiesUnlessTheRouterPads) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  s.ep = 2;
+  EXPECT_EQ(Find(Layer(m, s, true), "fp8_padding"), nullptr);  // bf16: no alignment
+  s.dtype = DType::kFp8;
+  const auto padded = Layer(m, s, true);
+  ExpectBytes(padded, "fp8_padding", 2 * (2 * kT) * 4096 * 2);
+  ExpectBytes(padded, "fp8_unpadding", 2 * (2 * kT) * 4096 * 2);
+  s.moe_router_padding = true;  // the router pads each expert to 16 rows: 8 more on average
+  const auto ops = Layer(m, s, true);
+  EXPECT_EQ(Find(ops, "fp8_padding"), nullptr);
+  EXPECT_DOUBLE_EQ(Find(ops, "expert_fc1")->m, (2 * kT + 4 * 8) / 4);
+}
+
 TEST_P(MixtralGraphTest, ExpertParallelSplitsExpertsNotTokens) {
   const int t = GetParam();
   const ModelSpec m = Preset("mixtral-8x7b");

@@ -773,7 +773,8 @@ TEST(MegatronScripts, ModelZooDeepSeekV3UnsetVariablesAndLayout) {
   EXPECT_EQ(s.pipeline_layout, "Et*2|(tt|)*22t|(tt|)*7mL");
   EXPECT_EQ(IgnoredNames(r),
             (std::vector<std::string>{"--cross-entropy-fusion-impl", "--logging-level",
-                                      "--enable-experimental", "--moe-router-padding-for-fp8"}));
+                                      "--enable-experimental"}));
+  EXPECT_TRUE(s.moe_router_padding);  // --moe-router-padding-for-fp8 is read, not ignored
   Strategy no_model = s;
   auto shape_only = ResolveMegatronModel(r, nullptr, no_model);
   ASSERT_FALSE(shape_only.ok());  // the vocabulary comes from the HF tokenizer

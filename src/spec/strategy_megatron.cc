@@ -169,6 +169,8 @@ Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, Strat
   s.zero = 0;
   s.overlap_grad_reduce = false;
   s.overlap_param_gather = false;
+  s.moe_grouped_gemm = false;  // SequentialMLP without --moe-grouped-gemm
+  s.moe_permute_fusion = false;
   std::map<std::string, std::string> seen;
   for (size_t i = 0; i < tok.size(); ++i) {
     const std::string& f = tok[i];
@@ -196,6 +198,10 @@ Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, Strat
       return Status::Invalid(f + ": " + st.message());
     NoteRepeated(seen, f, value, out);
     seen[f] = value;
+  }
+  if (!seen.count("--num-experts")) {  // a dense model: the MoE switches keep trainsim's values
+    s.moe_grouped_gemm = before.moe_grouped_gemm;
+    s.moe_permute_fusion = before.moe_permute_fusion;
   }
   if (Status st = detail::ResolveMegatronArgs(seen, before, s, out); !st.ok()) return st;
   out.gave_gbs = seen.count("--global-batch-size") > 0;

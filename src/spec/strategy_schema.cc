@@ -126,6 +126,35 @@ Status SetEpOverlap(Strategy& s, std::string_view t) {
   return Status::Ok();
 }
 
+// --moe-router-dtype: fp32 / fp64, or none (the parameter dtype: Megatron-LM's None).
+Status SetRouterDtype(Strategy& s, std::string_view t) {
+  if (t == "none" || t == "None" || t == "bf16" || t == "fp16") {
+    s.moe_router_bytes = 0;
+  } else if (t == "fp32") {
+    s.moe_router_bytes = 4;
+  } else if (t == "fp64") {
+    s.moe_router_bytes = 8;
+  } else {
+    return Status::Invalid("must be none, fp32 or fp64, got '" + std::string(t) + "'");
+  }
+  return Status::Ok();
+}
+
+std::string GetRouterDtype(const Strategy& s) {
+  return s.moe_router_bytes == 8 ? "fp64" : s.moe_router_bytes == 4 ? "fp32" : "none";
+}
+
+// --moe-expert-capacity-factor: a positive factor; none (or 0) = no capacity, no dropping.
+Status SetCapacityFactor(Strategy& s, std::string_view t) {
+  if (t == "none" || t == "None") {
+    s.moe_capacity_factor = 0;
+    return Status::Ok();
+  }
+  if (Status st = detail::ParseNumberText(t, 0, 1e3, s.moe_capacity_factor); !st.ok())
+    return Status::Invalid("must be a factor > 0 or none, got '" + std::string(t) + "'");
+  return Status::Ok();
+}
+
 Status SetAttentionKernel(Strategy& s, std::string_view t) {
   Result<AttentionImpl> a = ParseAttentionImpl(t);
   if (!a.ok()) return Status::Invalid("must be fused, fa2 or fa1, got '" + std::string(t) + "'");
@@ -538,6 +567,78 @@ constexpr StrategyField kFields[] = {
      .to_megatron = megatron_hooks::DispatcherOut,
      .assumed = "off: Megatron-LM's all-to-all dispatcher (no DeepEP)",
      .matters = [](const Strategy& s) { return s.ep > 1; }},
+    // MoE experts and router (graph.cc, MoeMlp). Their defaults are listed as assumed for MoE
+    // models by ApplyModelDefaults (front_end.cc), where the model is known.
+    {.key = "moe_grouped_gemm",
+     .kind = FieldKind::kBool,
+     .flag = "--moe-grouped-gemm",
+     .megatron = "--moe-grouped-gemm",
+     .rule = "true, false",
+     .example = "false",
+     .doc = "MoE experts as grouped GEMMs (TEGroupedMLP); false: SequentialMLP, one GEMM set and "
+            "launch per local expert",
+     .set = SetBool<&Strategy::moe_grouped_gemm>,
+     .get = GetBool<&Strategy::moe_grouped_gemm>,
+     // Written with the model's MoE arguments (export_megatron.cc, MegatronArgsAndNotes).
+     .to_megatron = [](const Strategy&, std::string&) {}},
+    {.key = "moe_permute_fusion",
+     .kind = FieldKind::kBool,
+     .flag = "--moe-permute-fusion",
+     .megatron = "--moe-permute-fusion",
+     .rule = "true, false",
+     .example = "false",
+     .doc = "fused MoE permute/unpermute (TE); false: PyTorch sort, gather and scatter-add",
+     .set = SetBool<&Strategy::moe_permute_fusion>,
+     .get = GetBool<&Strategy::moe_permute_fusion>,
+     // Written with the model's MoE arguments (export_megatron.cc, MegatronArgsAndNotes).
+     .to_megatron = [](const Strategy&, std::string&) {}},
+    {.key = "moe_router_dtype",
+     .kind = FieldKind::kText,
+     .flag = "--moe-router-dtype",
+     .megatron = "--moe-router-dtype=",
+     .rule = "none, fp32, fp64",
+     .example = "fp64",
+     .doc = "MoE router GEMM, scores and combine weights in fp32/fp64 (none: parameter dtype)",
+     .set = SetRouterDtype,
+     .get = GetRouterDtype,
+     .to_megatron =
+         [](const Strategy& s, std::string& out) {
+           if (s.moe_router_bytes > 0) out += " --moe-router-dtype " + GetRouterDtype(s);
+         }},
+    {.key = "moe_capacity_factor",
+     .kind = FieldKind::kNumber,
+     .flag = "--moe-capacity-factor",
+     .megatron = "--moe-expert-capacity-factor=",
+     .rule = "> 0, or none (0): no capacity",
+     .example = "1.25",
+     .doc = "MoE expert capacity as a multiple of the balanced load: below 1 drops tokens; with "
+            "moe_pad_to_capacity every expert runs its full capacity",
+     .set = SetCapacityFactor,
+     .get = [](const Strategy& s) { return detail::NumberText(s.moe_capacity_factor); },
+     .to_megatron =
+         [](const Strategy& s, std::string& out) {
+           if (s.moe_capacity_factor > 0)
+             out += " --moe-expert-capacity-factor " + detail::NumberText(s.moe_capacity_factor);
+         }},
+    {.key = "moe_pad_to_capacity",
+     .kind = FieldKind::kBool,
+     .flag = "--moe-pad-to-capacity",
+     .megatron = "--moe-pad-expert-input-to-capacity",
+     .rule = "true, false; with moe_capacity_factor",
+     .example = "true",
+     .doc = "pad every expert's input to its capacity (the all-to-all and GEMMs carry it)",
+     .set = SetBool<&Strategy::moe_pad_to_capacity>,
+     .get = GetBool<&Strategy::moe_pad_to_capacity>},
+    {.key = "moe_router_padding",
+     .kind = FieldKind::kBool,
+     .flag = "--moe-router-padding",
+     .megatron = "--moe-router-padding-for-fp8 --moe-router-padding-for-quantization",
+     .rule = "true, false",
+     .example = "true",
+     .doc = "FP8/FP4: the router pads each expert's rows to a multiple of 16 (32 MXFP8) instead "
+            "of TE's Fp8Padding copies",
+     .set = SetBool<&Strategy::moe_router_padding>,
+     .get = GetBool<&Strategy::moe_router_padding>},
     {.key = "use_flash_sdp",
      .kind = FieldKind::kBool,
      .flag = "--flash-attention",

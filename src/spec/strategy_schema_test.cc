@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "trainsim/megatron.h"
 #include "trainsim/schema.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
@@ -134,8 +135,11 @@ TEST(StrategySchema, MegatronArgumentsRoundTripEachField) {
   // ep_comm_overlap: Megatron-LM's overlap switches give one fraction (0.3), not the example.
   // optimizer: Megatron-LM has adam, sgd and muon, not the example's adamw8bit
   // (MegatronArgs.OptimizerChoices).
-  const std::set<std::string_view> inexpressible = {"zero_state", "use_fp32_accum_grad",
-                                                    "ep_comm_overlap", "optimizer"};
+  // moe_grouped_gemm, moe_permute_fusion: written with the model's MoE arguments (an absent
+  // switch means off only for a MoE model; MegatronArgs.MoeSwitchesAreMegatronDefaults).
+  const std::set<std::string_view> inexpressible = {"zero_state",       "use_fp32_accum_grad",
+                                                    "ep_comm_overlap",  "optimizer",
+                                                    "moe_grouped_gemm", "moe_permute_fusion"};
   for (const StrategyField& f : StrategySchema()) {
     if (f.megatron.empty() || inexpressible.count(f.key)) continue;
     SCOPED_TRACE(std::string(f.key));
@@ -369,6 +373,57 @@ TEST(MegatronArgs, NewArguments) {
   auto zero = ParseMegatronArgs("--tensor-model-parallel-size 0", Strategy{});
   ASSERT_FALSE(zero.ok());
   EXPECT_TRUE(HasSubstr(zero.status().message(), "--tensor-model-parallel-size"));
+}
+
+// Megatron-LM reads these MoE arguments with a meaning (graph.cc, MoeMlp): each was once
+// accepted with no effect or listed as ignored. Rows: arguments, then the expected values of
+// moe_grouped_gemm, moe_permute_fusion, moe_router_dtype, moe_capacity_factor,
+// moe_pad_to_capacity and moe_router_padding.
+TEST(MegatronArgs, MoeSwitchesAreMegatronDefaults) {
+  struct Row {
+    const char* args;
+    const char* grouped;
+    const char* fused;
+    const char* router;
+    const char* capacity;
+    const char* pad;
+    const char* router_pad;
+  };
+  const Row rows[] = {
+      {"--num-experts 8", "false", "false", "none", "0", "false", "false"},
+      {"--num-experts 8 --moe-grouped-gemm --moe-permute-fusion", "true", "true", "none", "0",
+       "false", "false"},
+      {"--num-experts 8 --moe-router-dtype fp64", "false", "false", "fp64", "0", "false", "false"},
+      {"--num-experts 8 --moe-router-dtype fp32", "false", "false", "fp32", "0", "false", "false"},
+      {"--num-experts 8 --moe-expert-capacity-factor 1.25 --moe-pad-expert-input-to-capacity",
+       "false", "false", "none", "1.25", "true", "false"},
+      {"--num-experts 8 --moe-router-padding-for-fp8", "false", "false", "none", "0", "false",
+       "true"},
+      {"--num-experts 8 --moe-router-padding-for-quantization", "false", "false", "none", "0",
+       "false", "true"},
+      // A dense model: the MoE switches keep trainsim's values (they do nothing there).
+      {"--hidden-size 1024", "true", "true", "none", "0", "false", "false"},
+  };
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.args);
+    std::vector<std::string> args;
+    for (std::string_view rest = r.args; !rest.empty();) {
+      const size_t sp = rest.find(' ');
+      args.emplace_back(rest.substr(0, sp));
+      rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+    }
+    Strategy s;
+    MegatronReading reading;
+    ASSERT_TRUE(ReadMegatronArgs(args, s, nullptr, reading).ok());
+    for (const IgnoredInput& i : reading.ignored)
+      EXPECT_TRUE(i.field.rfind("--moe-", 0) != 0) << i.field << " listed as ignored";
+    EXPECT_EQ(FindStrategyField("moe_grouped_gemm")->get(s), r.grouped);
+    EXPECT_EQ(FindStrategyField("moe_permute_fusion")->get(s), r.fused);
+    EXPECT_EQ(FindStrategyField("moe_router_dtype")->get(s), r.router);
+    EXPECT_EQ(FindStrategyField("moe_capacity_factor")->get(s), r.capacity);
+    EXPECT_EQ(FindStrategyField("moe_pad_to_capacity")->get(s), r.pad);
+    EXPECT_EQ(FindStrategyField("moe_router_padding")->get(s), r.router_pad);
+  }
 }
 
 // --- Efficiency --------------------------------------------------------------------------------

@@ -145,6 +145,10 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   s.uneven_pipeline = fw.uneven;  // the split itself is reported by Simulate (pipeline_split)
   s.ep_comm_overlap = fw.ep_overlap;
   s.moe_dedup_dispatch = fw.dedup;
+  s.moe_grouped_gemm = fw.grouped_gemm;
+  s.moe_permute_fusion = fw.permute_fusion;
+  s.moe_router_bytes = fw.router_bytes;
+  s.moe_router_padding = fw.router_padding;
   s.attention_kernel = fw.attention;
   s.flash_attention = fw.flash_attention;
   if (dp) rec.Profile("overlap_grad_reduce", B(s.overlap_grad_reduce));
@@ -411,6 +415,15 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
     if (Status st = ReadRlPool(j["rl"], where, s, rec); !st.ok()) return st;
   if (Status st = ReadParallel(j, where, fw, c, rec); !st.ok()) return st;
   ApplyProfile(fw, c.hw, notes, s, rec);
+  if (c.model.is_moe()) {  // the profile's MoE expert and router settings
+    rec.Profile("moe_grouped_gemm", B(s.moe_grouped_gemm));
+    rec.Profile("moe_permute_fusion", B(s.moe_permute_fusion));
+    rec.Profile("moe_router_dtype", s.moe_router_bytes == 8   ? "fp64"
+                                    : s.moe_router_bytes == 4 ? "fp32"
+                                                              : "none");
+    if (s.dtype == DType::kFp8 || s.dtype == DType::kMxfp8 || s.dtype == DType::kFp4)
+      rec.Profile("moe_router_padding", B(s.moe_router_padding));
+  }
   if (Status st = ReadRecompute(j, where, fw, c, rec); !st.ok()) return st;
   if (Status st = ReadFinetune(j, where, notes, s, rec); !st.ok()) return st;
   ReadLoraDropout(fw, notes, s, rec);

@@ -51,6 +51,11 @@ Framework ReadProfile(const json& f) {
   w.ep_overlap = f.value("ep_comm_overlap", 0.0);
   w.dedup = f.value("moe_dedup_dispatch", false);
   w.flash_attention = f.value("flash_attention", true);
+  w.grouped_gemm = f.value("moe_grouped_gemm", true);
+  w.permute_fusion = f.value("moe_permute_fusion", true);
+  w.router_padding = f.value("moe_router_padding", true);
+  const std::string router = f.value("moe_router_dtype", "none");
+  w.router_bytes = router == "fp64" ? 8 : router == "fp32" ? 4 : 0;
   // An unknown name in the embedded file is caught by FrameworkProfiles.AttentionNamesParse.
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;

@@ -25,6 +25,13 @@ struct Framework {
   // The stack's attention has a flash kernel (profile key flash_attention; false: the scores
   // are materialised, Megatron-LM's core attention before FlashAttention).
   bool flash_attention = true;
+  // MoE expert and router settings (profile keys moe_grouped_gemm, moe_permute_fusion: true
+  // unless the profile says otherwise, as today's recipes run them; moe_router_dtype: none,
+  // fp32 or fp64, as bytes, 0 = none).
+  // moe_router_padding: true unless the profile says otherwise, as the Megatron-Bridge FP8 MoE
+  // recipes set moe_router_padding_for_fp8 (it acts only under FP8/FP4).
+  bool grouped_gemm = true, permute_fusion = true, router_padding = true;
+  int router_bytes = 0;
   bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)
   // LoRA-family dropout of the stack's fine-tuning script when a case does not state one
   // (profile key lora_dropout; 0: PEFT LoraConfig's default).
