@@ -38,6 +38,16 @@ std::map<std::string, std::string> ProfileSettings(const detail::Framework& fw,
   if (fw.recompute == "full" || fw.recompute == "none") out["recompute"] = fw.recompute;
   if (!fw.schedule.empty() && s.pp > 1 && s.vpp <= 1) out["pipeline_schedule"] = fw.schedule;
   if (fw.etp_one) out["etp_size"] = "1";
+  // Eager module code: the profile's, or its stack's eager default (torchtitan compiles only
+  // when asked: eager_unless_compiled).
+  out["eager_modules"] = Bool(fw.exec.eager_modules || fw.eager_unless_compiled);
+  if (s.pp > 1 && fw.pp_fsdp_unsharded && fw.zero >= 2) out["zero_state"] = "1";
+  if (fw.router_bytes > 0) out["moe_router_dtype"] = fw.router_bytes == 8 ? "fp64" : "fp32";
+  if (!fw.grouped_gemm) out["moe_grouped_gemm"] = "false";
+  if (!fw.permute_fusion) out["moe_permute_fusion"] = "false";
+  // What "selective" means in the stack (torchtitan: its per-op policy).
+  if (s.recompute == Recompute::kSelective && !fw.selective_modules.empty())
+    out["recompute_modules"] = fw.selective_modules;
   return out;
 }
 
@@ -48,7 +58,6 @@ void ApplyExecution(const detail::Framework& fw, Strategy& s) {
   s.exec.fused_elementwise = fw.exec.fused_elementwise;
   s.exec.dequant = fw.exec.dequant;
   s.exec.grad_set_to_none = fw.exec.grad_set_to_none;
-  s.exec.eager_modules = fw.exec.eager_modules;
 }
 
 // Whether a setting changes this strategy's step, so that the report lists it (as validate's
@@ -61,6 +70,7 @@ bool Matters(const std::string& key, const std::string& value, const Strategy& s
   if (key == "overlap_grad_reduce") return s.dp() > 1;
   if (key == "overlap_param_gather") return s.dp() > 1 && s.zero >= 1;
   if (key == "use_flash_sdp") return value == "false";
+  if (key == "eager_modules") return value == "true";
   return true;
 }
 
@@ -100,8 +110,7 @@ Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, con
                                                                             : "fused";
   out.push_back({"execution", fw->id,
                  why + ": optimizer " + impl + ", fused element-wise " +
-                     Bool(fw->exec.fused_elementwise) + ", eager module code " +
-                     Bool(fw->exec.eager_modules) + ", gradients freed each step " +
+                     Bool(fw->exec.fused_elementwise) + ", gradients freed each step " +
                      Bool(fw->exec.grad_set_to_none)});
   s = NormaliseStrategy(s);
   return out;
