@@ -121,7 +121,11 @@ Result<RankOrder> ParseRankOrder(std::string_view s) {
                          "' (tp-cp-dp-pp, tp-dp-cp-pp, tp-cp-pp-dp, tp-pp-cp-dp)");
 }
 
-Result<int> ParseRecomputeModules(std::string_view list) {
+// A comma-separated list of module names into their mask; `field` and `choices` word the errors.
+template <size_t N>
+Result<int> ParseModuleMask(std::string_view list,
+                            const std::array<std::pair<int, std::string_view>, N>& names,
+                            const std::string& field, const std::string& choices) {
   int mask = 0;
   size_t pos = 0;
   while (pos <= list.size()) {
@@ -131,15 +135,22 @@ Result<int> ParseRecomputeModules(std::string_view list) {
     pos = comma + 1;
     if (item.empty() && pos > list.size()) break;  // a trailing comma, or the empty list
     bool found = false;
-    for (const auto& [bit, name] : kModules)
+    for (const auto& [bit, name] : names)
       if (item == name) mask |= bit, found = true;
     if (!found)
-      return Status::Invalid(
-          "recompute_modules: unknown module '" + std::string(item) +
-          "' (core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts)");
+      return Status::Invalid(field + ": unknown module '" + std::string(item) + "' (" + choices +
+                             ")");
   }
-  if (mask == 0) return Status::Invalid("recompute_modules: give at least one module");
-  if ((mask & kRecomputeOpSac) && mask != kRecomputeOpSac)
+  if (mask == 0) return Status::Invalid(field + ": give at least one module");
+  return mask;
+}
+
+Result<int> ParseRecomputeModules(std::string_view list) {
+  auto mask =
+      ParseModuleMask(list, kModules, "recompute_modules",
+                      "core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts");
+  if (!mask.ok()) return mask;
+  if ((*mask & kRecomputeOpSac) && *mask != kRecomputeOpSac)
     return Status::Invalid(
         "recompute_modules: op_sac (torchtitan's per-op policy) excludes the Megatron-LM modules");
   return mask;
@@ -156,23 +167,7 @@ std::string RecomputeModulesName(int mask) {
 }
 
 Result<int> ParseOffloadModules(std::string_view list) {
-  int mask = 0;
-  size_t pos = 0;
-  while (pos <= list.size()) {
-    size_t comma = list.find(',', pos);
-    if (comma == std::string_view::npos) comma = list.size();
-    const std::string_view item = list.substr(pos, comma - pos);
-    pos = comma + 1;
-    if (item.empty() && pos > list.size()) break;  // a trailing comma, or the empty list
-    bool found = false;
-    for (const auto& [bit, name] : kOffload)
-      if (item == name) mask |= bit, found = true;
-    if (!found)
-      return Status::Invalid("offload_modules: unknown module '" + std::string(item) + "' (" +
-                             OffloadModulesName(kOffloadAll) + ")");
-  }
-  if (mask == 0) return Status::Invalid("offload_modules: give at least one module");
-  return mask;
+  return ParseModuleMask(list, kOffload, "offload_modules", OffloadModulesName(kOffloadAll));
 }
 
 std::string OffloadModulesName(int mask) {
