@@ -239,20 +239,26 @@ struct Selective {
   double rerun_s = 0, rerun_flops = 0, rerun_kernels = 0, saved = 0;
 };
 
+// The bytes `op` keeps for its backward under the selective modules `mods` (Megatron-LM's
+// modules by the op's drop mask; torchtitan's per-op policy by MarkOpSac's share).
+double SelectiveSaved(const graph::Op& op, int mods) {
+  if (mods & kRecomputeOpSac) return op.sac_saved;
+  double saved = op.drop & mods ? 0.0 : op.saved_bytes;
+  // core_attn drops attention's extras only; an eager chain's own intermediates stay.
+  if (!(mods & kRecomputeCoreAttn) || op.kind != OpKind::kAttention) saved += op.saved_extra_bytes;
+  return saved;
+}
+
 void AddSelective(const graph::Op& op, double f, int mods, Selective& a) {
   const double rerun_f = op.kind == OpKind::kComm && op.group == Group::kCp ? 0 : f;
+  a.saved += SelectiveSaved(op, mods);
   if (mods & kRecomputeOpSac) {
-    a.saved += op.sac_saved;
     if (op.sac_rerun <= 0) return;
     a.rerun_s += rerun_f * op.sac_rerun;
     a.rerun_flops += op.flops * op.sac_rerun;
     a.rerun_kernels += op.fwd_kernels * op.host_weight;
     return;
   }
-  if (!(op.drop & mods)) a.saved += op.saved_bytes;
-  // core_attn drops attention's extras only; an eager chain's own intermediates stay.
-  if (!(mods & kRecomputeCoreAttn) || op.kind != OpKind::kAttention)
-    a.saved += op.saved_extra_bytes;
   if (!(op.rerun & mods)) return;
   a.rerun_s += rerun_f;
   a.rerun_flops += op.flops;
@@ -285,12 +291,7 @@ struct Offload {
 
 void AddOffload(const graph::Op& op, int mods, bool first, Offload& o) {
   o.none += op.saved_bytes + op.saved_extra_bytes;
-  if (mods & kRecomputeOpSac) {
-    o.selective += op.sac_saved;
-  } else {
-    if (!(op.drop & mods)) o.selective += op.saved_bytes;
-    if (!(mods & kRecomputeCoreAttn)) o.selective += op.saved_extra_bytes;
-  }
+  o.selective += SelectiveSaved(op, mods);
   if (first) o.full = op.saved_bytes;  // full recompute keeps only the layer input
 }
 

@@ -12,6 +12,18 @@ HardwareSpec H100() {
   return LoadHardware("h100_sxm_80gb").value();
 }
 
+// torchtitan's Llama-3.1-8B FSDP rows: 8 GPUs, local batch 2 of 8192 tokens.
+Strategy FsdpLlama8b() {
+  Strategy s;
+  s.world_size = 8;
+  s.fsdp = true;
+  s.zero = 3;
+  s.mbs = 2;
+  s.gbs = 16;
+  s.seq = 8192;
+  return s;
+}
+
 TEST(Flops, GptModelFlopsMatchNarayananWithoutRecompute) {
   // Narayanan et al. SC21 eq. 3 without the recompute pass: 72*B*s*l*h^2*(1 + s/(6h) +
   // V/(12*l*h)); trainsim halves attention for causality, so s/(12h) instead of s/(6h).
@@ -64,13 +76,7 @@ TEST(Flops, FullRecomputeAddsOneForwardPass) {
 // three rerun GEMMs are 36.5 % of a block's GEMM FLOPs.
 TEST(Flops, TorchtitanOpSacRerunsEverySecondMatmul) {
   const ModelSpec m = LoadModel("llama3-8b").value();
-  Strategy s;
-  s.world_size = 8;
-  s.fsdp = true;
-  s.zero = 3;
-  s.mbs = 2;
-  s.gbs = 16;
-  s.seq = 8192;
+  const Strategy s = FsdpLlama8b();
   auto run = [&](Recompute r, int modules) {
     Strategy t = s;
     t.recompute = r;
@@ -99,13 +105,7 @@ TEST(Flops, TorchtitanOpSacRerunsEverySecondMatmul) {
 // eager Llama-3.1-8B row, mbs 2 x 8192), while without recompute they are kept.
 TEST(Memory, OpSacKeepsNoEagerIntermediates) {
   const ModelSpec m = LoadModel("llama3-8b").value();
-  Strategy s;
-  s.world_size = 8;
-  s.fsdp = true;
-  s.zero = 3;
-  s.mbs = 2;
-  s.gbs = 16;
-  s.seq = 8192;
+  const Strategy s = FsdpLlama8b();
   auto act = [&](Recompute r, int modules, bool eager) {
     Strategy t = s;
     t.recompute = r;

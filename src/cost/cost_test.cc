@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "finetune/method.h"
 #include "graph/graph.h"
 #include "layer_cost.h"
 #include "trainsim/trainsim.h"
@@ -236,3 +237,32 @@ TEST(MoeGemmCost, SequentialExpertsSumTheirDenseGemms) {
 
 }  // namespace
 }  // namespace trainsim::cost
+
+namespace trainsim {
+namespace {
+
+// Whole-layer offload moves exactly what the recompute policy keeps, whatever the policy: an
+// eager layer under core_attn recompute (attention's extras dropped, the eager chains' kept)
+// keeps nothing in HBM, and its offloaded bytes are what it would have saved.
+TEST(OffloadCost, OffloadsExactlyWhatThePolicyKeeps) {
+  const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
+  const ModelSpec m = LoadModel("llama3-8b").value();
+  Strategy s;
+  s.world_size = 1;
+  s.seq = 4096;
+  s.recompute = Recompute::kSelective;
+  s.recompute_modules = kRecomputeCoreAttn;
+  s.exec.eager_modules = true;
+  std::vector<graph::Op> ops;
+  finetune::BuildTrainLayer(m, s, false, ops);
+  const Placements pl = PlaceGroups(s, hw.scaleup_domain);
+  const LayerCost kept = CostOps(ops, hw, s, pl, false, nullptr);
+  s.exec.offload_activations = true;
+  const LayerCost off = CostOps(ops, hw, s, pl, false, nullptr);
+  EXPECT_GT(kept.saved_selective, 0);
+  EXPECT_NEAR(off.saved_selective, 0, 1e-6 * kept.saved_selective);
+  EXPECT_NEAR(off.offload_bytes, kept.saved_selective, 1e-6 * kept.saved_selective);
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -2,6 +2,7 @@
 // softmax passes over it, so its time grows with the square of the sequence whatever the mask.
 #include <gtest/gtest.h>
 
+#include "sim/sim_test_util.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -21,12 +22,7 @@ double AttentionMs(const Strategy& s, const char* model = "llama3-8b") {
 }
 
 Strategy OneGpu(int seq, bool flash) {
-  Strategy s;
-  s.world_size = 1;
-  s.seq = seq;
-  s.mbs = 1;
-  s.gbs = 1;
-  s.zero = 0;
+  Strategy s = test::OneGpu(seq);
   s.recompute = Recompute::kFull;
   s.flash_attention = flash;
   return s;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "sim/sim_test_util.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -27,15 +28,7 @@ ModelSpec Tiny() {
   return m;
 }
 
-Strategy OneGpu(int seq) {
-  Strategy s;
-  s.world_size = 1;
-  s.seq = seq;
-  s.mbs = 1;
-  s.gbs = 1;
-  s.zero = 0;
-  return s;
-}
+using test::OneGpu;
 
 TEST(LaunchFloor, EveryKernelOfATinyModelTakesTheFloor) {
   HardwareSpec hw = H100();

@@ -2,6 +2,7 @@
 // and the copies cost time only where the host link cannot keep up with the layer's compute.
 #include <gtest/gtest.h>
 
+#include "sim/sim_test_util.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
@@ -66,12 +67,7 @@ TEST(ActivationOffload, RecomputedInputsHaveNothingToOffload) {
 // Whole-layer offload (torchtune enable_activation_offloading, Megatron --cpu-offloading) keeps
 // two layers' activations in HBM and now pays its copies too.
 TEST(ActivationOffload, WholeLayerOffloadKeepsTwoLayers) {
-  Strategy s;
-  s.world_size = 1;
-  s.seq = 8192;
-  s.mbs = 1;
-  s.gbs = 1;
-  s.zero = 0;
+  Strategy s = test::OneGpu(8192);
   const ModelSpec m = LoadModel("llama3-8b").value();
   const HardwareSpec hw = LoadHardwarePreset("h100_sxm_80gb").value();
   const StepReport base = Simulate(m, hw, s).value();
