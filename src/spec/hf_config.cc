@@ -42,6 +42,7 @@ constexpr HfClass kClasses[] = {
     {"llama", true, false, false, false, false, false, false, 0},
     {"mistral", true, false, false, false, false, false, false, 0},
     {"mixtral", true, false, false, false, false, false, false, 0},
+    {"ministral", true, false, false, false, false, false, false, 0},  // MinistralConfig
     {"yi", true, false, false, false, false, false, false, 0},
     {"baichuan", true, false, false, false, false, false, false, 0},
     {"internlm", true, false, false, false, false, false, false, 0},
@@ -139,7 +140,6 @@ constexpr RefusedKey kRefusedKeys[] = {
     {"layers_block_type", "hybrid Mamba/attention layer patterns are not representable"},
     {"attn_layer_period", "hybrid Mamba/attention layer patterns are not representable"},
     {"full_attention_interval", "hybrid linear/full attention layers are not representable"},
-    {"attn_type_list", "hybrid linear (lightning) attention layers are not representable"},
     {"linear_attn_config", "hybrid linear (KDA) / full attention layers are not representable"},
     {"cross_attention_layers",
      "cross-attention layers to image tokens (Llama-3.2-Vision) are not representable"},
@@ -289,6 +289,17 @@ Status Refusals(const json& j, const std::string& type, const std::string& origi
   for (const RefusedKey& k : kRefusedKeys)
     if (j.contains(k.key) && !j[k.key].is_null())
       return Status::Invalid(k.key, k.why).WithContext(origin);
+  // MiniMax attn_type_list: 0 = lightning (linear) attention, 1 = softmax attention per layer
+  // (MiniMax-Text-01 / M1 modeling code; vLLM's minimax loader: is_linear_attn_layer ==
+  // attn_type_list[i] == 0). MiniMax-M2 ships a list of all 1s: every layer full attention.
+  if (j.contains("attn_type_list") && j["attn_type_list"].is_array())
+    for (const json& t : j["attn_type_list"])
+      if (!(t.is_number_integer() && t.get<int64_t>() == 1))
+        return Status::Invalid("attn_type_list",
+                               "layer kind " + t.dump() +
+                                   ": hybrid linear (lightning) attention layers are not "
+                                   "representable (only 1, softmax attention, is)")
+            .WithContext(origin);
   // Hunyuan cross-layer attention: cla_share_factor layers share one K/V projection.
   if (IsTrue(j, "use_cla"))
     return Status::Invalid("use_cla",
@@ -397,6 +408,12 @@ void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::strin
   m.linear_bias = !no_bias;
   for (const char* k : {"attention_bias", "add_qkv_bias", "use_qkv_bias", "qkv_bias"})
     r.Bool(k, m.qkv_bias);
+  // LlamaConfig-family mlp_bias: biases on gate/up/down_proj. ModelSpec holds biases on every
+  // linear layer or on q/k/v only, so an MLP with biases is costed as biases everywhere (the
+  // o_proj bias this adds is one hidden-sized vector per layer).
+  bool mlp_bias = false;
+  r.Bool("mlp_bias", mlp_bias);
+  if (mlp_bias) m.linear_bias = true;
   for (const char* k : {"use_qk_norm", "qk_layernorm"}) r.Bool(k, m.qk_norm);
   // Learned absolute positions: GPT-BigCode n_positions; OPT max_position_embeddings + 2 rows
   // (OPTLearnedPositionalEmbedding offset 2).

@@ -38,21 +38,13 @@ double Number(const Shape& s, const char* f, double def) {
   return v;
 }
 
-// --moe-layer-freq: N (every N-th layer, layer 0 included) or a Python list expression such as
-// "[0]*3+[1]*58" / "([1]*48)": leading dense layers, then a period.
-Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
+// A Megatron-LM pattern argument (moe_freq_type in megatron/training/arguments.py): a Python
+// list expression of 0/1 terms "[a,b,...]*n" joined by '+', e.g. "[0]*3+[1]*58" / "([1]*48)".
+// Quotes, spaces and parentheses are dropped first. Returns the expanded list (empty when the
+// text is not a list).
+std::vector<int> ExpandPattern(const std::string& t) {
   std::vector<int> pattern;
-  std::string t;
-  for (char c : text)
-    if (c != ' ' && c != '\'' && c != '"' && c != '(' && c != ')') t += c;
-  if (!t.empty() && t[0] != '[') {
-    long long n = 0;
-    if (Status st = detail::ParseIntText(t, 1, layers, n); !st.ok())
-      return Status::Invalid("--moe-layer-freq", st.message());
-    moe.layer_freq = static_cast<int>(n);
-    return Status::Ok();
-  }
-  for (size_t i = 0; i < t.size();) {  // terms "[a,b,...]*n" joined by '+'
+  for (size_t i = 0; i < t.size();) {
     const size_t close = t.find(']', i);
     if (t[i] != '[' || close == std::string::npos) break;
     std::vector<int> items;
@@ -68,6 +60,28 @@ Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
     for (long long r = 0; r < times; ++r) pattern.insert(pattern.end(), items.begin(), items.end());
     if (i < t.size() && t[i] == '+') ++i;
   }
+  return pattern;
+}
+
+std::string StripPattern(const std::string& text) {
+  std::string t;
+  for (char c : text)
+    if (c != ' ' && c != '\'' && c != '"' && c != '(' && c != ')') t += c;
+  return t;
+}
+
+// --moe-layer-freq: N (every N-th layer, layer 0 included) or a Python list expression such as
+// "[0]*3+[1]*58" / "([1]*48)": leading dense layers, then a period.
+Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
+  const std::string t = StripPattern(text);
+  if (!t.empty() && t[0] != '[') {
+    long long n = 0;
+    if (Status st = detail::ParseIntText(t, 1, layers, n); !st.ok())
+      return Status::Invalid("--moe-layer-freq", st.message());
+    moe.layer_freq = static_cast<int>(n);
+    return Status::Ok();
+  }
+  const std::vector<int> pattern = ExpandPattern(t);
   if (static_cast<int>(pattern.size()) != layers)
     return Status::Invalid("--moe-layer-freq",
                            "'" + text + "' must list " + std::to_string(layers) + " layers of 0/1");
@@ -83,6 +97,60 @@ Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
                                  "followed by every N-th layer MoE");
   moe.first_k_dense = k;
   moe.layer_freq = freq;
+  return Status::Ok();
+}
+
+// Sliding-window attention (megatron/training/arguments.py, GPT-OSS era): --window-size L,R is
+// Transformer Engine's (left, right) window (tuple_type "128,0"; a negative left side means no
+// limit); --window-attn-skip-freq N makes one layer in N full attention ("one full attention
+// layer after (N-1) SWA layers"), or a list expression names each layer (1 = SWA, 0 = full).
+// Without --window-attn-skip-freq every layer is windowed. A query at i sees keys i - left .. i +
+// right inclusive (flash_attn_func's window_size docstring), so trainsim's window (tokens seen,
+// the query itself included) is left + 1; the right side must be 0 (causal).
+Status WindowAttention(const Shape& s, ModelSpec& m) {
+  const auto ws = s.find("--window-size");
+  if (ws == s.end()) {
+    if (Has(s, "--window-attn-skip-freq"))
+      return Status::Invalid("--window-attn-skip-freq", "acts only with --window-size");
+    return Status::Ok();
+  }
+  const std::string t = StripPattern(ws->second);
+  const size_t comma = t.find(',');
+  long long left = 0, right = 0;
+  if (comma == std::string::npos ||
+      !detail::ParseIntText(t.substr(0, comma), -1, 1LL << 30, left).ok() ||
+      !detail::ParseIntText(t.substr(comma + 1), -1, 1LL << 30, right).ok())
+    return Status::Invalid("--window-size", "'" + ws->second +
+                                                "' must be two integers LEFT,RIGHT (Transformer "
+                                                "Engine's window, e.g. 128,0)");
+  if (right != 0)
+    return Status::Invalid("--window-size", "a right-hand window (" + std::to_string(right) +
+                                                ") is not causal attention; only RIGHT = 0 is "
+                                                "representable");
+  if (left < 0) return Status::Ok();  // (-1, 0): no limit
+  int windowed = m.layers;
+  const auto skip = s.find("--window-attn-skip-freq");
+  if (skip != s.end()) {
+    const std::string p = StripPattern(skip->second);
+    if (!p.empty() && p[0] == '[') {
+      const std::vector<int> pattern = ExpandPattern(p);
+      if (static_cast<int>(pattern.size()) != m.layers)
+        return Status::Invalid(
+            "--window-attn-skip-freq",
+            "'" + skip->second + "' must list " + std::to_string(m.layers) + " layers of 0/1");
+      windowed = 0;
+      for (int v : pattern) windowed += v;
+    } else {
+      long long n = 0;
+      if (Status st = detail::ParseIntText(p, 1, 1LL << 30, n); !st.ok())
+        return Status::Invalid("--window-attn-skip-freq", st.message());
+      windowed = m.layers - static_cast<int>(m.layers / n);
+    }
+  }
+  if (windowed == 0) return Status::Ok();
+  m.attention.kind = AttentionKind::kSlidingWindow;
+  m.attention.window = left + 1;
+  m.attention.window_layers = windowed;
   return Status::Ok();
 }
 
@@ -165,8 +233,10 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   if (Status st = Int(s, "--num-layers", 0, layers); !st.ok()) return st;
   m.layers = static_cast<int>(layers);
   if (Status st = Int(s, "--hidden-size", 0, m.hidden); !st.ok()) return st;
-  // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs.
-  m.gated_mlp = Has(s, "--swiglu") || Has(s, "--glu-activation");
+  // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs. --quick-geglu
+  // (GPT-OSS) is gated too: core_transformer_config_from_args sets gated_linear_unit with the
+  // quick_gelu activation (megatron/training/arguments.py).
+  m.gated_mlp = Has(s, "--swiglu") || Has(s, "--glu-activation") || Has(s, "--quick-geglu");
   // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py).
   const int64_t ffn = m.gated_mlp ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
   if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
@@ -197,6 +267,7 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   // hidden and attention dropout default to 0.1.
   m.dropout = Number(s, "--hidden-dropout", 0.1) > 0 || Number(s, "--attention-dropout", 0.1) > 0;
   if (Status st = Moe(s, m); !st.ok()) return st;
+  if (Status st = WindowAttention(s, m); !st.ok()) return st;
   if (Status st = ValidateModel(m); !st.ok()) return st.WithContext("megatron model arguments");
   return m;
 }

@@ -396,6 +396,63 @@ TEST(MegatronModel, BuiltFromShapeAndCheckedAgainstModel) {
   EXPECT_NE(missing.status().message().find("--hidden-size"), std::string::npos);
 }
 
+// GPT-OSS-era arguments (megatron/training/arguments.py): --quick-geglu is a gated MLP
+// (gated_linear_unit with quick_gelu), --window-size LEFT,RIGHT with --window-attn-skip-freq N
+// windows all but every N-th layer (or the 1s of a list pattern); these were listed as unknown
+// and ignored, costing gpt-oss-120b's MLP as two matrices and its attention as dense. The
+// softmax offset and activation clamp are listed as ignored, with why.
+TEST(MegatronModel, GptOssArguments) {
+  const std::string shape =
+      "--num-layers 36 --hidden-size 2880 --ffn-hidden-size 2880 --num-attention-heads 64 "
+      "--group-query-attention --num-query-groups 8 --kv-channels 64 --quick-geglu "
+      "--num-experts 128 --moe-router-topk 4 --normalization RMSNorm --position-embedding-type "
+      "rope --untie-embeddings-and-output-weights --vocab-size 201088 ";
+  struct Row {
+    std::string extra;
+    int64_t window;  // 0: no window
+    int window_layers;
+    std::string error;  // the flag an error names; "" when it parses
+  };
+  const std::vector<Row> rows = {
+      {"", 0, 0, ""},
+      {"--window-size 128,0", 129, 36, ""},
+      {"--window-size 128,0 --window-attn-skip-freq 2", 129, 18, ""},
+      {"--window-size (128,0) --window-attn-skip-freq 4", 129, 27, ""},
+      {"--window-size 128,0 --window-attn-skip-freq \"[1,1,1,0]*9\"", 129, 27, ""},
+      {"--window-size -1,0", 0, 0, ""},
+      {"--window-size 128,4", 0, 0, "--window-size"},
+      {"--window-size 128", 0, 0, "--window-size"},
+      {"--window-attn-skip-freq 2", 0, 0, "--window-attn-skip-freq"},
+      {"--window-size 128,0 --window-attn-skip-freq [1,0]*3", 0, 0, "--window-attn-skip-freq"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.extra);
+    MegatronReading r;
+    Strategy s = Read(shape + row.extra, &r);
+    auto m = ResolveMegatronModel(r, nullptr, s);
+    if (!row.error.empty()) {
+      ASSERT_FALSE(m.ok());
+      EXPECT_NE(m.status().message().find(row.error), std::string::npos) << m.status().message();
+      continue;
+    }
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    EXPECT_TRUE(r.ignored.empty());
+    EXPECT_TRUE(m.value().gated_mlp);
+    EXPECT_EQ(m.value().attention.window, row.window);
+    EXPECT_EQ(m.value().windowed_layers(), row.window_layers);
+    // gpt-oss-120b: 116.8B parameters (OpenAI model card, arXiv:2508.10925).
+    EXPECT_NEAR(CountParams(m.value()).total / 116.8e9, 1.0, 0.01);
+  }
+  MegatronReading r;
+  Read(shape +
+           "--softmax-type learnable --activation-func-clamp-value 7.0 "
+           "--glu-linear-offset 1.0",
+       &r);
+  ASSERT_EQ(r.ignored.size(), 3u);
+  EXPECT_EQ(r.ignored[0].field, "--softmax-type");
+  EXPECT_NE(r.ignored[0].why.find("vanilla"), std::string::npos);
+}
+
 // A layout is read as the strategy's pipeline_layout; the model check names the flag, and the
 // split the simulator uses is the layout's, including one no first/last-stage split gives.
 TEST(MegatronLayout, ReadsAnyLayoutAndChecksItAgainstTheModel) {
