@@ -474,11 +474,12 @@ namespace {
 // Sliding-window attention. Mistral / Phi-3 / StarCoder2 window every layer when sliding_window
 // is set; Qwen2-family classes only with use_sliding_window, from max_window_layers on
 // (Qwen2Config builds layer_types that way); an explicit layer_types list names each layer.
-// Without layer_types, Gemma2Config makes the even layers sliding ((i + 1) % 2 != 0), and
-// Gemma3TextConfig / Cohere2Config every layer but each sliding_window_pattern-th (default 6 / 4).
+// Without layer_types, Gemma2Config and GptOssConfig make the even layers sliding ((i + 1) % 2
+// != 0; GptOssConfig's sliding_window defaults to 128), and Gemma3TextConfig / Cohere2Config
+// every layer but each sliding_window_pattern-th (default 6 / 4).
 void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::string& type,
                 ModelSpec& m) {
-  int64_t window = 0;
+  int64_t window = type == "gpt_oss" && !r.Has("sliding_window") ? 128 : 0;
   r.Int64("sliding_window", window, 0);
   bool use = !(cls && cls->window_opt_in);
   r.Bool("use_sliding_window", use);
@@ -495,7 +496,7 @@ void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::st
     for (const json& t : j["layer_types"])
       n += t.is_string() && t.get<std::string>() == "sliding_attention";
     m.attention.window_layers = n;
-  } else if (type == "gemma2") {
+  } else if (type == "gemma2" || type == "gpt_oss") {
     m.attention.window_layers = (m.layers + 1) / 2;
   } else if (pattern > 0) {
     m.attention.window_layers = m.layers - m.layers / pattern;
@@ -779,6 +780,13 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   std::string type = StringOr(root, "model_type", std::string());
   bool nested = false;
   json j = TextModel(root, type, nested);
+  // gpt-oss checkpoints also ship OpenAI's own original/config.json (no model_type; the
+  // ModelConfig of openai/gpt-oss gpt_oss/torch/model.py: num_experts, experts_per_token,
+  // swiglu_limit, initial_context_length). Its model is GptOssConfig's: biases on q/k/v/o, the
+  // window on the even layers (AttentionBlock: sliding_window if layer_idx % 2 == 0).
+  if (type.empty() && root.contains("experts_per_token") && root.contains("swiglu_limit") &&
+      root.contains("initial_context_length"))
+    type = "gpt_oss";
   // A multimodal config flattened to its text keys (e.g. Llama-4 Scout as some tools store it).
   if (!nested && (type == "llama4" || type == "gemma3")) type += "_text";
   // Qwen2/3-VL keep tie_word_embeddings at the top level, outside text_config.

@@ -518,6 +518,23 @@ TEST(HfConfigKeys, CurrentCheckpointKeys) {
   auto alias = Parse(Cfg("gpt_oss", R"("num_local_experts": 8, "experts_per_token": 2)"));
   ASSERT_TRUE(alias.ok()) << alias.status().message();
   EXPECT_EQ(alias->moe.top_k, 2);
+  // Without layer_types GptOssConfig windows the even layers, to 128 tokens by default (all four
+  // layers were windowed before).
+  EXPECT_EQ(alias->attention.window, 128);
+  EXPECT_EQ(alias->windowed_layers(), 2);
+  // OpenAI's original/config.json of gpt-oss-20b (no model_type; as tinygrad's
+  // examples/gpt_oss.py and TensorRT-LLM's gpt-oss test quote it): read as gpt_oss, the same
+  // model as the HF config (it was read with no biases and every layer windowed).
+  auto original = Parse(R"({"num_hidden_layers": 24, "num_experts": 32, "experts_per_token": 4,
+      "vocab_size": 201088, "hidden_size": 2880, "intermediate_size": 2880, "swiglu_limit": 7.0,
+      "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8, "sliding_window": 128,
+      "initial_context_length": 4096, "rope_theta": 150000, "rope_scaling_factor": 32.0,
+      "rope_ntk_alpha": 1, "rope_ntk_beta": 32})");
+  auto hf = Parse(ReadFile(kDir + "gpt-oss-20b.json"));
+  ASSERT_TRUE(original.ok() && hf.ok()) << original.status().message();
+  EXPECT_EQ(CountParams(original.value()).total, CountParams(hf.value()).total);
+  EXPECT_EQ(original->windowed_layers(), 12);
+  EXPECT_EQ(original->moe.top_k, 4);
 }
 
 }  // namespace
