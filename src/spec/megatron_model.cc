@@ -236,9 +236,11 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs. --quick-geglu
   // (GPT-OSS) is gated too: core_transformer_config_from_args sets gated_linear_unit with the
   // quick_gelu activation (megatron/training/arguments.py).
-  m.gated_mlp = Has(s, "--swiglu") || Has(s, "--glu-activation") || Has(s, "--quick-geglu");
-  // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py).
-  const int64_t ffn = m.gated_mlp ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
+  const bool swiglu = Has(s, "--swiglu") || Has(s, "--glu-activation");
+  m.gated_mlp = swiglu || Has(s, "--quick-geglu");
+  // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py
+  // validate_args: only `if args.swiglu`; --quick-geglu keeps 4h).
+  const int64_t ffn = swiglu ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
   if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
   if (Status st = Attention(s, m); !st.ok()) return st;
   // The vocabulary padded to a multiple of --make-vocab-size-divisible-by (default 128); the

@@ -443,6 +443,16 @@ TEST(MegatronModel, GptOssArguments) {
     // gpt-oss-120b: 116.8B parameters (OpenAI model card, arXiv:2508.10925).
     EXPECT_NEAR(CountParams(m.value()).total / 116.8e9, 1.0, 0.01);
   }
+  // The MLP width default follows --swiglu only (validate_args): 4h with --quick-geglu.
+  MegatronReading q;
+  Strategy qs = Read(
+      "--num-layers 2 --hidden-size 768 --num-attention-heads 12 "
+      "--vocab-size 50304 --quick-geglu",
+      &q);
+  auto quick = ResolveMegatronModel(q, nullptr, qs);
+  ASSERT_TRUE(quick.ok()) << quick.status().message();
+  EXPECT_EQ(quick->ffn, 4 * 768);
+  EXPECT_TRUE(quick->gated_mlp);
   MegatronReading r;
   Read(shape +
            "--softmax-type learnable --activation-func-clamp-value 7.0 "
