@@ -635,6 +635,31 @@ void ErnieLayers(FieldReader& r, const std::string& type, const ModelSpec& m, Mo
   moe.layer_freq = interval;
 }
 
+// Llama-4 moe_layers (Llama4TextConfig): the indices of the MoE layers, which the modeling code
+// uses (is_moe_layer = layer_idx in moe_layers) over interleave_moe_layer_step, from which the
+// class only derives its default. Representable when it is every freq-th layer from some k on.
+void MoeLayerList(const json& j, FieldReader& r, int layers, MoeSpec& moe) {
+  r.Ignore("moe_layers");
+  if (!j.contains("moe_layers") || !j["moe_layers"].is_array()) return;
+  std::vector<int64_t> v;
+  for (const json& x : j["moe_layers"]) {
+    if (!x.is_number_integer()) return r.Fail("moe_layers", "must be a list of layer indices");
+    v.push_back(x.get<int64_t>());
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  if (v.empty() || v.front() < 0 || v.back() >= layers)
+    return r.Fail("moe_layers", "must name MoE layers in [0, num_hidden_layers)");
+  const int64_t first = v.front(), freq = v.size() > 1 ? v[1] - v[0] : layers - v[0];
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != first + static_cast<int64_t>(i) * freq || v.back() + freq < layers)
+      return r.Fail("moe_layers",
+                    "is not representable: trainsim takes leading dense layers, then every N-th "
+                    "layer MoE to the last");
+  moe.first_k_dense = static_cast<int>(first);
+  moe.layer_freq = static_cast<int>(freq);
+}
+
 void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& m) {
   FirstInt(r, {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"},
            m.moe.num_experts, 0);
@@ -706,6 +731,7 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
   } else {
     m.moe.first_k_dense = std::max(first_dense, prefix);
   }
+  MoeLayerList(j, r, m.layers, m.moe);
   if (dense_mlp > 0)
     m.moe.dense_ffn = dense_mlp;
   else if (own_expert_size)

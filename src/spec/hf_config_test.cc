@@ -522,6 +522,26 @@ TEST(HfConfigKeys, CurrentCheckpointKeys) {
   // layers were windowed before).
   EXPECT_EQ(alias->attention.window, 128);
   EXPECT_EQ(alias->windowed_layers(), 2);
+  // Llama-4 moe_layers is what the modeling code uses (is_moe_layer = layer_idx in moe_layers);
+  // interleave_moe_layer_step only gives its default. It was ignored.
+  auto every = Parse(Cfg("llama4_text", R"("num_local_experts": 4, "num_experts_per_tok": 1,
+      "interleave_moe_layer_step": 2, "moe_layers": [0, 1, 2, 3])"));
+  ASSERT_TRUE(every.ok()) << every.status().message();
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(every->layer_is_moe(i)) << i;
+  auto odd = Parse(Cfg("llama4_text", R"("num_local_experts": 4, "num_experts_per_tok": 1,
+      "moe_layers": [3, 1])"));
+  ASSERT_TRUE(odd.ok()) << odd.status().message();
+  EXPECT_FALSE(odd->layer_is_moe(0));
+  EXPECT_TRUE(odd->layer_is_moe(1));
+  EXPECT_FALSE(odd->layer_is_moe(2));
+  EXPECT_TRUE(odd->layer_is_moe(3));
+  for (const char* bad :
+       {R"("moe_layers": [0, 1, 3])", R"("moe_layers": [1, 2])", R"("moe_layers": [0, 9])"}) {
+    auto m = Parse(Cfg("llama4_text", std::string(R"("num_local_experts": 4,
+        "num_experts_per_tok": 1, )") + bad));
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_EQ(m.status().field(), "moe_layers");
+  }
   // OpenAI's original/config.json of gpt-oss-20b (no model_type; as tinygrad's
   // examples/gpt_oss.py and TensorRT-LLM's gpt-oss test quote it): read as gpt_oss, the same
   // model as the HF config (it was read with no biases and every layer windowed).
