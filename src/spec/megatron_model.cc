@@ -3,6 +3,7 @@
 // against them (trainsim/megatron.h).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spec/field_text.h"
@@ -38,43 +39,91 @@ double Number(const Shape& s, const char* f, double def) {
   return v;
 }
 
-// A Megatron-LM pattern argument (moe_freq_type in megatron/training/arguments.py): a Python
-// list expression of 0/1 terms "[a,b,...]*n" joined by '+', e.g. "[0]*3+[1]*58" / "([1]*48)".
-// Quotes, spaces and parentheses are dropped first. Returns the expanded list (empty when the
-// text is not a list).
-std::vector<int> ExpandPattern(const std::string& t) {
-  std::vector<int> pattern;
-  for (size_t i = 0; i < t.size();) {
-    const size_t close = t.find(']', i);
-    if (t[i] != '[' || close == std::string::npos) break;
-    std::vector<int> items;
-    for (size_t k = i + 1; k < close; ++k)
-      if (t[k] == '0' || t[k] == '1') items.push_back(t[k] - '0');
-    long long times = 1;
-    i = close + 1;
-    if (i < t.size() && t[i] == '*') {
-      const size_t end = t.find('+', i);
-      if (!detail::ParseIntText(t.substr(i + 1, end - i - 1), 1, 100000, times).ok()) break;
-      i = end == std::string::npos ? t.size() : end;
-    }
-    for (long long r = 0; r < times; ++r) pattern.insert(pattern.end(), items.begin(), items.end());
-    if (i < t.size() && t[i] == '+') ++i;
-  }
-  return pattern;
-}
+// A Megatron-LM pattern argument (moe_freq_type / _eval_pattern in megatron/training/
+// arguments.py): a Python list expression of 0/1 items, brackets, parentheses, '+' and '*', e.g.
+// "[0]*3+[1]*58", "([1]*3+[0]*1)*3" (the help text's example), "3*[1]". Grammar: sum := product
+// ('+' product)*; product := [n '*'] atom ('*' n)*; atom := '[' item (',' item)* ']' | '(' sum
+// ')'. At most 2^20 items and 64 nested parentheses.
+class PatternParser {
+ public:
+  explicit PatternParser(std::string t) : t_(std::move(t)) {}
+  bool Parse(std::vector<int>& out) { return Sum(out) && i_ == t_.size(); }
 
+ private:
+  static constexpr size_t kMaxItems = size_t{1} << 20;
+  bool Eat(char c) {
+    if (i_ < t_.size() && t_[i_] == c) return ++i_, true;
+    return false;
+  }
+  bool Count(long long& n) {
+    size_t j = i_;
+    while (j < t_.size() && t_[j] >= '0' && t_[j] <= '9') ++j;
+    if (j == i_ || !detail::ParseIntText(t_.substr(i_, j - i_), 0, kMaxItems, n).ok()) return false;
+    i_ = j;
+    return true;
+  }
+  bool Repeat(std::vector<int>& v, long long n) {
+    if (v.size() * static_cast<size_t>(n) > kMaxItems) return false;
+    std::vector<int> once = v;
+    v.clear();
+    for (long long k = 0; k < n; ++k) v.insert(v.end(), once.begin(), once.end());
+    return true;
+  }
+  bool Atom(std::vector<int>& out) {
+    if (Eat('(')) {
+      if (++depth_ > 64 || !Sum(out) || !Eat(')')) return false;
+      --depth_;
+      return true;
+    }
+    if (!Eat('[')) return false;
+    do {
+      if (i_ >= t_.size() || (t_[i_] != '0' && t_[i_] != '1')) return false;
+      out.push_back(t_[i_++] - '0');
+    } while (Eat(','));
+    return Eat(']');
+  }
+  bool Product(std::vector<int>& out) {
+    long long n = 1, m = 1;
+    if (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9' && !(Count(n) && Eat('*'))) return false;
+    std::vector<int> v;
+    if (!Atom(v) || !Repeat(v, n)) return false;
+    while (Eat('*'))
+      if (!Count(m) || !Repeat(v, m)) return false;
+    if (out.size() + v.size() > kMaxItems) return false;
+    out.insert(out.end(), v.begin(), v.end());
+    return true;
+  }
+  bool Sum(std::vector<int>& out) {
+    if (!Product(out)) return false;
+    while (Eat('+'))
+      if (!Product(out)) return false;
+    return true;
+  }
+  std::string t_;
+  size_t i_ = 0;
+  int depth_ = 0;
+};
+
+// The text without blanks and quotes (a script's '([1]*48)' arrives quoted or not).
 std::string StripPattern(const std::string& text) {
   std::string t;
   for (char c : text)
-    if (c != ' ' && c != '\'' && c != '"' && c != '(' && c != ')') t += c;
+    if (c != ' ' && c != '\'' && c != '"') t += c;
   return t;
+}
+
+// The expanded list, or empty when the text is not a pattern expression.
+std::vector<int> ExpandPattern(const std::string& t) {
+  std::vector<int> pattern;
+  if (!PatternParser(t).Parse(pattern)) pattern.clear();
+  return pattern;
 }
 
 // --moe-layer-freq: N (every N-th layer, layer 0 included) or a Python list expression such as
 // "[0]*3+[1]*58" / "([1]*48)": leading dense layers, then a period.
 Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
   const std::string t = StripPattern(text);
-  if (!t.empty() && t[0] != '[') {
+  if (!t.empty() && t[0] != '[' && t[0] != '(' && t.find('*') == std::string::npos) {
     long long n = 0;
     if (Status st = detail::ParseIntText(t, 1, layers, n); !st.ok())
       return Status::Invalid("--moe-layer-freq", st.message());
@@ -114,7 +163,9 @@ Status WindowAttention(const Shape& s, ModelSpec& m) {
       return Status::Invalid("--window-attn-skip-freq", "acts only with --window-size");
     return Status::Ok();
   }
-  const std::string t = StripPattern(ws->second);
+  std::string t;  // tuple_type: "128,0" or "(128,0)"
+  for (char c : StripPattern(ws->second))
+    if (c != '(' && c != ')') t += c;
   const size_t comma = t.find(',');
   long long left = 0, right = 0;
   if (comma == std::string::npos ||
@@ -132,7 +183,7 @@ Status WindowAttention(const Shape& s, ModelSpec& m) {
   const auto skip = s.find("--window-attn-skip-freq");
   if (skip != s.end()) {
     const std::string p = StripPattern(skip->second);
-    if (!p.empty() && p[0] == '[') {
+    if (!p.empty() && (p[0] == '[' || p[0] == '(' || p.find('*') != std::string::npos)) {
       const std::vector<int> pattern = ExpandPattern(p);
       if (static_cast<int>(pattern.size()) != m.layers)
         return Status::Invalid(

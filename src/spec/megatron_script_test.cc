@@ -419,6 +419,8 @@ TEST(MegatronModel, GptOssArguments) {
       {"--window-size 128,0 --window-attn-skip-freq 2", 129, 18, ""},
       {"--window-size (128,0) --window-attn-skip-freq 4", 129, 27, ""},
       {"--window-size 128,0 --window-attn-skip-freq \"[1,1,1,0]*9\"", 129, 27, ""},
+      {"--window-size 128,0 --window-attn-skip-freq \"([1]*3+[0]*1)*9\"", 129, 27, ""},
+      {"--window-size 128,0 --window-attn-skip-freq 18*[1,0]", 129, 18, ""},
       {"--window-size -1,0", 0, 0, ""},
       {"--window-size 128,4", 0, 0, "--window-size"},
       {"--window-size 128", 0, 0, "--window-size"},
@@ -442,6 +444,21 @@ TEST(MegatronModel, GptOssArguments) {
     EXPECT_EQ(m.value().windowed_layers(), row.window_layers);
     // gpt-oss-120b: 116.8B parameters (OpenAI model card, arXiv:2508.10925).
     EXPECT_NEAR(CountParams(m.value()).total / 116.8e9, 1.0, 0.01);
+  }
+  // --moe-layer-freq takes the same Python list expressions, parenthesised groups included
+  // (arguments.py's example "([1]*3+[0]*1)*3"; a group was read as its first list before).
+  MegatronReading g;
+  Strategy gs = Read(shape + "--moe-layer-freq '[0]*2+([1]*2)*17'", &g);
+  auto grouped = ResolveMegatronModel(g, nullptr, gs);
+  ASSERT_TRUE(grouped.ok()) << grouped.status().message();
+  EXPECT_EQ(grouped->moe.first_k_dense, 2);
+  EXPECT_EQ(grouped->moe.layer_freq, 1);
+  for (const char* bad : {"'([1]*3+[0]*1)*9'", "'[1]*35+[2]'", "'([1]*36'"}) {
+    MegatronReading b;
+    Strategy bs = Read(shape + "--moe-layer-freq " + bad, &b);
+    auto m = ResolveMegatronModel(b, nullptr, bs);
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_NE(m.status().message().find("--moe-layer-freq"), std::string::npos);
   }
   // The MLP width default follows --swiglu only (validate_args): 4h with --quick-geglu.
   MegatronReading q;
