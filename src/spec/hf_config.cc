@@ -42,6 +42,7 @@ constexpr HfClass kClasses[] = {
     {"llama", true, false, false, false, false, false, false, 0},
     {"mistral", true, false, false, false, false, false, false, 0},
     {"mixtral", true, false, false, false, false, false, false, 0},
+    {"ministral", true, false, false, false, false, false, false, 0},  // MinistralConfig
     {"yi", true, false, false, false, false, false, false, 0},
     {"baichuan", true, false, false, false, false, false, false, 0},
     {"internlm", true, false, false, false, false, false, false, 0},
@@ -139,7 +140,6 @@ constexpr RefusedKey kRefusedKeys[] = {
     {"layers_block_type", "hybrid Mamba/attention layer patterns are not representable"},
     {"attn_layer_period", "hybrid Mamba/attention layer patterns are not representable"},
     {"full_attention_interval", "hybrid linear/full attention layers are not representable"},
-    {"attn_type_list", "hybrid linear (lightning) attention layers are not representable"},
     {"linear_attn_config", "hybrid linear (KDA) / full attention layers are not representable"},
     {"cross_attention_layers",
      "cross-attention layers to image tokens (Llama-3.2-Vision) are not representable"},
@@ -289,6 +289,17 @@ Status Refusals(const json& j, const std::string& type, const std::string& origi
   for (const RefusedKey& k : kRefusedKeys)
     if (j.contains(k.key) && !j[k.key].is_null())
       return Status::Invalid(k.key, k.why).WithContext(origin);
+  // MiniMax attn_type_list: 0 = lightning (linear) attention, 1 = softmax attention per layer
+  // (MiniMax-Text-01 / M1 modeling code; vLLM's minimax loader: is_linear_attn_layer ==
+  // attn_type_list[i] == 0). MiniMax-M2 ships a list of all 1s: every layer full attention.
+  if (j.contains("attn_type_list") && j["attn_type_list"].is_array())
+    for (const json& t : j["attn_type_list"])
+      if (!(t.is_number_integer() && t.get<int64_t>() == 1))
+        return Status::Invalid("attn_type_list",
+                               "layer kind " + t.dump() +
+                                   ": hybrid linear (lightning) attention layers are not "
+                                   "representable (only 1, softmax attention, is)")
+            .WithContext(origin);
   // Hunyuan cross-layer attention: cla_share_factor layers share one K/V projection.
   if (IsTrue(j, "use_cla"))
     return Status::Invalid("use_cla",
@@ -397,6 +408,12 @@ void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::strin
   m.linear_bias = !no_bias;
   for (const char* k : {"attention_bias", "add_qkv_bias", "use_qkv_bias", "qkv_bias"})
     r.Bool(k, m.qkv_bias);
+  // LlamaConfig-family mlp_bias: biases on gate/up/down_proj. ModelSpec holds biases on every
+  // linear layer or on q/k/v only, so an MLP with biases is costed as biases everywhere (the
+  // o_proj bias this adds is one hidden-sized vector per layer).
+  bool mlp_bias = false;
+  r.Bool("mlp_bias", mlp_bias);
+  if (mlp_bias) m.linear_bias = true;
   for (const char* k : {"use_qk_norm", "qk_layernorm"}) r.Bool(k, m.qk_norm);
   // Learned absolute positions: GPT-BigCode n_positions; OPT max_position_embeddings + 2 rows
   // (OPTLearnedPositionalEmbedding offset 2).
@@ -457,11 +474,12 @@ namespace {
 // Sliding-window attention. Mistral / Phi-3 / StarCoder2 window every layer when sliding_window
 // is set; Qwen2-family classes only with use_sliding_window, from max_window_layers on
 // (Qwen2Config builds layer_types that way); an explicit layer_types list names each layer.
-// Without layer_types, Gemma2Config makes the even layers sliding ((i + 1) % 2 != 0), and
-// Gemma3TextConfig / Cohere2Config every layer but each sliding_window_pattern-th (default 6 / 4).
+// Without layer_types, Gemma2Config and GptOssConfig make the even layers sliding ((i + 1) % 2
+// != 0; GptOssConfig's sliding_window defaults to 128), and Gemma3TextConfig / Cohere2Config
+// every layer but each sliding_window_pattern-th (default 6 / 4).
 void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::string& type,
                 ModelSpec& m) {
-  int64_t window = 0;
+  int64_t window = type == "gpt_oss" && !r.Has("sliding_window") ? 128 : 0;
   r.Int64("sliding_window", window, 0);
   bool use = !(cls && cls->window_opt_in);
   r.Bool("use_sliding_window", use);
@@ -478,7 +496,7 @@ void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::st
     for (const json& t : j["layer_types"])
       n += t.is_string() && t.get<std::string>() == "sliding_attention";
     m.attention.window_layers = n;
-  } else if (type == "gemma2") {
+  } else if (type == "gemma2" || type == "gpt_oss") {
     m.attention.window_layers = (m.layers + 1) / 2;
   } else if (pattern > 0) {
     m.attention.window_layers = m.layers - m.layers / pattern;
@@ -617,6 +635,31 @@ void ErnieLayers(FieldReader& r, const std::string& type, const ModelSpec& m, Mo
   moe.layer_freq = interval;
 }
 
+// Llama-4 moe_layers (Llama4TextConfig): the indices of the MoE layers, which the modeling code
+// uses (is_moe_layer = layer_idx in moe_layers) over interleave_moe_layer_step, from which the
+// class only derives its default. Representable when it is every freq-th layer from some k on.
+void MoeLayerList(const json& j, FieldReader& r, int layers, MoeSpec& moe) {
+  r.Ignore("moe_layers");
+  if (!j.contains("moe_layers") || !j["moe_layers"].is_array()) return;
+  std::vector<int64_t> v;
+  for (const json& x : j["moe_layers"]) {
+    if (!x.is_number_integer()) return r.Fail("moe_layers", "must be a list of layer indices");
+    v.push_back(x.get<int64_t>());
+  }
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  if (v.empty() || v.front() < 0 || v.back() >= layers)
+    return r.Fail("moe_layers", "must name MoE layers in [0, num_hidden_layers)");
+  const int64_t first = v.front(), freq = v.size() > 1 ? v[1] - v[0] : layers - v[0];
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != first + static_cast<int64_t>(i) * freq || v.back() + freq < layers)
+      return r.Fail("moe_layers",
+                    "is not representable: trainsim takes leading dense layers, then every N-th "
+                    "layer MoE to the last");
+  moe.first_k_dense = static_cast<int>(first);
+  moe.layer_freq = static_cast<int>(freq);
+}
+
 void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& m) {
   FirstInt(r, {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts"},
            m.moe.num_experts, 0);
@@ -688,6 +731,7 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
   } else {
     m.moe.first_k_dense = std::max(first_dense, prefix);
   }
+  MoeLayerList(j, r, m.layers, m.moe);
   if (dense_mlp > 0)
     m.moe.dense_ffn = dense_mlp;
   else if (own_expert_size)
@@ -762,6 +806,13 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   std::string type = StringOr(root, "model_type", std::string());
   bool nested = false;
   json j = TextModel(root, type, nested);
+  // gpt-oss checkpoints also ship OpenAI's own original/config.json (no model_type; the
+  // ModelConfig of openai/gpt-oss gpt_oss/torch/model.py: num_experts, experts_per_token,
+  // swiglu_limit, initial_context_length). Its model is GptOssConfig's: biases on q/k/v/o, the
+  // window on the even layers (AttentionBlock: sliding_window if layer_idx % 2 == 0).
+  if (type.empty() && root.contains("experts_per_token") && root.contains("swiglu_limit") &&
+      root.contains("initial_context_length"))
+    type = "gpt_oss";
   // A multimodal config flattened to its text keys (e.g. Llama-4 Scout as some tools store it).
   if (!nested && (type == "llama4" || type == "gemma3")) type += "_text";
   // Qwen2/3-VL keep tie_word_embeddings at the top level, outside text_config.

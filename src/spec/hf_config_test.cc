@@ -230,7 +230,8 @@ TEST(HfConfigKeys, NestedTextConfigTakesItsClassDefaults) {
   EXPECT_NEAR(CountParams(llava.value()).total / 6.74e9, 1, 0.01);
   // At the top level a missing key is still named, not defaulted.
   EXPECT_FALSE(Parse(R"({"model_type": "gemma3_text", "hidden_size": 2560,
-      "intermediate_size": 10240, "num_hidden_layers": 34})").ok());
+      "intermediate_size": 10240, "num_hidden_layers": 34})")
+                   .ok());
 }
 
 TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
@@ -456,7 +457,7 @@ TEST(HfConfigKeys, RefusalsNameTheConstruct) {
   for (const Case& c : {Case{R"("block_configs": [{"attention": {}}])", "block_configs"},
                         Case{R"("hybrid_override_pattern": "M-M*")", "hybrid_override_pattern"},
                         Case{R"("layers_block_type": ["mamba", "attention"])", "layers_block_type"},
-                        Case{R"("attn_type_list": [0, 1])", "attn_type_list"},
+                        Case{R"("attn_type_list": [0, 1, 1, 1])", "attn_type_list"},
                         Case{R"("layer_types": ["full_attention", "mamba"])", "layer_types"}}) {
     auto m = Parse(Cfg("llama", c.extra));
     ASSERT_FALSE(m.ok()) << c.field;
@@ -465,6 +466,95 @@ TEST(HfConfigKeys, RefusalsNameTheConstruct) {
   auto jamba = Parse(Cfg("jamba"));
   ASSERT_FALSE(jamba.ok());
   EXPECT_EQ(jamba.status().field(), "model_type");
+}
+
+// Keys of current checkpoints that were refused or misread (issue 9). MiniMax-M2's
+// attn_type_list is all 1s (softmax attention on every layer): it was refused as hybrid
+// lightning attention. LlamaConfig's mlp_bias was dropped. A checkpoint's quantization_config
+// (DeepSeek-V3 / R1 block FP8, gpt-oss MXFP4) describes how the released weights are stored, not
+// the bf16 training being simulated: it changes no count.
+TEST(HfConfigKeys, CurrentCheckpointKeys) {
+  auto m2 = Parse(Cfg("minimax_m2", R"("num_local_experts": 8, "num_experts_per_tok": 2,
+      "attn_type_list": [1, 1, 1, 1], "use_qk_norm": true, "qk_norm_type": "per_layer")"));
+  ASSERT_TRUE(m2.ok()) << m2.status().message();
+  EXPECT_EQ(m2->moe.num_experts, 8);
+  EXPECT_EQ(m2->moe.expert_ffn, 4096);  // MiniMaxM2: intermediate_size is the expert's
+  EXPECT_EQ(m2->attention.kind, AttentionKind::kDenseCausal);
+  for (const char* list : {R"("attn_type_list": [1, 0, 1, 1])", R"("attn_type_list": [1, "x"])"}) {
+    auto hybrid = Parse(Cfg("minimax_m2", list));
+    ASSERT_FALSE(hybrid.ok()) << list;
+    EXPECT_EQ(hybrid.status().field(), "attn_type_list");
+  }
+  auto plain = Parse(Cfg("llama"));
+  auto biased = Parse(Cfg("llama", R"("mlp_bias": true)"));
+  ASSERT_TRUE(plain.ok() && biased.ok());
+  EXPECT_FALSE(plain->linear_bias);
+  EXPECT_TRUE(biased->linear_bias);
+  EXPECT_GT(CountParams(biased.value()).total, CountParams(plain.value()).total);
+  // Ministral (MinistralConfig): untied, every layer sliding unless layer_types says otherwise.
+  auto ministral = Parse(Cfg("ministral", R"("sliding_window": 32768)"));
+  ASSERT_TRUE(ministral.ok()) << ministral.status().message();
+  EXPECT_FALSE(ministral->tied_embeddings);
+  EXPECT_EQ(ministral->windowed_layers(), 4);
+  // The DeepSeek-V3 preset with its released checkpoint's quantization_config.
+  auto text = ReadFile(std::string(TRAINSIM_SOURCE_DIR) + "/data/models/deepseek-v3.json");
+  json v3 = json::parse(text);
+  v3["quantization_config"] = json::parse(R"({"activation_scheme": "dynamic", "fmt": "e4m3",
+      "quant_method": "fp8", "weight_block_size": [128, 128]})");
+  auto bf16 = Parse(text);
+  auto fp8 = Parse(v3.dump());
+  ASSERT_TRUE(bf16.ok() && fp8.ok()) << fp8.status().message();
+  EXPECT_EQ(CountParams(fp8.value()).total, CountParams(bf16.value()).total);
+  // gpt-oss: num_experts_per_tok and its alias experts_per_token; the 120b checkpoint as
+  // released (MXFP4 quantization_config included) windows 18 of 36 layers to 128 tokens.
+  auto oss = Parse(ReadFile(kDir + "gpt-oss-120b.json"));
+  ASSERT_TRUE(oss.ok()) << oss.status().message();
+  EXPECT_EQ(oss->layers, 36);
+  EXPECT_EQ(oss->moe.num_experts, 128);
+  EXPECT_EQ(oss->moe.top_k, 4);
+  EXPECT_EQ(oss->attention.window, 128);
+  EXPECT_EQ(oss->windowed_layers(), 18);
+  EXPECT_TRUE(oss->qkv_bias);
+  auto alias = Parse(Cfg("gpt_oss", R"("num_local_experts": 8, "experts_per_token": 2)"));
+  ASSERT_TRUE(alias.ok()) << alias.status().message();
+  EXPECT_EQ(alias->moe.top_k, 2);
+  // Without layer_types GptOssConfig windows the even layers, to 128 tokens by default (all four
+  // layers were windowed before).
+  EXPECT_EQ(alias->attention.window, 128);
+  EXPECT_EQ(alias->windowed_layers(), 2);
+  // Llama-4 moe_layers is what the modeling code uses (is_moe_layer = layer_idx in moe_layers);
+  // interleave_moe_layer_step only gives its default. It was ignored.
+  auto every = Parse(Cfg("llama4_text", R"("num_local_experts": 4, "num_experts_per_tok": 1,
+      "interleave_moe_layer_step": 2, "moe_layers": [0, 1, 2, 3])"));
+  ASSERT_TRUE(every.ok()) << every.status().message();
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(every->layer_is_moe(i)) << i;
+  auto odd = Parse(Cfg("llama4_text", R"("num_local_experts": 4, "num_experts_per_tok": 1,
+      "moe_layers": [3, 1])"));
+  ASSERT_TRUE(odd.ok()) << odd.status().message();
+  EXPECT_FALSE(odd->layer_is_moe(0));
+  EXPECT_TRUE(odd->layer_is_moe(1));
+  EXPECT_FALSE(odd->layer_is_moe(2));
+  EXPECT_TRUE(odd->layer_is_moe(3));
+  for (const char* bad :
+       {R"("moe_layers": [0, 1, 3])", R"("moe_layers": [1, 2])", R"("moe_layers": [0, 9])"}) {
+    auto m = Parse(Cfg("llama4_text", std::string(R"("num_local_experts": 4,
+        "num_experts_per_tok": 1, )") + bad));
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_EQ(m.status().field(), "moe_layers");
+  }
+  // OpenAI's original/config.json of gpt-oss-20b (no model_type; as tinygrad's
+  // examples/gpt_oss.py and TensorRT-LLM's gpt-oss test quote it): read as gpt_oss, the same
+  // model as the HF config (it was read with no biases and every layer windowed).
+  auto original = Parse(R"({"num_hidden_layers": 24, "num_experts": 32, "experts_per_token": 4,
+      "vocab_size": 201088, "hidden_size": 2880, "intermediate_size": 2880, "swiglu_limit": 7.0,
+      "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8, "sliding_window": 128,
+      "initial_context_length": 4096, "rope_theta": 150000, "rope_scaling_factor": 32.0,
+      "rope_ntk_alpha": 1, "rope_ntk_beta": 32})");
+  auto hf = Parse(ReadFile(kDir + "gpt-oss-20b.json"));
+  ASSERT_TRUE(original.ok() && hf.ok()) << original.status().message();
+  EXPECT_EQ(CountParams(original.value()).total, CountParams(hf.value()).total);
+  EXPECT_EQ(original->windowed_layers(), 12);
+  EXPECT_EQ(original->moe.top_k, 4);
 }
 
 }  // namespace

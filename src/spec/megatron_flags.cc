@@ -42,6 +42,18 @@ constexpr FlagInfo kFlags[] = {
     {"--disable-bias-linear", kShape, ""},
     {"--add-qkv-bias", kShape, ""},
     {"--qk-layernorm", kShape, ""},
+    // GPT-OSS-era arguments (megatron/training/arguments.py): sliding-window layers and the
+    // gated quick-GELU MLP are read (megatron_model.cc WindowAttention, gated_mlp).
+    {"--window-size", kShape, ""},
+    {"--window-attn-skip-freq", kShape, ""},
+    {"--quick-geglu", kShape, ""},
+    {"--softmax-type", kNo,
+     "learnable / off-by-one softmax offsets (attention sinks: one logit per head) are costed "
+     "as vanilla softmax"},
+    {"--activation-func-clamp-value", kNo,
+     "the clamp of linear_fc1's output inside quick-GELU is element-wise work not costed"},
+    {"--glu-linear-offset", kNo,
+     "the offset added to the GLU's linear half is element-wise work not costed"},
     {"--hidden-dropout", kShape, ""},
     {"--attention-dropout", kShape, ""},
     {"--num-experts", kShape, ""},

@@ -3,6 +3,7 @@
 // against them (trainsim/megatron.h).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spec/field_text.h"
@@ -38,36 +39,98 @@ double Number(const Shape& s, const char* f, double def) {
   return v;
 }
 
+// A Megatron-LM pattern argument (moe_freq_type / _eval_pattern in megatron/training/
+// arguments.py): a Python list expression of 0/1 items, brackets, parentheses, '+' and '*', e.g.
+// "[0]*3+[1]*58", "([1]*3+[0]*1)*3" (the help text's example), "3*[1]". Grammar: sum := product
+// ('+' product)*; product := [n '*'] atom ('*' n)*; atom := '[' item (',' item)* ']' | '(' sum
+// ')'. At most 2^20 items and 64 nested parentheses.
+class PatternParser {
+ public:
+  explicit PatternParser(std::string t) : t_(std::move(t)) {}
+  bool Parse(std::vector<int>& out) { return Sum(out) && i_ == t_.size(); }
+
+ private:
+  static constexpr size_t kMaxItems = size_t{1} << 20;
+  bool Eat(char c) {
+    if (i_ < t_.size() && t_[i_] == c) return ++i_, true;
+    return false;
+  }
+  bool Count(long long& n) {
+    size_t j = i_;
+    while (j < t_.size() && t_[j] >= '0' && t_[j] <= '9') ++j;
+    if (j == i_ || !detail::ParseIntText(t_.substr(i_, j - i_), 0, kMaxItems, n).ok()) return false;
+    i_ = j;
+    return true;
+  }
+  bool Repeat(std::vector<int>& v, long long n) {
+    if (v.size() * static_cast<size_t>(n) > kMaxItems) return false;
+    std::vector<int> once = v;
+    v.clear();
+    for (long long k = 0; k < n; ++k) v.insert(v.end(), once.begin(), once.end());
+    return true;
+  }
+  bool Atom(std::vector<int>& out) {
+    if (Eat('(')) {
+      if (++depth_ > 64 || !Sum(out) || !Eat(')')) return false;
+      --depth_;
+      return true;
+    }
+    if (!Eat('[')) return false;
+    do {
+      if (i_ >= t_.size() || (t_[i_] != '0' && t_[i_] != '1')) return false;
+      out.push_back(t_[i_++] - '0');
+    } while (Eat(','));
+    return Eat(']');
+  }
+  bool Product(std::vector<int>& out) {
+    long long n = 1, m = 1;
+    if (i_ < t_.size() && t_[i_] >= '0' && t_[i_] <= '9' && !(Count(n) && Eat('*'))) return false;
+    std::vector<int> v;
+    if (!Atom(v) || !Repeat(v, n)) return false;
+    while (Eat('*'))
+      if (!Count(m) || !Repeat(v, m)) return false;
+    if (out.size() + v.size() > kMaxItems) return false;
+    out.insert(out.end(), v.begin(), v.end());
+    return true;
+  }
+  bool Sum(std::vector<int>& out) {
+    if (!Product(out)) return false;
+    while (Eat('+'))
+      if (!Product(out)) return false;
+    return true;
+  }
+  std::string t_;
+  size_t i_ = 0;
+  int depth_ = 0;
+};
+
+// The text without blanks and quotes (a script's '([1]*48)' arrives quoted or not).
+std::string StripPattern(const std::string& text) {
+  std::string t;
+  for (char c : text)
+    if (c != ' ' && c != '\'' && c != '"') t += c;
+  return t;
+}
+
+// The expanded list, or empty when the text is not a pattern expression.
+std::vector<int> ExpandPattern(const std::string& t) {
+  std::vector<int> pattern;
+  if (!PatternParser(t).Parse(pattern)) pattern.clear();
+  return pattern;
+}
+
 // --moe-layer-freq: N (every N-th layer, layer 0 included) or a Python list expression such as
 // "[0]*3+[1]*58" / "([1]*48)": leading dense layers, then a period.
 Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
-  std::vector<int> pattern;
-  std::string t;
-  for (char c : text)
-    if (c != ' ' && c != '\'' && c != '"' && c != '(' && c != ')') t += c;
-  if (!t.empty() && t[0] != '[') {
+  const std::string t = StripPattern(text);
+  if (!t.empty() && t[0] != '[' && t[0] != '(' && t.find('*') == std::string::npos) {
     long long n = 0;
     if (Status st = detail::ParseIntText(t, 1, layers, n); !st.ok())
       return Status::Invalid("--moe-layer-freq", st.message());
     moe.layer_freq = static_cast<int>(n);
     return Status::Ok();
   }
-  for (size_t i = 0; i < t.size();) {  // terms "[a,b,...]*n" joined by '+'
-    const size_t close = t.find(']', i);
-    if (t[i] != '[' || close == std::string::npos) break;
-    std::vector<int> items;
-    for (size_t k = i + 1; k < close; ++k)
-      if (t[k] == '0' || t[k] == '1') items.push_back(t[k] - '0');
-    long long times = 1;
-    i = close + 1;
-    if (i < t.size() && t[i] == '*') {
-      const size_t end = t.find('+', i);
-      if (!detail::ParseIntText(t.substr(i + 1, end - i - 1), 1, 100000, times).ok()) break;
-      i = end == std::string::npos ? t.size() : end;
-    }
-    for (long long r = 0; r < times; ++r) pattern.insert(pattern.end(), items.begin(), items.end());
-    if (i < t.size() && t[i] == '+') ++i;
-  }
+  const std::vector<int> pattern = ExpandPattern(t);
   if (static_cast<int>(pattern.size()) != layers)
     return Status::Invalid("--moe-layer-freq",
                            "'" + text + "' must list " + std::to_string(layers) + " layers of 0/1");
@@ -83,6 +146,62 @@ Status MoeLayerPattern(const std::string& text, int layers, MoeSpec& moe) {
                                  "followed by every N-th layer MoE");
   moe.first_k_dense = k;
   moe.layer_freq = freq;
+  return Status::Ok();
+}
+
+// Sliding-window attention (megatron/training/arguments.py, GPT-OSS era): --window-size L,R is
+// Transformer Engine's (left, right) window (tuple_type "128,0"; a negative left side means no
+// limit); --window-attn-skip-freq N makes one layer in N full attention ("one full attention
+// layer after (N-1) SWA layers"), or a list expression names each layer (1 = SWA, 0 = full).
+// Without --window-attn-skip-freq every layer is windowed. A query at i sees keys i - left .. i +
+// right inclusive (flash_attn_func's window_size docstring), so trainsim's window (tokens seen,
+// the query itself included) is left + 1; the right side must be 0 (causal).
+Status WindowAttention(const Shape& s, ModelSpec& m) {
+  const auto ws = s.find("--window-size");
+  if (ws == s.end()) {
+    if (Has(s, "--window-attn-skip-freq"))
+      return Status::Invalid("--window-attn-skip-freq", "acts only with --window-size");
+    return Status::Ok();
+  }
+  std::string t;  // tuple_type: "128,0" or "(128,0)"
+  for (char c : StripPattern(ws->second))
+    if (c != '(' && c != ')') t += c;
+  const size_t comma = t.find(',');
+  long long left = 0, right = 0;
+  if (comma == std::string::npos ||
+      !detail::ParseIntText(t.substr(0, comma), -1, 1LL << 30, left).ok() ||
+      !detail::ParseIntText(t.substr(comma + 1), -1, 1LL << 30, right).ok())
+    return Status::Invalid("--window-size", "'" + ws->second +
+                                                "' must be two integers LEFT,RIGHT (Transformer "
+                                                "Engine's window, e.g. 128,0)");
+  if (right != 0)
+    return Status::Invalid("--window-size", "a right-hand window (" + std::to_string(right) +
+                                                ") is not causal attention; only RIGHT = 0 is "
+                                                "representable");
+  if (left < 0) return Status::Ok();  // (-1, 0): no limit
+  int windowed = m.layers;
+  const auto skip = s.find("--window-attn-skip-freq");
+  if (skip != s.end()) {
+    const std::string p = StripPattern(skip->second);
+    if (!p.empty() && (p[0] == '[' || p[0] == '(' || p.find('*') != std::string::npos)) {
+      const std::vector<int> pattern = ExpandPattern(p);
+      if (static_cast<int>(pattern.size()) != m.layers)
+        return Status::Invalid(
+            "--window-attn-skip-freq",
+            "'" + skip->second + "' must list " + std::to_string(m.layers) + " layers of 0/1");
+      windowed = 0;
+      for (int v : pattern) windowed += v;
+    } else {
+      long long n = 0;
+      if (Status st = detail::ParseIntText(p, 1, 1LL << 30, n); !st.ok())
+        return Status::Invalid("--window-attn-skip-freq", st.message());
+      windowed = m.layers - static_cast<int>(m.layers / n);
+    }
+  }
+  if (windowed == 0) return Status::Ok();
+  m.attention.kind = AttentionKind::kSlidingWindow;
+  m.attention.window = left + 1;
+  m.attention.window_layers = windowed;
   return Status::Ok();
 }
 
@@ -165,10 +284,14 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   if (Status st = Int(s, "--num-layers", 0, layers); !st.ok()) return st;
   m.layers = static_cast<int>(layers);
   if (Status st = Int(s, "--hidden-size", 0, m.hidden); !st.ok()) return st;
-  // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs.
-  m.gated_mlp = Has(s, "--swiglu") || Has(s, "--glu-activation");
-  // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py).
-  const int64_t ffn = m.gated_mlp ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
+  // --glu-activation swiglu|geglu|reglu|liglu: epfLLM/Megatron-LLM's gated MLPs. --quick-geglu
+  // (GPT-OSS) is gated too: core_transformer_config_from_args sets gated_linear_unit with the
+  // quick_gelu activation (megatron/training/arguments.py).
+  const bool swiglu = Has(s, "--swiglu") || Has(s, "--glu-activation");
+  m.gated_mlp = swiglu || Has(s, "--quick-geglu");
+  // ffn_hidden_size defaults to 4h, with SwiGLU to int((4h * 2/3) / 64) * 64 (arguments.py
+  // validate_args: only `if args.swiglu`; --quick-geglu keeps 4h).
+  const int64_t ffn = swiglu ? (4 * m.hidden * 2 / 3) / 64 * 64 : 4 * m.hidden;
   if (Status st = Int(s, "--ffn-hidden-size", ffn, m.ffn); !st.ok()) return st;
   if (Status st = Attention(s, m); !st.ok()) return st;
   // The vocabulary padded to a multiple of --make-vocab-size-divisible-by (default 128); the
@@ -197,6 +320,7 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   // hidden and attention dropout default to 0.1.
   m.dropout = Number(s, "--hidden-dropout", 0.1) > 0 || Number(s, "--attention-dropout", 0.1) > 0;
   if (Status st = Moe(s, m); !st.ok()) return st;
+  if (Status st = WindowAttention(s, m); !st.ok()) return st;
   if (Status st = ValidateModel(m); !st.ok()) return st.WithContext("megatron model arguments");
   return m;
 }

@@ -396,6 +396,90 @@ TEST(MegatronModel, BuiltFromShapeAndCheckedAgainstModel) {
   EXPECT_NE(missing.status().message().find("--hidden-size"), std::string::npos);
 }
 
+// GPT-OSS-era arguments (megatron/training/arguments.py): --quick-geglu is a gated MLP
+// (gated_linear_unit with quick_gelu), --window-size LEFT,RIGHT with --window-attn-skip-freq N
+// windows all but every N-th layer (or the 1s of a list pattern); these were listed as unknown
+// and ignored, costing gpt-oss-120b's MLP as two matrices and its attention as dense. The
+// softmax offset and activation clamp are listed as ignored, with why.
+TEST(MegatronModel, GptOssArguments) {
+  const std::string shape =
+      "--num-layers 36 --hidden-size 2880 --ffn-hidden-size 2880 --num-attention-heads 64 "
+      "--group-query-attention --num-query-groups 8 --kv-channels 64 --quick-geglu "
+      "--num-experts 128 --moe-router-topk 4 --normalization RMSNorm --position-embedding-type "
+      "rope --untie-embeddings-and-output-weights --vocab-size 201088 ";
+  struct Row {
+    std::string extra;
+    int64_t window;  // 0: no window
+    int window_layers;
+    std::string error;  // the flag an error names; "" when it parses
+  };
+  const std::vector<Row> rows = {
+      {"", 0, 0, ""},
+      {"--window-size 128,0", 129, 36, ""},
+      {"--window-size 128,0 --window-attn-skip-freq 2", 129, 18, ""},
+      {"--window-size (128,0) --window-attn-skip-freq 4", 129, 27, ""},
+      {"--window-size 128,0 --window-attn-skip-freq \"[1,1,1,0]*9\"", 129, 27, ""},
+      {"--window-size 128,0 --window-attn-skip-freq \"([1]*3+[0]*1)*9\"", 129, 27, ""},
+      {"--window-size 128,0 --window-attn-skip-freq 18*[1,0]", 129, 18, ""},
+      {"--window-size -1,0", 0, 0, ""},
+      {"--window-size 128,4", 0, 0, "--window-size"},
+      {"--window-size 128", 0, 0, "--window-size"},
+      {"--window-attn-skip-freq 2", 0, 0, "--window-attn-skip-freq"},
+      {"--window-size 128,0 --window-attn-skip-freq [1,0]*3", 0, 0, "--window-attn-skip-freq"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.extra);
+    MegatronReading r;
+    Strategy s = Read(shape + row.extra, &r);
+    auto m = ResolveMegatronModel(r, nullptr, s);
+    if (!row.error.empty()) {
+      ASSERT_FALSE(m.ok());
+      EXPECT_NE(m.status().message().find(row.error), std::string::npos) << m.status().message();
+      continue;
+    }
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    EXPECT_TRUE(r.ignored.empty());
+    EXPECT_TRUE(m.value().gated_mlp);
+    EXPECT_EQ(m.value().attention.window, row.window);
+    EXPECT_EQ(m.value().windowed_layers(), row.window_layers);
+    // gpt-oss-120b: 116.8B parameters (OpenAI model card, arXiv:2508.10925).
+    EXPECT_NEAR(CountParams(m.value()).total / 116.8e9, 1.0, 0.01);
+  }
+  // --moe-layer-freq takes the same Python list expressions, parenthesised groups included
+  // (arguments.py's example "([1]*3+[0]*1)*3"; a group was read as its first list before).
+  MegatronReading g;
+  Strategy gs = Read(shape + "--moe-layer-freq '[0]*2+([1]*2)*17'", &g);
+  auto grouped = ResolveMegatronModel(g, nullptr, gs);
+  ASSERT_TRUE(grouped.ok()) << grouped.status().message();
+  EXPECT_EQ(grouped->moe.first_k_dense, 2);
+  EXPECT_EQ(grouped->moe.layer_freq, 1);
+  for (const char* bad : {"'([1]*3+[0]*1)*9'", "'[1]*35+[2]'", "'([1]*36'"}) {
+    MegatronReading b;
+    Strategy bs = Read(shape + "--moe-layer-freq " + bad, &b);
+    auto m = ResolveMegatronModel(b, nullptr, bs);
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_NE(m.status().message().find("--moe-layer-freq"), std::string::npos);
+  }
+  // The MLP width default follows --swiglu only (validate_args): 4h with --quick-geglu.
+  MegatronReading q;
+  Strategy qs = Read(
+      "--num-layers 2 --hidden-size 768 --num-attention-heads 12 "
+      "--vocab-size 50304 --quick-geglu",
+      &q);
+  auto quick = ResolveMegatronModel(q, nullptr, qs);
+  ASSERT_TRUE(quick.ok()) << quick.status().message();
+  EXPECT_EQ(quick->ffn, 4 * 768);
+  EXPECT_TRUE(quick->gated_mlp);
+  MegatronReading r;
+  Read(shape +
+           "--softmax-type learnable --activation-func-clamp-value 7.0 "
+           "--glu-linear-offset 1.0",
+       &r);
+  ASSERT_EQ(r.ignored.size(), 3u);
+  EXPECT_EQ(r.ignored[0].field, "--softmax-type");
+  EXPECT_NE(r.ignored[0].why.find("vanilla"), std::string::npos);
+}
+
 // A layout is read as the strategy's pipeline_layout; the model check names the flag, and the
 // split the simulator uses is the layout's, including one no first/last-stage split gives.
 TEST(MegatronLayout, ReadsAnyLayoutAndChecksItAgainstTheModel) {
