@@ -335,6 +335,22 @@ TEST(FrameworkProfiles, PickIgnoresCaseAndPrefersTheLongestMatch) {
   EXPECT_NE(unknown.why.find("no profile is named 'my-stack'"), std::string::npos) << unknown.why;
 }
 
+// MaxText (JAX/XLA) has its own profile: picked by name or source on a TPU, with base.yml's
+// FSDP over the slice, full remat, XLA's fused one-program step (no per-kernel host issue).
+TEST(FrameworkProfiles, MaxTextPicksItsXlaProfile) {
+  auto hw = LoadHardwarePreset("tpu_v5p");
+  ASSERT_TRUE(hw.ok());
+  EXPECT_EQ(detail::PickFramework("MaxText", "", hw.value()).fw->id, "maxtext");
+  const detail::Framework& fw =
+      *detail::PickFramework("", "AI-Hypercomputer/maxtext configs/v5p/README.md", hw.value()).fw;
+  EXPECT_EQ(fw.id, "maxtext");
+  EXPECT_EQ(fw.zero, 3);
+  EXPECT_EQ(fw.recompute, "full");
+  EXPECT_TRUE(fw.fused_ce);
+  EXPECT_TRUE(fw.exec.fused_elementwise);
+  EXPECT_EQ(fw.exec.host_issue_us_per_kernel, 0.0);
+}
+
 // A stack written as components takes the first one that names a profile; the Hugging Face
 // Trainer wrappers and nanotron have profiles; a fine-tuning case matching nothing takes the
 // Trainer profile, not the pre-training recipes.
