@@ -80,6 +80,31 @@ TEST(LoadHardwarePreset, InheritsEfficiencyFromTheNamedPreset) {
   EXPECT_LT(pcie->peak_bf16_flops, sxm->peak_bf16_flops);
 }
 
+// The TPU datasheet figures that the TPU7x page's comparison table gives
+// (docs.cloud.google.com/tpu/docs/tpu7x): DCN 100 Gb/s per chip on v6e and TPU7x, 50 on v5p;
+// HBM 7,380 GB/s and ICI 1,200 GB/s bidirectional on TPU7x; v5e per the v5e page.
+TEST(LoadHardwarePreset, TpuDatasheetFigures) {
+  const auto get = [](const char* id) {
+    auto hw = LoadHardwarePreset(id);
+    EXPECT_TRUE(hw.ok()) << id;
+    return hw.value();
+  };
+  const HardwareSpec v5e = get("tpu_v5e"), v5p = get("tpu_v5p"), v6e = get("tpu_v6e"),
+                     v7 = get("tpu7x");
+  EXPECT_NEAR(v5e.peak_bf16_flops, 197e12, 1e-9 * 197e12);
+  EXPECT_NEAR(v5e.hbm_bw_bytes_per_s, 0.819e12, 1e-9 * 0.819e12);
+  EXPECT_NEAR(v5e.nic_bw_bytes_per_s, 25e9 / 8, 1e-9 * 25e9 / 8);
+  EXPECT_NEAR(v5p.peak_bf16_flops, 459e12, 1e-9 * 459e12);
+  EXPECT_NEAR(v5p.hbm_bw_bytes_per_s, 2.765e12, 1e-9 * 2.765e12);
+  EXPECT_NEAR(v5p.nic_bw_bytes_per_s, 50e9 / 8, 1e-9 * 50e9 / 8);
+  EXPECT_NEAR(v6e.peak_bf16_flops, 918e12, 1e-9 * 918e12);
+  EXPECT_NEAR(v6e.nic_bw_bytes_per_s, 100e9 / 8, 1e-9 * 100e9 / 8);
+  EXPECT_NEAR(v7.peak_bf16_flops, 2307e12, 1e-9 * 2307e12);
+  EXPECT_NEAR(v7.hbm_bw_bytes_per_s, 7.38e12, 1e-9 * 7.38e12);
+  EXPECT_NEAR(v7.nic_bw_bytes_per_s, 100e9 / 8, 1e-9 * 100e9 / 8);
+  EXPECT_NEAR(v7.scaleup_bw_bytes_per_s, 600e9, 1e-9 * 600e9);
+}
+
 TEST(LoadHardwarePreset, NeverReadsAFile) {
   auto h100 = LoadHardwarePreset("h100_sxm_80gb");
   ASSERT_TRUE(h100.ok());

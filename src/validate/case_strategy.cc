@@ -54,7 +54,7 @@ Status ReadTop(const json& j, const std::string& where, const Framework& fw, Str
     rec.Default("gpus", std::to_string(s.world_size), "not in the case: one 8-GPU node");
   if (!Given(j, "seq"))
     rec.Default("seq", std::to_string(s.seq), "not in the case: trainsim's default length");
-  if (!Given(j, "mbs")) rec.Profile("mbs", std::to_string(s.mbs));
+  if (!Given(j, "mbs") && s.mbs > 0) rec.Profile("mbs", std::to_string(s.mbs));
   if (!Given(j, "precision"))
     rec.Default("precision", precision, "not in the case: bf16 mixed precision, the recipes'");
   return Status::Ok();
@@ -130,6 +130,20 @@ Status ReadParallel(const json& j, const std::string& where, const Framework& fw
       rec.Profile("parallel.zero", std::to_string(s.zero));
   }
   return Status::Ok();
+}
+
+// A profile `mbs` of 0 (MaxText: gradient_accumulation_steps 1): the micro-batch is the whole
+// local batch, gbs / dp sequences in one micro-batch; without gbs (or an uneven split) 1.
+void OneMicroBatch(Strategy& s, Recorder& rec) {
+  const int dp = s.dp();
+  if (s.gbs > 0 && dp > 0 && s.gbs % dp == 0) {
+    s.mbs = s.gbs / dp;
+    rec.Profile("mbs", std::to_string(s.mbs),
+                "one micro-batch: gbs / dp, no gradient accumulation");
+    return;
+  }
+  s.mbs = 1;
+  rec.Profile("mbs", "1", "gbs is not a multiple of dp: micro-batches of 1");
 }
 
 // The settings a case never states come from the profile.
@@ -414,6 +428,7 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
   if (Given(j, "rl"))  // separate rollout pools: the training layout spans the actor GPUs
     if (Status st = ReadRlPool(j["rl"], where, s, rec); !st.ok()) return st;
   if (Status st = ReadParallel(j, where, fw, c, rec); !st.ok()) return st;
+  if (s.mbs == 0 && !Given(j, "mbs")) OneMicroBatch(s, rec);
   ApplyProfile(fw, c.hw, notes, s, rec);
   if (c.model.is_moe()) {  // the profile's MoE expert and router settings
     rec.Profile("moe_grouped_gemm", B(s.moe_grouped_gemm));

@@ -36,6 +36,11 @@ std::map<std::string, std::string> ProfileSettings(const detail::Framework& fw,
   if (fw.exec.zero3_fetch_us > 0)
     out["zero3_fetch_us"] = detail::NumberText(fw.exec.zero3_fetch_us);
   if (fw.recompute == "full" || fw.recompute == "none") out["recompute"] = fw.recompute;
+  // mbs 0 (MaxText, gradient_accumulation_steps 1): the local batch in one micro-batch.
+  if (fw.mbs == 0 && s.gbs > 0 && s.dp() > 0 && s.gbs % s.dp() == 0) {
+    out["micro_batch_size"] = std::to_string(s.gbs / s.dp());
+    out["micro_batch_num"] = "1";
+  }
   if (!fw.schedule.empty() && s.pp > 1 && s.vpp <= 1) out["pipeline_schedule"] = fw.schedule;
   if (fw.etp_one) out["etp_size"] = "1";
   // Eager module code: the profile's, or its stack's eager default (torchtitan compiles only
@@ -99,6 +104,12 @@ Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, con
   for (const auto& [key, value] : ProfileSettings(*fw, hw, s)) {
     if (given.count(key)) continue;
     take[key] = value;
+  }
+  // One micro-batch (profile mbs 0) only where neither the micro-batch size nor their number
+  // was given: either one keeps the given or default global batch.
+  if (!take.count("micro_batch_size") || !take.count("micro_batch_num")) {
+    take.erase("micro_batch_size");
+    take.erase("micro_batch_num");
   }
   if (Status st = ApplyStrategySettings(s, take, false); !st.ok()) return st;
   for (const auto& [key, value] : take)

@@ -299,6 +299,21 @@ TEST(ValidateAssumed, KnownSourceKeepsItsProfileAndGivenFieldsAreNotListed) {
   EXPECT_EQ(a.at("mbs").value, "1");
 }
 
+// A MaxText case without mbs trains its local batch in one micro-batch (base.yml's
+// gradient_accumulation_steps 1: profile mbs 0 = gbs / dp), listed as the profile's.
+TEST(ValidateAssumed, MaxTextCaseWithoutMbsRunsOneMicroBatch) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("tpu_v5p"));
+  j["source"] = "AI-Hypercomputer/maxtext MaxText/configs/v5p/README.md";
+  j["mbs"] = nullptr;
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "maxtext");
+  const int dp = c->strategy.dp();
+  ASSERT_GT(dp, 0);
+  EXPECT_EQ(c->strategy.mbs, c->strategy.gbs / dp);
+  EXPECT_NE(Assumed(c->assumed).at("mbs").why.find("one micro-batch"), std::string::npos);
+}
+
 // FSDP from a source no profile matches, on H100: Megatron-FSDP as its user guide runs it,
 // gradients reduced in bf16 (the regime-5 MoE rows came out too slow with fp32 reduce-scatters);
 // llm-foundry's FSDP keeps the fp32 reduce of mixed precision DEFAULT.
@@ -333,6 +348,22 @@ TEST(FrameworkProfiles, PickIgnoresCaseAndPrefersTheLongestMatch) {
   const detail::ProfilePick unknown = detail::PickFramework("my-stack", "a blog", hw.value());
   EXPECT_EQ(unknown.fw->id, "generic-modern");
   EXPECT_NE(unknown.why.find("no profile is named 'my-stack'"), std::string::npos) << unknown.why;
+}
+
+// MaxText (JAX/XLA) has its own profile: picked by name or source on a TPU, with base.yml's
+// FSDP over the slice, full remat, XLA's fused one-program step (no per-kernel host issue).
+TEST(FrameworkProfiles, MaxTextPicksItsXlaProfile) {
+  auto hw = LoadHardwarePreset("tpu_v5p");
+  ASSERT_TRUE(hw.ok());
+  EXPECT_EQ(detail::PickFramework("MaxText", "", hw.value()).fw->id, "maxtext");
+  const detail::Framework& fw =
+      *detail::PickFramework("", "AI-Hypercomputer/maxtext configs/v5p/README.md", hw.value()).fw;
+  EXPECT_EQ(fw.id, "maxtext");
+  EXPECT_EQ(fw.zero, 3);
+  EXPECT_EQ(fw.recompute, "full");
+  EXPECT_TRUE(fw.fused_ce);
+  EXPECT_TRUE(fw.exec.fused_elementwise);
+  EXPECT_EQ(fw.exec.host_issue_us_per_kernel, 0.0);
 }
 
 // A stack written as components takes the first one that names a profile; the Hugging Face
