@@ -58,6 +58,10 @@ void ApplyExecution(const detail::Framework& fw, Strategy& s) {
   s.exec.fused_elementwise = fw.exec.fused_elementwise;
   s.exec.dequant = fw.exec.dequant;
   s.exec.grad_set_to_none = fw.exec.grad_set_to_none;
+  s.exec.loss_bytes_per_logit = fw.exec.loss_bytes_per_logit;
+  s.exec.loss_fp32_by_autocast = fw.exec.loss_fp32_by_autocast;
+  s.exec.zero_reduce_bucket_elems = fw.exec.zero_reduce_bucket_elems;
+  s.exec.adam_foreach_temporaries = fw.exec.adam_foreach_temporaries;
 }
 
 // Whether a setting changes this strategy's step, so that the report lists it (as validate's
