@@ -102,6 +102,26 @@ struct Execution {
   // only the layers gathered for the current computation (PyTorch docs, torch.distributed.fsdp
   // CPUOffloadPolicy: "offloads parameters, gradients, and optimizer states to CPU").
   bool offload_params = false;
+  // Bytes the unfused loss holds per logit (token x vocabulary entry) at its peak; 0: 6, the
+  // Megatron-LM path (16-bit logits and one fp32 copy that the softmax and its gradient reuse).
+  // Profile key loss_bytes_per_logit: data/frameworks.json derives it from each stack's loss
+  // code (sim/stage_memory.cc, LossBytesPerLogit).
+  double loss_bytes_per_logit = 0;
+  // The model code keeps its logits 16-bit and only autocast makes the loss fp32 (Qwen1's
+  // modeling_qwen.py has no .float()): under DeepSpeed ZeRO, which runs the 16-bit module
+  // without autocast, loss_bytes_per_logit does not apply. Profile key loss_fp32_by_autocast.
+  bool loss_fp32_by_autocast = false;
+  // DeepSpeed ZeRO-1/2 gradient buckets: elements of each of the two reduce_bucket_size buffers
+  // of the 16-bit dtype that its backward allocates with contiguous_gradients and overlap_comm
+  // (deepspeed/runtime/zero/stage_1_and_2.py, backward: ipg_buffer); 0 = none. Profile key
+  // deepspeed_reduce_bucket_elems.
+  double zero_reduce_bucket_elems = 0;
+  // Parameter-sized temporaries of torch AdamW's foreach update (_multi_tensor_adamw), in the
+  // trainable parameters' dtype, alive at the optimizer step besides weights, gradients and
+  // states: PyTorch 2.0 makes exp_avg_sq_sqrt = _foreach_sqrt(...) and denom = _foreach_add(...)
+  // (2), later releases add eps in place (1); 0 = none (fused). Not under DeepSpeed ZeRO, whose
+  // own optimizer steps. Profile key adam_foreach_temporaries.
+  int adam_foreach_temporaries = 0;
 };
 
 }  // namespace trainsim

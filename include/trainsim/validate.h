@@ -30,6 +30,10 @@ struct ValidationCase {
   // max_memory_reserved): scored against the peak plus the model's fragmentation allowance
   // (memory::kFragmentation), not the allocated peak.
   bool memory_reserved = false;
+  // The measured memory is the GPU's used memory as the driver reports it (nvidia-smi: the
+  // allocator's reserve plus the CUDA context and library workspaces): scored against the
+  // report's reserved_bytes (peak, fragmentation allowance and runtime overhead).
+  bool memory_device = false;
 };
 
 // Parses one JSONL line; an error names the case id and the field. The case's "hardware" must

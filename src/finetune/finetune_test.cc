@@ -163,6 +163,20 @@ TEST(Lora, UsesLessMemoryAndSkipsWeightGradients) {
   EXPECT_LT(lora.step_time_s, full.step_time_s);
 }
 
+// PEFT modules_to_save (LoRA with trained embeddings): ModulesToSaveWrapper keeps the frozen
+// original beside the trained copy, so the embedding and output layer are held twice.
+TEST(Lora, TrainedEmbeddingsKeepTheFrozenOriginal) {
+  const ModelSpec m = Model("llama3-8b");
+  Strategy s = OneGpu(FtMethod::kLora);
+  const StepReport plain = Step(m, s);
+  s.train_embeddings = true;
+  const StepReport emb = Step(m, s);
+  const double table = static_cast<double>(m.vocab) * m.hidden;  // untied: embedding and head
+  // (The head group also holds the final norm, h weights.)
+  EXPECT_NEAR(emb.stages[0].weight_bytes - plain.stages[0].weight_bytes, 2 * table * 2,
+              2.0 * m.hidden);
+}
+
 TEST(Freeze, FreezingMoreLayersNeverSlowsAStep) {
   const ModelSpec m = Model("llama3-8b");
   Strategy s = OneGpu(FtMethod::kFreeze);

@@ -96,6 +96,16 @@ void ApplyMethodToParams(const ModelSpec& m, const Strategy& s, const graph::Sta
       if (s.method == FtMethod::kQlora) g.bytes_per_param = kNf4BytesPerParam;
     }
   }
+  // PEFT trains the embedding and output layer as modules_to_save: ModulesToSaveWrapper keeps
+  // the original module, frozen, for the adapter-disabled model beside the trained deep copy
+  // (peft/utils/other.py), so each is held twice.
+  if (IsPeftMethod(s.method) && embeddings) {
+    std::vector<graph::ParamGroup> originals;
+    for (const graph::ParamGroup& g : groups)
+      if (std::string_view(g.name) == "embedding" || std::string_view(g.name) == "head")
+        originals.push_back({"saved_module_original", g.count, g.expert, false, g.bytes_per_param});
+    groups.insert(groups.end(), originals.begin(), originals.end());
+  }
   if (IsPeftMethod(s.method)) {
     const double n = sl.dense * LayerAdapterParams(m, s, false) +
                      sl.moe * LayerAdapterParams(m, s, true) +

@@ -64,6 +64,11 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   const double layers = std::max(1.0, in.layers);
   // One layer's gradients at a time: stepped in backward, or reduced and copied to the host.
   if (s.exec.optimizer_in_backward || s.exec.offload_params) out.grad_bytes /= layers;
+  // DeepSpeed ZeRO-1/2 backward: two reduce_bucket_size buffers of the 16-bit dtype that the
+  // gradients are copied into (contiguous_gradients, double-buffered under overlap_comm), kept
+  // from one backward to the next whatever the number of trainable parameters.
+  if (s.zero >= 1 && s.zero <= 2 && !s.fsdp && s.exec.zero_reduce_bucket_elems > 0)
+    out.grad_bytes += 2 * s.exec.zero_reduce_bucket_elems * units::kBf16Bytes;
   out.inflight_micro_batches = in.inflight;
   // The transformer layers' saved bytes of one micro-batch; the embedding's and loss's stay.
   const double layer_act = std::max(0.0, in.act_per_mb - in.head_saved);
@@ -77,6 +82,22 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
     out.transient_bytes =
         std::max(0.0, std::max(forward, backward) - out.activation_bytes - out.grad_bytes);
     out.peak_mem_bytes = out.weight_bytes + out.optimizer_bytes + std::max(forward, backward);
+  }
+  // torch AdamW's foreach update: its parameter-sized temporaries (Execution::
+  // adam_foreach_temporaries) at the step, when the activations are gone. DeepSpeed ZeRO steps
+  // with its own optimizer, optimizer_in_backward one parameter at a time, an offloaded one on
+  // the host.
+  const bool torch_step = s.exec.adam_foreach_temporaries > 0 &&
+                          s.exec.optimizer == OptimizerKind::kAdam && !(s.zero >= 1 && !s.fsdp) &&
+                          !s.exec.optimizer_in_backward && !s.offload_optimizer;
+  if (torch_step) {
+    const double param_b = s.master_weights ? units::kFp32Bytes : w_b;
+    const double temps = s.exec.adam_foreach_temporaries * state(param_b, 1, true, inst);
+    const double step = out.weight_bytes + out.grad_bytes + out.optimizer_bytes + temps;
+    if (step > out.peak_mem_bytes) {
+      out.transient_bytes = temps - out.activation_bytes;
+      out.peak_mem_bytes = step;
+    }
   }
   out.overhead_bytes = kRuntimeOverhead + kFragmentation * out.peak_mem_bytes;
   out.reserved_bytes = out.peak_mem_bytes + out.overhead_bytes;

@@ -234,5 +234,76 @@ TEST_F(LoopMemory, Zero3GathersNf4WeightsPacked) {
   EXPECT_DOUBLE_EQ(Run().weight_bytes, 1e9 * 0.5 / 8 + 2e8 * 0.5);
 }
 
+// The unfused loss holds the stack's bytes per logit at its peak (Execution::loss_bytes_per_logit:
+// 12 for Transformers code under autocast, 6 by default, Megatron-LM's path), except when the
+// model code leaves its logits 16-bit and DeepSpeed ZeRO runs it without autocast.
+TEST(LossMemory, UnfusedLossTakesTheStacksBytesPerLogit) {
+  const ModelSpec m = Gpt();
+  const HardwareSpec hw = LoadHardware("a100_sxm_80gb").value();
+  Strategy s = Base(1, false);
+  s.flash_attention = true;  // no materialised scores: the loss is the largest transient
+  s.fused_cross_entropy = false;
+  auto peak = [&](const Strategy& st) { return Simulate(m, hw, st)->stages[0].peak_mem_bytes; };
+  const double logits = 2048.0 * 51200;
+  const double six = peak(s);
+  s.exec.loss_bytes_per_logit = 12;
+  EXPECT_NEAR(peak(s) - six, 6 * logits, 1e3);
+  s.zero = 2;
+  s.exec.loss_fp32_by_autocast = true;  // Qwen1 under DeepSpeed: the 16-bit loss
+  Strategy z = s;
+  z.exec.loss_bytes_per_logit = 0;
+  EXPECT_NEAR(peak(s), peak(z), 1e3);
+  s.exec.loss_fp32_by_autocast = false;  // upcast in the model code: DeepSpeed changes nothing
+  EXPECT_NEAR(peak(s) - peak(z), 6 * logits, 1e3);
+  s.fused_cross_entropy = true;  // fused: the stack's unfused figure does not apply
+  z.fused_cross_entropy = true;
+  EXPECT_NEAR(peak(s), peak(z), 1e3);
+}
+
+// DeepSpeed ZeRO-1/2: two reduce_bucket_size buffers of the 16-bit dtype, whatever the number of
+// trainable parameters; not under ZeRO-0/3 or FSDP.
+TEST(DeepSpeedBuckets, ZeroOneAndTwoHoldTwoReduceBuckets) {
+  const std::vector<graph::ParamGroup> groups = {
+      graph::ParamGroup{"layers", 1e6, false, true, 2.0}};
+  for (int stage = 0; stage <= 3; ++stage) {
+    Strategy s;
+    s.zero = stage;
+    memory::StageInput in;
+    in.params = groups;
+    StageReport plain, buckets;
+    memory::StageMemory(in, s, plain);
+    s.exec.zero_reduce_bucket_elems = 2e8;
+    memory::StageMemory(in, s, buckets);
+    const double expected = (stage == 1 || stage == 2) ? 2 * 2e8 * 2 : 0;
+    EXPECT_DOUBLE_EQ(buckets.grad_bytes - plain.grad_bytes, expected) << "stage " << stage;
+  }
+}
+
+// torch AdamW's foreach update holds parameter-sized temporaries at the step (PyTorch 2.0: two),
+// when no activation is left: with many trained parameters and few activations that step is the
+// peak. Not under DeepSpeed ZeRO (its own optimizer) or with a fused update.
+TEST(ForeachAdam, TemporariesAtTheStepCanSetThePeak) {
+  const std::vector<graph::ParamGroup> groups = {
+      graph::ParamGroup{"layers", 1e9, false, true, 2.0}};
+  Strategy s;
+  s.zero = 0;
+  s.master_weights = false;  // bf16 parameters and states: 2 + 2 + 4 bytes per parameter
+  memory::StageInput in;
+  in.params = groups;
+  in.act_per_mb = 1e9;
+  StageReport fused, foreach;
+  memory::StageMemory(in, s, fused);
+  EXPECT_DOUBLE_EQ(fused.peak_mem_bytes, 8e9 + 1e9);
+  s.exec.adam_foreach_temporaries = 2;
+  memory::StageMemory(in, s, foreach);
+  EXPECT_DOUBLE_EQ(foreach.peak_mem_bytes, 8e9 + 2 * 2e9);
+  EXPECT_DOUBLE_EQ(foreach.weight_bytes + foreach.grad_bytes + foreach.optimizer_bytes +
+                       foreach.activation_bytes + foreach.transient_bytes,
+                   foreach.peak_mem_bytes);
+  s.zero = 2;  // DeepSpeed steps its own optimizer
+  memory::StageMemory(in, s, foreach);
+  EXPECT_DOUBLE_EQ(foreach.peak_mem_bytes, fused.peak_mem_bytes);
+}
+
 }  // namespace
 }  // namespace trainsim

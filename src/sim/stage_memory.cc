@@ -7,10 +7,18 @@
 namespace trainsim::sim {
 namespace {
 
-// Bytes of the fp32 logits (and their gradient) of the loss per token and vocab entry: 2 with
-// TE's fused cross-entropy, else a 16-bit copy plus fp32 softmax and gradient (2 + 4).
+// The loss's bytes per token and vocabulary entry at its peak: 2 with a fused or chunked
+// cross-entropy (TE overwrites the logits with their gradient; torchtune's chunks); else the
+// stack's Execution::loss_bytes_per_logit, or 6 by default: Megatron-LM's unfused path keeps the
+// 16-bit logits and one fp32 copy that the softmax and its gradient reuse (2 + 4). A model code
+// that leaves its logits 16-bit (loss_fp32_by_autocast) under DeepSpeed ZeRO, which runs the
+// module without autocast, keeps the loss 16-bit: logits, shifted copy and log-softmax, 2 each.
 double LossBytesPerLogit(const Strategy& s) {
-  return s.fused_cross_entropy ? 2.0 : 6.0;
+  if (s.fused_cross_entropy) return 2.0;
+  const bool deepspeed_no_autocast = s.zero >= 1 && !s.fsdp;
+  if (s.exec.loss_bytes_per_logit > 0 && !(s.exec.loss_fp32_by_autocast && deepspeed_no_autocast))
+    return s.exec.loss_bytes_per_logit;
+  return 6.0;
 }
 
 memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, const StageCost& cost,

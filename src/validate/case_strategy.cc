@@ -446,8 +446,11 @@ Status FillCaseStrategy(const json& j, const std::string& where, const ProfilePi
     if (Status st = ReadRl(j, where, fw, notes, s, rec); !st.ok()) return st;
   // Models loaded in bf16 and trained without autocast keep bf16 optimizer states and
   // gradients, with no fp32 master copy (the PEFT harness: "no autocast"; torchtune: bf16).
-  s.master_weights = !fw.pure_bf16;
-  if (fw.pure_bf16) rec.Profile("master_weights", "false");
+  // pure_bf16_without_zero: the model code casts itself to bf16 and the script trains it under
+  // autocast with no fp32 copy unless DeepSpeed ZeRO keeps fp32 master partitions (Qwen1).
+  const bool pure = fw.pure_bf16 || (fw.pure_bf16_without_zero && s.zero == 0 && !s.fsdp);
+  s.master_weights = !pure;
+  if (pure) rec.Profile("master_weights", "false");
   s = NormaliseStrategy(s);  // vpp > 1: interleaved; fsdp: zero >= 2; the batch both ways
   return Status::Ok();
 }

@@ -63,6 +63,10 @@ void ApplyExecution(const detail::Framework& fw, Strategy& s) {
   s.exec.fused_elementwise = fw.exec.fused_elementwise;
   s.exec.dequant = fw.exec.dequant;
   s.exec.grad_set_to_none = fw.exec.grad_set_to_none;
+  s.exec.loss_bytes_per_logit = fw.exec.loss_bytes_per_logit;
+  s.exec.loss_fp32_by_autocast = fw.exec.loss_fp32_by_autocast;
+  s.exec.zero_reduce_bucket_elems = fw.exec.zero_reduce_bucket_elems;
+  s.exec.adam_foreach_temporaries = fw.exec.adam_foreach_temporaries;
 }
 
 // Whether a setting changes this strategy's step, so that the report lists it (as validate's
@@ -123,6 +127,19 @@ Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, con
                  why + ": optimizer " + impl + ", fused element-wise " +
                      Bool(fw->exec.fused_elementwise) + ", gradients freed each step " +
                      Bool(fw->exec.grad_set_to_none)});
+  // Its memory habits (data/frameworks.json derives each from the stack's code).
+  if (fw->exec.loss_bytes_per_logit > 0)
+    out.push_back({"loss_bytes_per_logit", detail::NumberText(fw->exec.loss_bytes_per_logit),
+                   why + (fw->exec.loss_fp32_by_autocast
+                              ? ": the unfused loss under autocast (6 under DeepSpeed ZeRO)"
+                              : ": the unfused loss at its peak")});
+  if (fw->exec.zero_reduce_bucket_elems > 0)
+    out.push_back({"deepspeed_reduce_bucket_elems",
+                   detail::NumberText(fw->exec.zero_reduce_bucket_elems),
+                   why + ": two 16-bit gradient buckets under ZeRO-1/2"});
+  if (fw->exec.adam_foreach_temporaries > 0)
+    out.push_back({"adam_foreach_temporaries", std::to_string(fw->exec.adam_foreach_temporaries),
+                   why + ": torch AdamW's foreach temporaries at the step"});
   s = NormaliseStrategy(s);
   return out;
 }

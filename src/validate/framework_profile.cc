@@ -17,7 +17,8 @@ constexpr double kPcie5x16BytesPerS = 64e9;
 
 // A profile's execution keys: host_issue_us_per_kernel, zero3_fetch_us, optimizer_impl (fused |
 // foreach | per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack),
-// grad_set_to_none, eager_modules.
+// grad_set_to_none, eager_modules, loss_bytes_per_logit, loss_fp32_by_autocast,
+// deepspeed_reduce_bucket_elems, adam_foreach_temporaries.
 void ReadExecution(const json& f, Execution& e) {
   e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
   e.zero3_fetch_us = f.value("zero3_fetch_us", 0.0);
@@ -31,6 +32,10 @@ void ReadExecution(const json& f, Execution& e) {
                                                                   : DequantKernel::kFused;
   e.grad_set_to_none = f.value("grad_set_to_none", false);
   e.eager_modules = f.value("eager_modules", false);
+  e.loss_bytes_per_logit = f.value("loss_bytes_per_logit", 0.0);
+  e.loss_fp32_by_autocast = f.value("loss_fp32_by_autocast", false);
+  e.zero_reduce_bucket_elems = f.value("deepspeed_reduce_bucket_elems", 0.0);
+  e.adam_foreach_temporaries = f.value("adam_foreach_temporaries", 0);
 }
 
 Framework ReadProfile(const json& f) {
@@ -60,12 +65,14 @@ Framework ReadProfile(const json& f) {
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
   w.pure_bf16 = f.value("pure_bf16", false);
+  w.pure_bf16_without_zero = f.value("pure_bf16_without_zero", false);
   w.lora_dropout = f.value("lora_dropout", 0.0);
   w.fsdp_bf16_grads = f.value("fsdp_bf16_grads", false);
   w.recompute = f.value("recompute", "auto");
   w.recompute_megatron = f.value("recompute_megatron", "");
   w.selective_modules = f.value("selective_modules", "");
   w.memory_reserved = f.value("memory_reported", "allocated") == "reserved";
+  w.memory_device = f.value("memory_reported", "allocated") == "device";
   w.eager_unless_compiled = f.value("eager_unless_compiled", false);
   w.pp_fsdp_unsharded = f.value("pp_fsdp_unsharded", false);
   w.rollout_tp = f.value("rollout_tp", 0);

@@ -33,6 +33,10 @@ struct Framework {
   bool grouped_gemm = true, permute_fusion = true, router_padding = true;
   int router_bytes = 0;
   bool pure_bf16 = false;  // bf16 weights and optimizer states, no fp32 master (torchtune, PEFT)
+  // The same unless DeepSpeed ZeRO runs the step (its fp32 master partitions): Qwen1's
+  // finetune.py trains the bf16 module under the Trainer's autocast (profile key
+  // pure_bf16_without_zero).
+  bool pure_bf16_without_zero = false;
   // LoRA-family dropout of the stack's fine-tuning script when a case does not state one
   // (profile key lora_dropout; 0: PEFT LoraConfig's default).
   double lora_dropout = 0;
@@ -44,6 +48,9 @@ struct Framework {
   // The stack logs the caching allocator's max_memory_reserved (profile key memory_reported
   // "reserved"; torchtitan's metrics line): memory is scored as the validate notes rule says.
   bool memory_reserved = false;
+  // The stack's figures are the GPU's used memory, as nvidia-smi shows it (profile key
+  // memory_reported "device").
+  bool memory_device = false;
   // The model runs eagerly unless the case notes name torch.compile (profile key
   // eager_unless_compiled; torchtitan's [compile] enable defaults to false).
   bool eager_unless_compiled = false;

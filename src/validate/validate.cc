@@ -119,6 +119,31 @@ std::string Describe(const Strategy& s, const ModelSpec& m) {
   return o.str();
 }
 
+// The profile's memory habits that change this case's peak, listed with the profile: the
+// unfused loss's bytes per logit, DeepSpeed ZeRO-1/2's gradient buckets and torch AdamW's
+// foreach temporaries.
+void RecordMemoryHabits(ValidationCase& c, const std::string& why) {
+  const Strategy& s = c.strategy;
+  const Execution& e = s.exec;
+  const bool deepspeed = s.zero >= 1 && !s.fsdp;
+  if (!s.fused_cross_entropy && e.loss_bytes_per_logit > 0) {
+    const bool applies = !(e.loss_fp32_by_autocast && deepspeed);
+    c.assumed.push_back({"loss_bytes_per_logit",
+                         applies ? detail::NumberText(e.loss_bytes_per_logit) : "6",
+                         applies ? why
+                                 : why + "; DeepSpeed runs the 16-bit module without "
+                                         "autocast, so the logits stay 16-bit"});
+  }
+  if (deepspeed && s.zero <= 2 && e.zero_reduce_bucket_elems > 0)
+    c.assumed.push_back(
+        {"deepspeed_reduce_bucket_elems", detail::NumberText(e.zero_reduce_bucket_elems),
+         why + ": two 16-bit gradient buckets (contiguous_gradients, overlap_comm)"});
+  if (e.adam_foreach_temporaries > 0 && !deepspeed)
+    c.assumed.push_back({"adam_foreach_temporaries", std::to_string(e.adam_foreach_temporaries),
+                         why + ": torch AdamW's foreach update, parameter-sized temporaries at "
+                               "the step"});
+}
+
 }  // namespace
 
 Result<HardwareSpec> detail::LoadCaseHardware(const json& j, const std::string& where) {
@@ -173,6 +198,7 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
       {"fused_elementwise", c.strategy.exec.fused_elementwise ? "true" : "false", pick.why});
   ReadOptimizer(j, c.strategy.exec);
   detail::ReadLoopOptions(notes, c);
+  RecordMemoryHabits(c, pick.why);
   // torchtitan compiles only with [compile] enable (off by default): a case whose notes do not
   // name torch.compile runs the model's eager element-wise chains (RMSNorm in fp32, complex
   // rotary, SiLU and product as separate kernels).
@@ -200,6 +226,12 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
     c.assumed.push_back({"memory compared", "reserved",
                          pick.why + ": its log's memory is max_memory_reserved, compared with "
                                     "the allocated peak plus the 5 % fragmentation allowance"});
+  } else if (pick.fw->memory_device) {
+    c.memory_device = true;
+    c.assumed.push_back({"memory compared", "device",
+                         pick.why + ": its figures are the GPU's used memory (allocator reserve, "
+                                    "CUDA context and workspaces), compared with the reserved "
+                                    "estimate (peak + 5 % + runtime overhead)"});
   }
   if (j.contains("measured") && j["measured"].is_object()) {
     const json& m = j["measured"];
@@ -354,6 +386,11 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
       r.error = (r.predicted_s - r.target_s) / r.target_s;
       r.predicted_mem_gib = units::BytesToGiB(rep->peak_mem_bytes);
       if (c.memory_reserved) r.predicted_mem_gib *= 1 + memory::kFragmentation;
+      if (c.memory_device) {
+        double reserved = 0;
+        for (const StageReport& st : rep->stages) reserved = std::max(reserved, st.reserved_bytes);
+        r.predicted_mem_gib = units::BytesToGiB(reserved);
+      }
       if (r.measured_mem_gib > 0)
         r.mem_error = (r.predicted_mem_gib - r.measured_mem_gib) / r.measured_mem_gib;
       r.strategy_used = Describe(s, c.model);

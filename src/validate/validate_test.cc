@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/embedded.h"
+#include "spec/field_text.h"
 #include "trainsim/calibrate.h"
 #include "trainsim/presets.h"
 #include "validate/framework_profile.h"
@@ -177,6 +178,33 @@ TEST(ValidateAssumed, ReservedMemoryIsComparedWithTheReservedEstimate) {
   const ValidationSummary r = ScoreCases({reserved.value()});
   ASSERT_FALSE(a.cases[0].skipped || r.cases[0].skipped);
   EXPECT_NEAR(r.cases[0].predicted_mem_gib, 1.05 * a.cases[0].predicted_mem_gib, 1e-9);
+}
+
+// Qwen1's finetune.py (profile hf-deepspeed): without DeepSpeed the bf16 module trains under
+// autocast with bf16 states and an fp32 loss (12 bytes per logit); under DeepSpeed ZeRO its fp32
+// master partitions stand, the loss stays 16-bit and ZeRO-2 adds two gradient buckets. Each
+// default is listed.
+TEST(ValidateAssumed, QwenFinetuneScriptWithAndWithoutDeepSpeed) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("a100_sxm_80gb"));
+  j["framework"] = "transformers+peft+deepspeed";
+  j["parallel"]["tp"] = 1;
+  j["parallel"]["zero"] = 0;
+  j["gpus"] = 1;
+  j["parallel"]["dp"] = 1;
+  auto plain = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->framework, "hf-deepspeed");
+  EXPECT_FALSE(plain->strategy.master_weights);
+  auto a = Assumed(plain->assumed);
+  EXPECT_EQ(a.at("loss_bytes_per_logit").value, "12");
+  EXPECT_FALSE(a.count("deepspeed_reduce_bucket_elems"));
+  j["parallel"]["zero"] = 2;
+  auto zero2 = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(zero2.ok()) << zero2.status().message();
+  EXPECT_TRUE(zero2->strategy.master_weights);
+  a = Assumed(zero2->assumed);
+  EXPECT_EQ(a.at("loss_bytes_per_logit").value, "6");
+  EXPECT_EQ(a.at("deepspeed_reduce_bucket_elems").value, detail::NumberText(2e8));
 }
 
 // A torchtitan case runs torchtitan's own settings (data/frameworks.json, its 202412 benchmark
