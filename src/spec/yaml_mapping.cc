@@ -1,21 +1,67 @@
 #include "spec/yaml_mapping.h"
 
 #include <cstdlib>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace trainsim::detail {
 
+namespace {
+
+// Every mapping's keys are names (scalars: yaml-cpp throws when a `? [a, b]` key is read as
+// text) and appear once: PyYAML, which the frameworks load these files with, keeps the last of
+// a repeated key without a word, so a repeated key is refused like a duplicate JSON key. The
+// walk counts the values it visits, aliases expanded, and stops past kMaxYamlValues.
+Status CheckKeys(const YAML::Node& node, const std::string& where, size_t& left) {
+  if (left == 0)  // named by the top-level key, as YamlToJson names it
+    return Status::Invalid(where.substr(0, where.find('.')),
+                           "expands to more than " + std::to_string(kMaxYamlValues) +
+                               " values (YAML aliases repeat what they name)");
+  --left;
+  if (node.IsSequence()) {
+    for (const auto& item : node)
+      if (Status st = CheckKeys(item, where, left); !st.ok()) return st;
+  } else if (node.IsMap()) {
+    std::set<std::string> seen;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar())
+        return Status::Invalid(where, "keys must be names, not lists or mappings");
+      const std::string& key = kv.first.Scalar();
+      const std::string full = where.empty() ? key : where + "." + key;
+      if (!seen.insert(key).second) return Status::Invalid(full, "duplicate key");
+      if (Status st = CheckKeys(kv.second, full, left); !st.ok()) return st;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<YAML::Node> LoadYamlMapping(std::string_view text, const std::string& origin,
                                    std::string_view what) {
-  YAML::Node root;
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(std::string(text));
+    docs = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
     return Status::Invalid("", "not YAML: " + std::string(e.what())).WithContext(origin);
   }
+  // yaml.safe_load refuses a stream of several documents ("expected a single document"); the
+  // first alone would drop the others' keys without a word.
+  size_t non_empty = 0;
+  for (const YAML::Node& d : docs) non_empty += d.IsNull() ? 0 : 1;
+  if (non_empty > 1)
+    return Status::Invalid("", std::string(what) + " is one YAML document, got " +
+                                   std::to_string(non_empty) + " (separated by ---)")
+        .WithContext(origin);
+  YAML::Node root;
+  for (const YAML::Node& d : docs)
+    if (!d.IsNull()) root = d;
   if (!root.IsMap())
     return Status::Invalid("", std::string(what) + " is a YAML mapping of keys")
         .WithContext(origin);
+  size_t left = kMaxYamlValues;
+  if (Status st = CheckKeys(root, "", left); !st.ok()) return st.WithContext(origin);
   return root;
 }
 
