@@ -70,12 +70,33 @@ std::vector<Assumption> ApplyModelDefaults(const ModelSpec& model, Strategy& s,
   return out;
 }
 
+namespace {
+
+// The MoE switches a dense model has no layer for: given with a value other than the default
+// they are listed as ignored (issue 11: --moe-router-dtype fp64 on llama3-8b was taken without a
+// word); a report's strategy fed back carries the defaults and adds nothing.
+void ListInertMoeSwitches(const ModelSpec& model, const Strategy& s, const StrategyKeys& given,
+                          std::vector<IgnoredInput>& ignored) {
+  if (model.is_moe()) return;
+  static const Strategy kDefaults;
+  for (const char* key :
+       {"moe_grouped_gemm", "moe_permute_fusion", "moe_router_dtype", "moe_capacity_factor",
+        "moe_pad_to_capacity", "moe_router_padding", "moe_dedup_dispatch"}) {
+    const StrategyField* f = FindStrategyField(key);
+    if (!f || !given.count(key) || f->get(s) == f->get(kDefaults)) continue;
+    ignored.push_back({key, f->get(s), model.name + " is dense: no MoE layer to apply it to"});
+  }
+}
+
+}  // namespace
+
 Result<StepReport> SimulateWithAssumptions(const ModelSpec& model, const HardwareSpec& hw,
                                            Strategy& strategy, const StrategyKeys& given,
                                            const SimOptions& options) {
   const std::vector<Assumption> model_defaults = ApplyModelDefaults(model, strategy, given);
   auto rep = Simulate(model, hw, strategy, options);
   if (!rep.ok()) return rep;
+  ListInertMoeSwitches(model, strategy, given, rep.value().ignored);
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy, given);
   assumed.insert(assumed.end(), model_defaults.begin(), model_defaults.end());
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());
