@@ -15,7 +15,7 @@ FUZZ_BUILD ?= build-fuzz
 # One libFuzzer target per parser (fuzz/fuzz_parsers.cc, kTargets); inputs per target and an
 # optional time box per target in seconds (0 = none).
 FUZZ_TARGETS = model hardware override strategy megatron validation vary search_shard enums \
-               deepspeed torchtitan accelerate megatron_model layout rest
+               deepspeed torchtitan accelerate trl llamafactory megatron_model layout rest
 FUZZ_RUNS ?= 10000000
 FUZZ_SECONDS ?= 0
 # libFuzzer's -seed: 0 draws a new one each run (exploration); sanitize-ci fixes it so that a CI

@@ -173,6 +173,26 @@ void FuzzAccelerate(std::string_view text) {
   CheckFrameworkConfig(ParseAccelerateConfig(text, "fuzz"));
 }
 
+// A TRL / TrainingArguments JSON: besides the settings, a GRPO file's completions per rank
+// become the batch (ResolveFrameworkBatch), which must stay a valid strategy or be refused.
+void FuzzTrl(std::string_view text) {
+  const Result<FrameworkConfig> c = ParseTrlArgsJson(text, "fuzz");
+  CheckFrameworkConfig(c);
+  if (!c.ok()) return;
+  if (c->completions_per_rank < 0) Broken("negative completions per rank", "");
+  Strategy s;
+  s.gbs = 16;
+  if (!ApplyStrategySettings(s, c->settings, false).ok()) return;
+  Strategy n = NormaliseStrategy(s);
+  CheckError(ResolveFrameworkBatch(c.value(), n, false));
+}
+
+// A LLaMA-Factory training YAML, against a 32-layer model (freeze_trainable_layers counts
+// layers).
+void FuzzLlamaFactory(std::string_view text) {
+  CheckFrameworkConfig(ParseLlamaFactoryYaml(text, "fuzz", TinyModel().layers));
+}
+
 // A Megatron-LM script or argument list with its model-shape arguments: the model it builds
 // must validate, and the job simulate or be refused.
 // A first line "#args: ..." (a comment to the script) gives the script's own arguments.
@@ -268,6 +288,8 @@ constexpr Target kTargets[] = {
     {"deepspeed", FuzzDeepSpeed},
     {"torchtitan", FuzzTorchtitan},
     {"accelerate", FuzzAccelerate},
+    {"trl", FuzzTrl},
+    {"llamafactory", FuzzLlamaFactory},
     {"megatron_model", FuzzMegatronModel},
     {"layout", FuzzLayout},
     {"rest", FuzzRest},

@@ -1,8 +1,11 @@
 #include "trainsim/front_end.h"
 
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "trainsim/batch_default.h"
+#include "trainsim/finetune.h"
 
 namespace trainsim {
 
@@ -70,12 +73,60 @@ std::vector<Assumption> ApplyModelDefaults(const ModelSpec& model, Strategy& s,
   return out;
 }
 
+namespace {
+
+// Settings given with a value other than the default that nothing in this run reads: MoE
+// switches on a dense model, RL settings outside an RL stage, adapter settings of a method
+// without them. Listed as ignored (issue 11: --moe-router-dtype fp64 on llama3-8b, --group-size
+// with sft, --lora-rank with full were taken without a word); a report's strategy fed back
+// carries the defaults and adds nothing.
+void ListInertSettings(const ModelSpec& model, const Strategy& s, const StrategyKeys& given,
+                       std::vector<IgnoredInput>& ignored) {
+  static const Strategy kDefaults;
+  const auto inert = [&](std::initializer_list<const char*> keys, const std::string& why) {
+    for (const char* key : keys) {
+      const StrategyField* f = FindStrategyField(key);
+      if (!f || !given.count(key) || f->get(s) == f->get(kDefaults)) continue;
+      // A framework profile's value (ApplyFrameworkProfile marks it) is the stack's, not the
+      // user's: listed as assumed, not as ignored.
+      if (given.count("profile:" + std::string(key))) continue;
+      ignored.push_back({key, f->get(s), why});
+    }
+  };
+  if (!model.is_moe())
+    inert({"moe_grouped_gemm", "moe_permute_fusion", "moe_router_dtype", "moe_capacity_factor",
+           "moe_pad_to_capacity", "moe_router_padding", "moe_dedup_dispatch"},
+          model.name + " is dense: no MoE layer to apply it to");
+  const std::string stage(TrainStageName(s.stage));
+  if (!IsRlStage(s.stage))
+    inert(
+        {"group_size", "prompt_len", "response_len", "max_response_len", "rl_minibatch", "rollout",
+         "rollout_gpus", "rollout_tp", "rollout_pp", "async_rollout", "rollout_max_age",
+         "rollout_mem_fraction", "kl_reference", "rollout_logprobs", "reward_model"},
+        "an RL setting; stage " + stage + " generates nothing");
+  const std::string method(FtMethodName(s.method));
+  if (!UsesLoraRank(s.method)) inert({"lora_rank"}, "method " + method + " has no adapter rank");
+  if (!HasLoraDropout(s.method))
+    inert({"lora_dropout"}, "method " + method + " has no LoRA dropout");
+  if (!IsPeftMethod(s.method))
+    inert({"lora_targets", "lora_alpha", "train_embeddings"},
+          "method " + method + " trains no adapters");
+  if (s.method != FtMethod::kPrefixTuning && s.method != FtMethod::kPromptTuning &&
+      s.method != FtMethod::kPTuning)
+    inert({"virtual_tokens"}, "method " + method + " has no virtual tokens");
+  if (s.method != FtMethod::kFreeze)
+    inert({"freeze_layers"}, "method " + method + " freezes no layers");
+}
+
+}  // namespace
+
 Result<StepReport> SimulateWithAssumptions(const ModelSpec& model, const HardwareSpec& hw,
                                            Strategy& strategy, const StrategyKeys& given,
                                            const SimOptions& options) {
   const std::vector<Assumption> model_defaults = ApplyModelDefaults(model, strategy, given);
   auto rep = Simulate(model, hw, strategy, options);
   if (!rep.ok()) return rep;
+  ListInertSettings(model, strategy, given, rep.value().ignored);
   std::vector<Assumption> assumed = AssumedStrategyDefaults(strategy, given);
   assumed.insert(assumed.end(), model_defaults.begin(), model_defaults.end());
   rep.value().assumed.insert(rep.value().assumed.begin(), assumed.begin(), assumed.end());

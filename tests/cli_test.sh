@@ -1015,6 +1015,27 @@ write("bad_precision", precision="bogus")
 write("zero_target", target_iter_time_s=0)
 line = json.dumps(case).replace('"model": {', '"model": ' + "[" * 50000 + "]" * 50000 + ', "x": {', 1)
 open(f"{fix}/deep_case.jsonl", "w").write(line + "\n")
+# Framework files (issue 11, second pass): a non-name YAML key, a repeated key, two documents,
+# lengths and batches whose sum or product passes 2^31, duplicate keys inside a JSON string.
+files = {
+    "lf_key.yaml": "? [a, b]\n: 1\n",
+    "lf_dup.yaml": "lora_rank: 8\nlora_rank: 16\n",
+    "lf_docs.yaml": "stage: sft\n---\nstage: dpo\n",
+    "lf_ppo_len.yaml": "stage: ppo\ncutoff_len: 2147483647\nmax_new_tokens: 2147483647\n",
+    "trl_len.json": json.dumps({"num_generations": 8, "max_prompt_length": 2147483647,
+                                "max_completion_length": 2147483647}),
+    "trl_batch.json": json.dumps({"num_generations": 8, "per_device_train_batch_size": 65536,
+                                  "gradient_accumulation_steps": 65536}),
+    "trl_kwargs.json": json.dumps({"model_init_kwargs":
+                                   '{"dtype": "bfloat16", "dtype": "float32"}'}),
+}
+for name, text in files.items():
+    open(f"{fix}/{name}", "w").write(text)
+# Bytes that are not UTF-8 in a YAML value (threw out of the JSON writer), a stray top-level ','
+# (YAML::LoadAll allocated without end on it).
+open(f"{fix}/lf_utf.yaml", "wb").write(b'stage: sft\nfsdp_config:\n  a: "\xff\xfe"\n')
+open(f"{fix}/acc_utf.yaml", "wb").write(b'distributed_type: FSDP\nfsdp_config:\n  a: "\xff"\n')
+open(f"{fix}/lf_comma.yaml", "w").write(",tage: ppo\nfinetuning_type: lora\n")
 PY
 probe_no=0
 while IFS= read -r probe; do

@@ -1,4 +1,5 @@
 // `trainsim infer`: prefill / decode latency and serving throughput of one layout.
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -86,16 +87,26 @@ void PrintPhase(const char* name, const PhaseBreakdown& b) {
 
 }  // namespace
 
+// Seconds as milliseconds with `digits` decimals; a saturated queue's latency grows without
+// bound (null in the JSON report): "unbounded", never "inf".
+std::string Ms(double s, int digits) {
+  if (!std::isfinite(s)) return "unbounded";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, 1e3 * s);
+  return buf;
+}
+
 void PrintInferenceText(const InferenceReport& r) {
-  std::printf("TTFT %.3f ms   TPOT %.3f ms   output %.1f tokens/s (%.1f per GPU)\n", 1e3 * r.ttft_s,
-              1e3 * r.tpot_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu);
+  std::printf("TTFT %s ms   TPOT %s ms   output %.1f tokens/s (%.1f per GPU)\n",
+              Ms(r.ttft_s, 3).c_str(), Ms(r.tpot_s, 3).c_str(), r.output_tokens_per_s,
+              r.output_tokens_per_s_per_gpu);
   if (!r.band.regime.empty())
     std::printf(
         "80 %% band (%s regime, %d held-out cases): output %.1f - %.1f tokens/s (-%.0f %% / +%.0f "
-        "%%), TTFT %.3f - %.3f ms, TPOT %.3f - %.3f ms\n",
+        "%%), TTFT %s - %s ms, TPOT %s - %s ms\n",
         r.band.regime.c_str(), r.band.cases, r.output_tokens_per_s_low, r.output_tokens_per_s_high,
-        100 * r.band.rel_below, 100 * r.band.rel_above, 1e3 * r.ttft_s_low, 1e3 * r.ttft_s_high,
-        1e3 * r.tpot_s_low, 1e3 * r.tpot_s_high);
+        100 * r.band.rel_below, 100 * r.band.rel_above, Ms(r.ttft_s_low, 3).c_str(),
+        Ms(r.ttft_s_high, 3).c_str(), Ms(r.tpot_s_low, 3).c_str(), Ms(r.tpot_s_high, 3).c_str());
   std::printf("batch %g per replica x %d replicas; engine %s; fits: %s%s%s\n", r.batch, r.replicas,
               r.profile.id.c_str(), r.fits ? "yes" : "no", r.fits ? "" : " - ", r.why_not.c_str());
   std::printf(
@@ -111,11 +122,11 @@ void PrintInferenceText(const InferenceReport& r) {
   std::printf("  decode compute/weight-read crossover at batch %.0f\n", r.crossover_batch);
   if (r.online)
     std::printf(
-        "At %g requests/s: concurrency %.1f per replica, TTFT p50 %.1f ms p99 %.1f ms, "
-        "TPOT p50 %.2f ms p99 %.2f ms, end-to-end p50 %.2f s%s\n",
-        r.serving.rate, r.serving.concurrency, 1e3 * r.serving.ttft_p50_s,
-        1e3 * r.serving.ttft_p99_s, 1e3 * r.serving.tpot_p50_s, 1e3 * r.serving.tpot_p99_s,
-        r.serving.e2e_p50_s,
+        "At %g requests/s: concurrency %.1f per replica, TTFT p50 %s ms p99 %s ms, "
+        "TPOT p50 %s ms p99 %s ms, end-to-end p50 %s s%s\n",
+        r.serving.rate, r.serving.concurrency, Ms(r.serving.ttft_p50_s, 1).c_str(),
+        Ms(r.serving.ttft_p99_s, 1).c_str(), Ms(r.serving.tpot_p50_s, 2).c_str(),
+        Ms(r.serving.tpot_p99_s, 2).c_str(), Ms(r.serving.e2e_p50_s / 1e3, 2).c_str(),
         r.serving.saturated ? " - SATURATED: the layout cannot sustain this rate" : "");
   if (r.spec_tokens > 0)
     std::printf(

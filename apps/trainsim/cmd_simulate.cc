@@ -229,6 +229,14 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   opt.detail = detail;
   auto rep = SimulateWithAssumptions(in.model, in.hw, in.strategy, in.given, opt);
   if (!rep.ok()) return rep.status();
+  if (!rep->ignored.empty()) {  // settings the library found inert (MoE switches on a dense model)
+    std::string keys;
+    for (const IgnoredInput& i : rep->ignored) keys += (keys.empty() ? "" : ", ") + i.field;
+    std::fprintf(stderr,
+                 "trainsim: warning: %zu settings have no effect: %s (the report's ignored list "
+                 "says why)\n",
+                 rep->ignored.size(), keys.c_str());
+  }
   if (in.mg) AddMegatronNotes(*in.mg, rep.value());
   AddInputNotes(a, in.fw, rep.value());
   return PreparedStep{std::move(in.model), std::move(in.hw), std::move(in.strategy),

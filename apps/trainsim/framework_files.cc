@@ -175,9 +175,21 @@ void AddInputNotes(const SimulateArgs& a, const FrameworkConfig& fw, StepReport&
     }
   r.assumed.insert(r.assumed.begin(), fw.assumed.begin(), fw.assumed.end());
   if (r.ignored.size() == before) return;
+  // Keys come from the file: control characters (a NUL cut the line, "seq\0len" printed as
+  // "seq") are written as \xNN, so the warning stays one whole line.
   std::string keys;
-  for (size_t i = before; i < r.ignored.size(); ++i)
-    keys += (keys.empty() ? "" : ", ") + r.ignored[i].field;
+  for (size_t i = before; i < r.ignored.size(); ++i) {
+    if (!keys.empty()) keys += ", ";
+    for (unsigned char ch : r.ignored[i].field) {
+      if (ch >= 0x20 && ch != 0x7f) {
+        keys += static_cast<char>(ch);
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+        keys += buf;
+      }
+    }
+  }
   std::fprintf(stderr,
                "trainsim: warning: %zu input keys not simulated: %s (the report's "
                "ignored list says why)\n",

@@ -9,6 +9,7 @@
 
 #include "cost/cost.h"
 #include "finetune/modules.h"
+#include "trainsim/limits.h"
 #include "util/units.h"
 
 namespace trainsim::finetune {
@@ -129,6 +130,16 @@ Status CheckWorkload(const ModelSpec& m, const Strategy& s) {
   if (IsPeftMethod(s.method) && m.is_mla())
     return Status::Invalid("method: " + std::string(FtMethodName(s.method)) +
                            " adapters on MLA attention are not modelled");
+  // An adapter rank beyond the hidden size holds more than the matrices it adapts (LoRA's A is
+  // r x d_in, B d_out x r; OFT's r blocks divide d_in): a rank of 2^31 - 1 was costed at a day
+  // a step without a word.
+  if (IsPeftMethod(s.method) && s.lora_rank > m.hidden)
+    return Status::Invalid("lora_rank: must be <= the model's hidden size (" +
+                           std::to_string(m.hidden) + ")");
+  // Prompt and prefix tokens lengthen every row (prompt / p-tuning) or every KV (prefix).
+  if (IsPeftMethod(s.method) && s.virtual_tokens > limits::kMaxSeqLen - s.seq)
+    return Status::Invalid("virtual_tokens: seq_len + virtual_tokens must be <= " +
+                           std::to_string(limits::kMaxSeqLen));
   if (s.method == FtMethod::kFreeze && s.freeze_layers > m.layers)
     return Status::Invalid("freeze_layers: must be <= the model's layers (" +
                            std::to_string(m.layers) + ")");

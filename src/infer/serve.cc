@@ -24,6 +24,11 @@ using infer::Work;
 // profiler counts "non-torch memory" (about 0.5-1 GiB on one GPU; 1 GiB taken).
 constexpr double kRuntimeOverheadBytes = 1.0 * units::kGiB;
 
+// Input ranges: a fixed batch and a request rate at most 1e9 (sequences, requests/s), a rate at
+// least one request in 1e6 s (11.6 days).
+constexpr double kMaxBatchOrRate = 1e9;
+constexpr double kMinRequestRate = 1e-6;
+
 std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -58,10 +63,14 @@ Status CheckSpec(const ModelSpec& m, const InferenceSpec& s) {
     return Status::Invalid("output_len", "must be in [1, 1e8] tokens");
   if (!m.is_moe() && s.ep > 1)
     return Status::Invalid("ep", "needs an MoE model (" + m.name + " is dense)");
-  if (!(s.batch >= 0)) return Status::Invalid("batch", "must be >= 0 (0 = offline maximum load)");
+  // A batch is whole sequences (a denormal one costed 1e-19 of a sequence) and a rate a
+  // physical arrival rate (at 1e300 requests/s the report printed inf): 1e9 bounds both.
+  if (!(s.batch == 0 || (s.batch >= 1 && s.batch <= kMaxBatchOrRate)))
+    return Status::Invalid("batch", "must be 0 (offline maximum load) or in [1, 1e9] sequences");
   if (s.quant_group < 1) return Status::Invalid("quant_group", "must be >= 1");
-  if (!(s.request_rate >= 0) || !std::isfinite(s.request_rate))
-    return Status::Invalid("request_rate", "must be a finite number >= 0");
+  if (!(s.request_rate == 0 ||
+        (s.request_rate >= kMinRequestRate && s.request_rate <= kMaxBatchOrRate)))
+    return Status::Invalid("request_rate", "must be 0 (none) or in [1e-06, 1e9] requests/s");
   if (s.request_rate > 0 && s.batch > 0)
     return Status::Invalid("request_rate",
                            "excludes a fixed batch (the rate sets the concurrency)");

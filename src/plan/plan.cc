@@ -21,12 +21,14 @@ T Take(const std::optional<T>& v, T def, const char* field, const std::string& s
   return def;
 }
 
+// A positive quantity is at least 1e-6 of its unit (a denormal storage speed or MTBF reached
+// the goodput model and printed "inf s" and "0.000000 s"); 0 only where it means none.
 Status CheckPositive(const std::optional<double>& v, const char* field, bool zero_ok = false) {
   if (!v) return Status::Ok();
   const double x = *v;
-  if (!std::isfinite(x) || x < 0 || (!zero_ok && x == 0) || x > 1e30)
+  if (!std::isfinite(x) || (x != 0 && x < 1e-6) || (!zero_ok && x == 0) || x > 1e30)
     return Status::Invalid(field, std::string("must be a finite number in ") +
-                                      (zero_ok ? "[0" : "(0") + ", 1e30], got " +
+                                      (zero_ok ? "0 or [1e-06" : "[1e-06") + ", 1e30], got " +
                                       fmt::format("{}", x));
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
 // The pieces of a whole-run plan that are formulas: the checkpoint interval and goodput under
 // interruptions, the checkpoint's size, a GPU's average power over a step, the Chinchilla fit.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -25,10 +27,10 @@ Result<Goodput> ExpectedGoodput(double ideal_s, double checkpoint_s, double rest
   const double loss_per_interruption = restart_s + (interval_s + checkpoint_s) / 2;
   const double lost_share = std::isinf(mtbf_job_s) ? 0.0 : loss_per_interruption / mtbf_job_s;
   if (!(lost_share < 1))
-    return Status::Invalid("goodput", "interruptions every " + std::to_string(mtbf_job_s) +
-                                          " s leave no progress (restart + half an interval "
-                                          "and its checkpoint take " +
-                                          std::to_string(loss_per_interruption) + " s)");
+    return Status::Invalid("goodput", fmt::format("interruptions every {:.4g} s leave no progress "
+                                                  "(restart + half an interval and its "
+                                                  "checkpoint take {:.4g} s)",
+                                                  mtbf_job_s, loss_per_interruption));
   const double with_checkpoints = ideal_s * (1 + checkpoint_s / interval_s);
   g.wall_time_s = with_checkpoints / (1 - lost_share);
   g.checkpoint_overhead_s = with_checkpoints - ideal_s;

@@ -806,19 +806,40 @@ TEST(FuzzTest, FrameworkFileReadersNeverCrash) {
       "[model]\nname = \"llama3\"\nflavor = \"70B\"\nconverters = [\"float8\"]\n"
       "[parallelism]\ndata_parallel_replicate_degree = 2\ndata_parallel_shard_degree = 1\n"
       "[activation_checkpoint]\nmode = \"full\"\n"};
+  // TRL / TrainingArguments JSON and LLaMA-Factory YAML (issue 11: a `? [a, b]` YAML key threw
+  // out of the reader, and batch or length products wrapped an int).
+  static const std::vector<std::string> kTrl = {
+      R"({"per_device_train_batch_size":4,"gradient_accumulation_steps":2,"bf16":true,"max_length":2048,"packing":true,"gradient_checkpointing":true})",
+      R"({"num_generations":8,"per_device_train_batch_size":8,"max_prompt_length":512,"max_completion_length":1024,"beta":0.04,"use_vllm":true,"vllm_mode":"colocate","model_init_kwargs":"{\"dtype\": \"bfloat16\"}"})"};
+  static const std::vector<std::string> kYaml = {
+      "stage: sft\nfinetuning_type: lora\nlora_rank: 8\nlora_target: all\ncutoff_len: 2048\n"
+      "per_device_train_batch_size: 1\ngradient_accumulation_steps: 8\nbf16: true\n",
+      "stage: ppo\nfinetuning_type: lora\nquantization_bit: 4\nmax_new_tokens: 512\n"
+      "deepspeed:\n  zero_optimization:\n    stage: 2\n"};
   for (const auto& s : kDeepSpeed) ASSERT_TRUE(ParseDeepSpeedConfig(s, "seed").ok()) << s;
   for (const auto& s : kToml)
     ASSERT_TRUE(ParseTorchtitanToml(s, "seed").ok())
         << ParseTorchtitanToml(s, "seed").status().message();
+  for (const auto& s : kTrl)
+    ASSERT_TRUE(ParseTrlArgsJson(s, "seed").ok()) << ParseTrlArgsJson(s, "seed").status().message();
+  for (const auto& s : kYaml)
+    ASSERT_TRUE(ParseLlamaFactoryYaml(s, "seed", 32).ok())
+        << ParseLlamaFactoryYaml(s, "seed", 32).status().message();
   Rng rng(0x666f726d617473ULL);  // "formats"
   long long accepted = 0;
   for (int i = 0; i < Scaled(20000); ++i) {
-    const bool toml = Chance(rng, 0.5);
-    const std::string text = toml ? MutatedDocument(rng, Pick(rng, kToml), false)
-                                  : MutatedDocument(rng, Pick(rng, kDeepSpeed), Chance(rng, 0.7));
+    const int kind = static_cast<int>(rng() % 4);
+    const std::string text = kind == 0 ? MutatedDocument(rng, Pick(rng, kToml), false)
+                             : kind == 1
+                                 ? MutatedDocument(rng, Pick(rng, kDeepSpeed), Chance(rng, 0.7))
+                             : kind == 2 ? MutatedDocument(rng, Pick(rng, kTrl), Chance(rng, 0.7))
+                                         : MutatedDocument(rng, Pick(rng, kYaml), false);
     Result<FrameworkConfig> c = Status::Parse("not run");
     try {
-      c = toml ? ParseTorchtitanToml(text, "fuzz") : ParseDeepSpeedConfig(text, "fuzz");
+      c = kind == 0   ? ParseTorchtitanToml(text, "fuzz")
+          : kind == 1 ? ParseDeepSpeedConfig(text, "fuzz")
+          : kind == 2 ? ParseTrlArgsJson(text, "fuzz")
+                      : ParseLlamaFactoryYaml(text, "fuzz", 32);
     } catch (const std::exception& e) {
       ADD_FAILURE() << "exception " << e.what() << " on\n" << text;
       continue;

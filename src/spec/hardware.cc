@@ -552,9 +552,34 @@ namespace {
 // ln(835.5/989.5) / ln(400/700) = 0.30. Memory and link bandwidths keep their clocks.
 constexpr double kPowerCapExponent = 0.30;
 
+// The lowest power limit a data-center GPU accepts, as a fraction of its rated TDP (nvidia-smi -q
+// "Min Power Limit": A100 SXM4 100 of 400 W, H100 SXM5 200 of 700 W). The clock law above is
+// measured between 57 % and 100 %; below a quarter no GPU runs, and a 1 W cap was costed.
+constexpr double kMinPowerCapFraction = 0.25;
+
+// A tdp_w override of a GPU with a rated TDP is a power cap: 0 would read as "no TDP" (energy
+// dropped from `plan` without a word), one above the rated figure raises neither the clocks nor
+// the draw (plan's energy grew with it), one below the lowest limit cannot be set.
+Status CheckPowerCap(const HardwareSpec& rated, const json& overrides, const HardwareSpec& hw) {
+  if (!overrides.contains("tdp_w") || overrides["tdp_w"].is_null() || !(rated.tdp_w >= 1))
+    return Status::Ok();
+  // Outside the field's own range ValidateHardware names the range.
+  if (hw.tdp_w != 0 && !(hw.tdp_w >= 1 && hw.tdp_w <= 1e6)) return Status::Ok();
+  // A spec capped before keeps its rated figure in rated_tdp_w.
+  const double max_w = rated.rated_tdp_w > 0 ? rated.rated_tdp_w : rated.tdp_w;
+  const double lo = kMinPowerCapFraction * max_w;
+  if (hw.tdp_w >= lo && hw.tdp_w <= max_w) return Status::Ok();
+  return Status::Invalid(
+      "tdp_w", "a power cap of " + rated.id + " (rated " + detail::NumberText(max_w) +
+                   " W) must be in [" + detail::NumberText(lo) + ", " + detail::NumberText(max_w) +
+                   "] W (a quarter of rated: the lowest limit nvidia-smi "
+                   "accepts), got " +
+                   detail::NumberText(hw.tdp_w) + " (a different rated power is a hardware file)");
+}
+
 void ApplyPowerCap(const HardwareSpec& rated, const json& overrides, HardwareSpec& hw) {
   if (!overrides.contains("tdp_w") || overrides.contains("peak_tflops")) return;
-  // A tdp_w outside its range is refused by ValidateHardware, not scaled by.
+  // A tdp_w outside its range is refused (CheckPowerCap, ValidateHardware), not scaled by.
   if (!(hw.tdp_w >= 1 && rated.tdp_w >= 1 && hw.tdp_w < rated.tdp_w)) return;
   const double f = std::pow(hw.tdp_w / rated.tdp_w, kPowerCapExponent);
   for (double* p : {&hw.peak_bf16_flops, &hw.peak_fp16_flops, &hw.peak_fp8_flops,
@@ -574,6 +599,7 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().is_null()) return Status::Ok();
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
+  if (Status s = CheckPowerCap(hw, parsed.value(), copy); !s.ok()) return s.WithContext(origin);
   ApplyPowerCap(hw, parsed.value(), copy);
   if (parsed.value().contains("efficiency_from"))
     if (Status s = InheritEfficiency(parsed.value(), copy, origin, 0); !s.ok()) return s;

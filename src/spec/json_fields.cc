@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "spec/field_text.h"
 #include "trainsim/limits.h"
 #include "util/text_guard.h"
 
@@ -119,7 +120,8 @@ void FieldReader::Double(const char* key, double& out, double min) {
   if (!v->is_number()) return Fail(key, "must be a number, got " + std::string(v->type_name()));
   double d = v->get<double>();
   if (!std::isfinite(d)) return Fail(key, "must be finite");
-  if (d < min) return Fail(key, "must be >= " + std::to_string(min));
+  // %g-style bounds: std::to_string printed "must be >= 0.000000" (and 0.000000 for 1e-9).
+  if (d < min) return Fail(key, "must be >= " + NumberText(min) + ", got " + NumberText(d));
   out = d;
 }
 

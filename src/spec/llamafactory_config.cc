@@ -19,6 +19,7 @@
 #include "spec/trainer_keys.h"
 #include "spec/yaml_mapping.h"
 #include "trainsim/finetune.h"
+#include "trainsim/limits.h"
 
 namespace trainsim {
 namespace {
@@ -176,8 +177,8 @@ void ReadLora(TrainerKeys& k, bool quantized) {
   k.Set("method", quantized ? "qlora" : dora ? "dora" : pissa ? "pissa" : "lora");
   const int rank = k.Int("lora_rank", 1).value_or(8);
   k.Set("lora_rank", std::to_string(rank));
-  auto alpha = k.Str("lora_alpha");  // no effect on time or memory
-  k.Set("lora_alpha", alpha.value_or(std::to_string(2 * rank)));
+  auto alpha = k.Str("lora_alpha");                                 // no effect on time or memory
+  k.Set("lora_alpha", alpha.value_or(std::to_string(2LL * rank)));  // 2 x 2^30 wraps an int
   auto dropout = k.Str("lora_dropout");
   if (!dropout) k.Assume("lora_dropout", "0", "LLaMA-Factory's default");
   k.Set("lora_dropout", dropout.value_or("0"));
@@ -308,9 +309,15 @@ void ReadSequence(TrainerKeys& k) {
   }
   auto resp = k.Int("max_new_tokens", 1);
   if (!resp) k.Assume("max_new_tokens", "1024", "LLaMA-Factory's generating default");
+  // In 64 bits: cutoff_len + max_new_tokens wrapped an int (a negative seq_len naming no key).
+  const long long seq = 1LL * len + resp.value_or(1024);
+  if (seq > limits::kMaxSeqLen)
+    return k.Fail("max_new_tokens", "cutoff_len + max_new_tokens (" + std::to_string(seq) +
+                                        ") must be <= " + std::to_string(limits::kMaxSeqLen) +
+                                        " tokens");
   k.Set("prompt_len", std::to_string(len));
   k.Set("max_response_len", std::to_string(resp.value_or(1024)));
-  k.Set("seq_len", std::to_string(len + resp.value_or(1024)));
+  k.Set("seq_len", std::to_string(seq));
   k.Assume("cutoff_len", std::to_string(len), "PPO: the prompt length (cutoff_len)");
   k.Ignore("ppo_epochs", "PPO epochs over the buffer are not modelled (one update per batch)");
   k.Ignore("ppo_buffer_size", "the experience buffer is not modelled");

@@ -882,9 +882,17 @@ TEST(HardwareOverrides, PowerCapLowersTensorPeaks) {
   EXPECT_DOUBLE_EQ(hw.rated_tdp_w, 700);
   EXPECT_LT(hw.power_cap_clock, 1);
 
-  HardwareSpec raised = LoadHardwarePreset("h100_sxm_80gb").value();
-  ASSERT_TRUE(ApplyHardwareOverrides(raised, R"({"tdp_w": 900})", "test").ok());
-  EXPECT_EQ(raised.peak_bf16_flops, rated_bf16);  // no boost beyond the rated clocks
+  // A cap above the rated power raises neither clocks nor draw, 0 is no cap at all and a
+  // quarter of rated is the lowest limit nvidia-smi accepts: each refused, naming tdp_w (issue
+  // 11: 0 dropped plan's energy without a word, 900 W raised it, 1 W was costed).
+  for (const char* bad : {R"({"tdp_w": 900})", R"({"tdp_w": 0})", R"({"tdp_w": 174})"}) {
+    HardwareSpec raised = LoadHardwarePreset("h100_sxm_80gb").value();
+    const Status st = ApplyHardwareOverrides(raised, bad, "test");
+    EXPECT_NE(st.message().find("tdp_w"), std::string::npos) << bad << ": " << st.message();
+    EXPECT_EQ(raised.peak_bf16_flops, rated_bf16) << bad;  // a refused override changes nothing
+  }
+  HardwareSpec floor = LoadHardwarePreset("h100_sxm_80gb").value();
+  EXPECT_TRUE(ApplyHardwareOverrides(floor, R"({"tdp_w": 175})", "test").ok());
   HardwareSpec given = LoadHardwarePreset("h100_sxm_80gb").value();
   ASSERT_TRUE(
       ApplyHardwareOverrides(given, R"({"tdp_w": 500, "peak_tflops": {"bf16": 900}})", "test")

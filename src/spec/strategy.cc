@@ -30,8 +30,24 @@ Status CheckUpperBounds(const Strategy& s) {
         Max{"ep", s.ep, limits::kMaxParallelDegree}, Max{"etp", s.etp, limits::kMaxParallelDegree},
         Max{"seq", s.seq, limits::kMaxSeqLen}, Max{"mbs", s.mbs, limits::kMaxMicroBatch},
         Max{"micro_batch_num", s.micro_batch_num, limits::kMaxMicroBatchNum},
-        Max{"gbs", s.gbs, limits::kMaxGlobalBatch}})
+        Max{"gbs", s.gbs, limits::kMaxGlobalBatch},
+        // Fine-tuning and RL sizes (issue 11: 2^31 - 1 of these were costed, or wrapped the
+        // sums formed from them): lengths as seq, generation GPUs as world_size.
+        Max{"prompt_len", s.prompt_len, limits::kMaxSeqLen},
+        Max{"response_len", s.response_len, limits::kMaxSeqLen},
+        Max{"max_response_len", s.max_response_len, limits::kMaxSeqLen},
+        Max{"mean_seq", s.mean_seq, limits::kMaxSeqLen},
+        Max{"max_seq", s.max_seq, limits::kMaxSeqLen},
+        Max{"virtual_tokens", s.virtual_tokens, limits::kMaxSeqLen},
+        Max{"group_size", s.group_size, limits::kMaxGlobalBatch},
+        Max{"rollout_gpus", s.rollout_gpus, limits::kMaxWorldSize},
+        Max{"rollout_tp", s.rollout_tp, limits::kMaxParallelDegree},
+        Max{"rollout_pp", s.rollout_pp, limits::kMaxParallelDegree}})
     if (x.v > x.max) return Status::Invalid(x.name, "must be <= " + S(x.max) + ", got " + S(x.v));
+  if (1LL * s.group_size * s.gbs > limits::kMaxGlobalBatch)
+    return Status::Invalid("group_size",
+                           "x global_batch_size (" + S(1LL * s.group_size * s.gbs) +
+                               " responses a step) must be <= " + S(limits::kMaxGlobalBatch));
   const double host_us = s.exec.host_issue_us_per_kernel;
   if (!(host_us >= 0 && host_us <= 1e6))
     return Status::Invalid("host_issue_us_per_kernel", "must be in [0, 1e6]");
@@ -56,6 +72,10 @@ Status ValidateStrategy(const Strategy& s, const ModelSpec& m) {
     if (p.v < 1) return bad(p.name, "must be >= 1, got " + S(p.v));
   if (s.etp < 0) return bad("etp", "must be >= 1 (0 = same as tp), got " + S(s.etp));
   if (Status st = CheckUpperBounds(s); !st.ok()) return st;
+  // Megatron-LM's TransformerConfig refuses --moe-pad-expert-input-to-capacity without
+  // --moe-expert-capacity-factor (there is no capacity to pad to): not dropped without a word.
+  if (s.moe_pad_to_capacity && !(s.moe_capacity_factor > 0))
+    return bad("moe_pad_to_capacity", "needs moe_capacity_factor (no capacity to pad to)");
   if (s.gbs < 0) return bad("gbs", "must be >= 1, got " + S(s.gbs));
   if (s.micro_batch_num < 0) return bad("micro_batch_num", "must be >= 1");
   if (!(s.ep_comm_overlap >= 0 && s.ep_comm_overlap <= 1))

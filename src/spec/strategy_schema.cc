@@ -128,7 +128,9 @@ Status SetEpOverlap(Strategy& s, std::string_view t) {
 
 // --moe-router-dtype: fp32 / fp64, or none (the parameter dtype: Megatron-LM's None).
 Status SetRouterDtype(Strategy& s, std::string_view t) {
-  if (t == "none" || t == "None" || t == "bf16" || t == "fp16") {
+  // Megatron-LM's choices are fp32 and fp64 (none: the parameter dtype); "fp16" under bf16
+  // parameters was read as none without a word.
+  if (t == "none" || t == "None") {
     s.moe_router_bytes = 0;
   } else if (t == "fp32") {
     s.moe_router_bytes = 4;
@@ -150,8 +152,13 @@ Status SetCapacityFactor(Strategy& s, std::string_view t) {
     s.moe_capacity_factor = 0;
     return Status::Ok();
   }
-  if (Status st = detail::ParseNumberText(t, 0, 1e3, s.moe_capacity_factor); !st.ok())
-    return Status::Invalid("must be a factor > 0 or none, got '" + std::string(t) + "'");
+  // A factor below 1e-3 keeps less than a thousandth of the balanced load (a denormal one was
+  // costed as dropping every token); 0 is none.
+  double f = 0;
+  if (Status st = detail::ParseNumberText(t, 0, 1e3, f); !st.ok() || (f > 0 && f < 1e-3))
+    return Status::Invalid("must be a factor in [0.001, 1000] or none (0), got '" + std::string(t) +
+                           "'");
+  s.moe_capacity_factor = f;
   return Status::Ok();
 }
 
@@ -609,7 +616,7 @@ constexpr StrategyField kFields[] = {
      .kind = FieldKind::kNumber,
      .flag = "--moe-capacity-factor",
      .megatron = "--moe-expert-capacity-factor=",
-     .rule = "> 0, or none (0): no capacity",
+     .rule = "[0.001, 1000], or none (0): no capacity",
      .example = "1.25",
      .doc = "MoE expert capacity as a multiple of the balanced load: below 1 drops tokens; with "
             "moe_pad_to_capacity every expert runs its full capacity",
@@ -624,7 +631,7 @@ constexpr StrategyField kFields[] = {
      .kind = FieldKind::kBool,
      .flag = "--moe-pad-to-capacity",
      .megatron = "--moe-pad-expert-input-to-capacity",
-     .rule = "true, false; with moe_capacity_factor",
+     .rule = "true, false; true needs moe_capacity_factor",
      .example = "true",
      .doc = "pad every expert's input to its capacity (the all-to-all and GEMMs carry it)",
      .set = SetBool<&Strategy::moe_pad_to_capacity>,

@@ -15,6 +15,7 @@
 
 #include "spec/json_fields.h"
 #include "spec/trainer_keys.h"
+#include "trainsim/limits.h"
 
 namespace trainsim {
 namespace {
@@ -80,15 +81,23 @@ const std::set<std::string> kHarmless = {"dataset_text_field",
 // model_init_kwargs (an object, or its JSON text as TRL's CLI takes it): the trainer's
 // from_pretrained arguments, whose dtype (or torch_dtype) is the load dtype, read as
 // "model_init_kwargs.dtype" (detail::ReadTrlPrecision).
-void InitKwargsDtype(const json& v, std::map<std::string, std::string>& out) {
+// JSON text is read by the file's own rules (nesting depth, duplicate keys: one of them
+// would be dropped without a word).
+Status InitKwargsDtype(const json& v, const std::string& origin,
+                       std::map<std::string, std::string>& out) {
   json obj = v;
-  if (v.is_string()) obj = json::parse(v.get<std::string>(), nullptr, false);
-  if (!obj.is_object()) return;
+  if (v.is_string()) {
+    auto parsed = detail::ParseJsonText(v.get<std::string>(), "model_init_kwargs");
+    if (!parsed.ok()) return parsed.status().WithContext(origin);
+    obj = std::move(parsed).value();
+  }
+  if (!obj.is_object()) return Status::Ok();
   for (const char* key : {"dtype", "torch_dtype"})
     if (auto it = obj.find(key); it != obj.end() && it->is_string()) {
       out["model_init_kwargs.dtype"] = it->get<std::string>();
-      return;
+      break;
     }
+  return Status::Ok();
 }
 
 // The JSON object as key -> text; `deepspeed` as an object is returned apart.
@@ -97,7 +106,8 @@ Result<std::map<std::string, std::string>> Flatten(const json& j, const std::str
   std::map<std::string, std::string> out;
   for (const auto& [key, v] : j.items()) {
     if (v.is_null()) continue;
-    if (key == "model_init_kwargs") InitKwargsDtype(v, out);
+    if (key == "model_init_kwargs")
+      if (Status st = InitKwargsDtype(v, origin, out); !st.ok()) return st;
     if (key == "deepspeed" && v.is_object()) {
       deepspeed = v.dump();
       out[key] = "(object)";
@@ -185,10 +195,16 @@ void ReadGrpo(TrainerKeys& k) {
   if (!k.Has("max_prompt_length")) k.Assume("max_prompt_length", "512", "TRL GRPOConfig's default");
   if (!k.Has("max_completion_length"))
     k.Assume("max_completion_length", "256", "TRL GRPOConfig's default");
+  // In 64 bits: two lengths near 2^31 each wrap an int (and a negative seq_len named no key).
+  const long long seq = 1LL * prompt + completion;
+  if (seq > limits::kMaxSeqLen)
+    return k.Fail("max_completion_length",
+                  "max_prompt_length + max_completion_length (" + std::to_string(seq) +
+                      ") must be <= " + std::to_string(limits::kMaxSeqLen) + " tokens");
   k.Set("group_size", std::to_string(g));
   k.Set("prompt_len", std::to_string(prompt));
   k.Set("max_response_len", std::to_string(completion));
-  k.Set("seq_len", std::to_string(prompt + completion));
+  k.Set("seq_len", std::to_string(seq));
   k.Assume("max_prompt_length", std::to_string(prompt), "prompts taken as this long (mean)");
   if (auto beta = k.Number("beta", 0, 1e9)) {
     k.Set("kl_reference", *beta > 0 ? "true" : "false");
@@ -212,9 +228,16 @@ void ReadGrpo(TrainerKeys& k) {
   k.Ignore("num_iterations", "several updates per generation are not modelled (one update)");
   k.Ignore("steps_per_generation", "one generation per optimizer step is modelled");
   k.Ignore("generation_batch_size", "one generation per optimizer step is modelled");
-  const std::string& mbs = k.out().settings["micro_batch_size"];
-  const std::string& gas = k.out().settings["micro_batch_num"];
-  k.out().completions_per_rank = std::stoi(mbs) * std::stoi(gas);
+  // per_device_train_batch_size x gradient_accumulation_steps in 64 bits (two large counts wrapped
+  // an int, to 0 at 65536 x 65536, and the batch then read as "not given").
+  const long long mbs = std::stoll(k.out().settings["micro_batch_size"]);
+  const long long gas = std::stoll(k.out().settings["micro_batch_num"]);
+  if (mbs * gas > limits::kMaxGlobalBatch)
+    return k.Fail(
+        "gradient_accumulation_steps",
+        "x per_device_train_batch_size (" + std::to_string(mbs * gas) +
+            " completions per rank) must be <= " + std::to_string(limits::kMaxGlobalBatch));
+  k.out().completions_per_rank = static_cast<int>(mbs * gas);
 }
 
 // max_length / max_seq_length, packing, padding_free (SFT and DPO).
@@ -291,6 +314,11 @@ Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_giv
                            "x gradient_accumulation_steps x dp (" + std::to_string(completions) +
                                " completions) must be divisible by num_generations (" +
                                std::to_string(g) + ")");
+  if (completions / g > limits::kMaxGlobalBatch)
+    return Status::Invalid("per_device_train_batch_size",
+                           "x gradient_accumulation_steps x dp / num_generations (" +
+                               std::to_string(completions / g) +
+                               " prompts) must be <= " + std::to_string(limits::kMaxGlobalBatch));
   s.gbs = static_cast<int>(completions / g);
   s.micro_batch_num = 0;
   s.rl_minibatch = 0;

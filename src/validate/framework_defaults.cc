@@ -118,7 +118,12 @@ Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, con
   if (Status st = ApplyStrategySettings(s, take, false); !st.ok()) return st;
   for (const auto& [key, value] : take)
     if (Matters(key, value, s)) out.push_back({key, value, why});
-  for (const auto& [key, value] : take) given.insert(key);
+  // Given by the profile: "profile:<key>" tells the report's inert-settings check
+  // (front_end.cc, ListInertSettings) that the stack, not the user, chose the value.
+  for (const auto& [key, value] : take) {
+    given.insert(key);
+    given.insert("profile:" + key);
+  }
   ApplyExecution(*fw, s);
   const char* impl = fw->exec.optimizer_impl == OptimizerImpl::kForeach     ? "foreach"
                      : fw->exec.optimizer_impl == OptimizerImpl::kPerTensor ? "per-tensor"
