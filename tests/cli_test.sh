@@ -995,6 +995,7 @@ hw = json.load(open(f"{sys.argv[2]}/data/hardware/h100_sxm_80gb.json"))
 hw.pop("host_link_gbps_per_dir")
 hw["id"] = "probe_no_host_link"
 json.dump(hw, open(f"{fix}/hw_no_host_link.json", "w"))
+open(f"{fix}/tt_array_of_tables.toml", "w").write("[[training]]\nsteps = 10\n")
 json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
           open(f"{fix}/overflow_strategy.json", "w"))
 case = {"id": "probe-001", "source": "probe", "model": {"name": "m", "hidden_size": 1024,
