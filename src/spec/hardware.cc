@@ -509,7 +509,10 @@ Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& o
   // The host link's default (32 GB/s) is marked, so that the reports list it as assumed.
   if (!parsed.value().contains("host_link_gbps_per_dir"))
     hw.sources.push_back({"host_link_gbps_per_dir", std::string(kDefaultedField), ""});
-  if (hw.sm_count <= 0) hw.sm_count = kDefaultSmCount;
+  if (hw.sm_count <= 0) {
+    hw.sm_count = kDefaultSmCount;
+    hw.sources.push_back({"sm_count", std::string(kDefaultedField), ""});
+  }
   if (Status s = InheritEfficiency(parsed.value(), hw, origin, depth); !s.ok()) return s;
   MarkCalibration(parsed.value(), hw);
   if (Status s = ValidateHardware(hw); !s.ok()) return s.WithContext(origin);
@@ -604,10 +607,11 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().is_null()) return Status::Ok();
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
-  if (parsed.value().contains("host_link_gbps_per_dir"))
-    std::erase_if(copy.sources, [](const HardwareSpec::FieldSource& f) {
-      return f.field == "host_link_gbps_per_dir" && f.document == kDefaultedField;
-    });
+  for (const char* key : {"host_link_gbps_per_dir", "sm_count"})
+    if (parsed.value().contains(key))
+      std::erase_if(copy.sources, [&](const HardwareSpec::FieldSource& f) {
+        return f.field == key && f.document == kDefaultedField;
+      });
   if (Status s = CheckPowerCap(hw, parsed.value(), copy); !s.ok()) return s.WithContext(origin);
   ApplyPowerCap(hw, parsed.value(), copy);
   if (parsed.value().contains("efficiency_from"))
