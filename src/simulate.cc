@@ -8,6 +8,7 @@
 #include "finetune/method.h"
 #include "rl/rl.h"
 #include "sim/step.h"
+#include "spec/hardware_default.h"
 #include "spec/pipeline_split.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/uncertainty.h"
@@ -121,6 +122,15 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
          fmt::format("power cap below the rated {:g} W: tensor peaks at {:.3f} of rated "
                      "(clock ~ power^0.30, H100 SXM 700 W vs NVL 400 W datasheets)",
                      hw.rated_tdp_w, hw.power_cap_clock)});
+  if (detail::HardwareFieldDefaulted(hw, "sm_count"))
+    r.assumed.push_back({"sm_count", std::to_string(hw.sm_count),
+                         "trainsim's default (H100 SXM5's 132 SMs): the hardware file gives none; "
+                         "the GEMM and attention wave quantization divide by it"});
+  if (detail::HardwareFieldDefaulted(hw, "host_link_gbps_per_dir"))
+    r.assumed.push_back({"host_link_gbps_per_dir",
+                         fmt::format("{:g}", hw.host_link_bw_bytes_per_s / 1e9),
+                         "trainsim's default host link (PCIe 4.0 x16, 32 GB/s a direction): the "
+                         "hardware file gives none; it bounds the host-device copies (offloads)"});
   return r;
 }
 

@@ -156,6 +156,10 @@ int RunInfer(const InferArgs& a) {
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
   InferRequest req = a.req;
+  if (req.spec_tokens <= 0 && req.acceptance_rate > 0)
+    std::fprintf(stderr,
+                 "trainsim: warning: acceptance_rate has no effect without --spec-tokens (the "
+                 "report's assumed list says why)\n");
   if (!a.draft_model.empty()) {
     auto draft = LoadModel(a.draft_model);
     if (!draft.ok()) return Fail(draft.status());

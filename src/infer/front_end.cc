@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "trainsim/infer_front_end.h"
 #include "trainsim/trainsim.h"
@@ -14,12 +15,26 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::vector<std::string> SplitCommas(const std::string& s) {
+// A comma list of names; an empty item (",,", a leading or trailing comma) is refused, naming
+// the field (issue 11: --search-weight-dtypes ',,' searched the default dtype without a word).
+Result<std::vector<std::string>> SplitCommas(const std::string& s, const char* field) {
   std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
+  if (s.empty()) return out;
+  std::stringstream in(s + ",");  // so that a trailing comma yields its empty item
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.find_first_not_of(" \t") == std::string::npos)
+      return Status::Invalid(field, "a comma list of names: empty item in '" + s + "'");
+    out.push_back(item);
+  }
   return out;
+}
+
+// An optional positive figure: 0 = none, else at least 1e-6 of its unit (a denormal would be
+// taken as a real bound: issue 11) and at most `hi`.
+Status CheckOptional(const char* field, double v, double hi) {
+  if (v == 0 || (v >= 1e-6 && v <= hi)) return Status::Ok();
+  return Status::Invalid(field, "must be 0 (none) or in [1e-06, " + detail::NumberText(hi) +
+                                    "], got " + detail::NumberText(v));
 }
 
 Status SetDtypes(const InferRequest& a, InferenceSpec& s) {
@@ -97,7 +112,9 @@ Result<InferenceSpec> MakeInferenceSpec(const InferRequest& a) {
   s.draft = a.draft_model;
   s.spec_tokens = a.spec_tokens;
   s.acceptance_rate = a.acceptance_rate;
-  if (a.slo_ttft_ms < 0 || a.slo_tpot_ms < 0) return Status::Invalid("slo", "must be >= 0");
+  if (Status st = CheckOptional("acceptance_rate", a.acceptance_rate, 1); !st.ok()) return st;
+  if (Status st = CheckOptional("slo_ttft_ms", a.slo_ttft_ms, 1e9); !st.ok()) return st;
+  if (Status st = CheckOptional("slo_tpot_ms", a.slo_tpot_ms, 1e9); !st.ok()) return st;
   s.slo_ttft_s = a.slo_ttft_ms / 1e3;
   s.slo_tpot_s = a.slo_tpot_ms / 1e3;
   if (Status st = SetDisaggregation(a, s); !st.ok()) return st;
@@ -119,12 +136,16 @@ Result<InferSearchSpec> MakeInferSearchSpec(const InferRequest& a, const Inferen
   if (a.rate > 0) return Status::Invalid("rate", "excludes --search (it ranks fixed batches)");
   if (a.price < 0) return Status::Invalid("price", "must be >= 0");
   if (a.top < 1) return Status::Invalid("top", "must be >= 1");
-  for (const std::string& d : SplitCommas(a.search_weight_dtypes)) {
+  auto weight_dtypes = SplitCommas(a.search_weight_dtypes, "search_weight_dtypes");
+  if (!weight_dtypes.ok()) return weight_dtypes.status();
+  auto kv_dtypes = SplitCommas(a.search_kv_dtypes, "search_kv_dtypes");
+  if (!kv_dtypes.ok()) return kv_dtypes.status();
+  for (const std::string& d : weight_dtypes.value()) {
     auto w = ParseWeightDType(d);
     if (!w.ok()) return w.status();
     s.weight_dtypes.push_back(w.value());
   }
-  for (const std::string& d : SplitCommas(a.search_kv_dtypes)) {
+  for (const std::string& d : kv_dtypes.value()) {
     auto k = ParseKvDType(d);
     if (!k.ok()) return k.status();
     s.kv_dtypes.push_back(k.value());

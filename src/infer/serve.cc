@@ -115,6 +115,10 @@ Status ResolveDefaults(const ModelSpec& m, const HardwareSpec& hw, InferenceSpec
                                           "die: gpu_dies)"});
   }
   EngineProfile& e = s.profile;
+  // Inert without drafted tokens (issue 11: taken without a word); the CLI also warns.
+  if (s.spec_tokens <= 0 && s.acceptance_rate > 0)
+    assumed.push_back({"acceptance_rate", "ignored (" + Num(s.acceptance_rate) + ")",
+                       "no speculative decoding without spec_tokens: no drafted token to accept"});
   if (s.gpu_memory_utilization > 0)
     e.gpu_memory_utilization = s.gpu_memory_utilization;
   else

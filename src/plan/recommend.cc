@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "spec/field_text.h"
 #include "trainsim/hardware_figures.h"
 #include "trainsim/plan.h"
 #include "trainsim/trainsim.h"
@@ -73,10 +74,14 @@ struct Ranking {
 Status CheckOptions(const RecommendOptions& o) {
   if (!(o.tokens > 0) || !std::isfinite(o.tokens))
     return Status::Invalid("tokens", "give the run's tokens (> 0)");
-  if (o.deadline_s && !(*o.deadline_s > 0 && std::isfinite(*o.deadline_s)))
-    return Status::Invalid("deadline_days", "must be > 0");
-  if (o.budget_usd && !(*o.budget_usd > 0 && std::isfinite(*o.budget_usd)))
-    return Status::Invalid("budget_usd", "must be > 0");
+  // A positive quantity at least 1e-6 of its unit, as plan's options (src/plan/plan.cc): a
+  // denormal deadline was missed by every cluster without an error (issue 11).
+  if (o.deadline_s && !(*o.deadline_s >= 1e-6 * 86400 && *o.deadline_s <= 1e30 * 86400))
+    return Status::Invalid("deadline_days", "must be in [1e-06, 1e30] days, got " +
+                                                detail::NumberText(*o.deadline_s / 86400));
+  if (o.budget_usd && !(*o.budget_usd >= 1e-6 && *o.budget_usd <= 1e30))
+    return Status::Invalid("budget_usd",
+                           "must be in [1e-06, 1e30], got " + detail::NumberText(*o.budget_usd));
   if (o.gbs < 0) return Status::Invalid("gbs", "must be >= 1 (or absent: chosen)");
   if (o.top < 1) return Status::Invalid("top", "must be >= 1");
   for (int g : o.gpu_counts)

@@ -5,6 +5,7 @@
 #include "rl/rl.h"
 #include "spec/field_text.h"
 #include "trainsim/infer.h"
+#include "trainsim/limits.h"
 
 namespace trainsim::rl {
 namespace {
@@ -52,6 +53,13 @@ Status ResolveLengths(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) 
   if (s.max_response_len <= 0)
     Assume(a, "max_response_len", NumberText(p.max_response),
            "seq_len - prompt_len (the engine's max_tokens is what the sequence cap leaves)");
+  // Prompt and response form one sequence of the rollout and of the training pass: the
+  // sequence limit of trainsim/limits.h bounds their sum (issue 11: 2^24 + 2^24 was costed).
+  const long long longest = 1LL * p.prompt + p.max_response;
+  if (longest > limits::kMaxSeqLen)
+    return Status::Invalid("max_response_len",
+                           "prompt_len + max_response_len (" + std::to_string(longest) +
+                               ") must be <= " + std::to_string(limits::kMaxSeqLen));
   if (s.response_len > p.max_response)
     return Status::Invalid("response_len",
                            "must be <= max_response_len (" + NumberText(p.max_response) + ")");
@@ -61,6 +69,26 @@ Status ResolveLengths(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) 
     Assume(a, "response_len", NumberText(p.response),
            "trainsim's default mean response (2048 tokens, at most half the cap): give "
            "response_len, the generated volume depends on it");
+  return Status::Ok();
+}
+
+// The sizes an RL step multiplies, bounded in 64 bits before any product is formed in int (the
+// derived training strategy holds minibatch x group samples; issue 11: 2^31 - 1 responses per
+// prompt wrapped into a zero sequence). NeMo RL and verl bound neither max_trajectory_age_steps
+// nor the staleness in steps; [1, 1024] is trainsim's range: each step of age holds one more
+// step's rollouts in the buffer, and past 1024 steps the policy that generated them is gone.
+constexpr int kMaxRolloutAge = 1024;
+Status CheckRlBounds(const Strategy& s) {
+  const long long group = s.group_size > 0 ? s.group_size : DefaultGroup(s.stage);
+  if (group > limits::kMaxGlobalBatch || s.gbs > limits::kMaxGlobalBatch ||
+      group * s.gbs > limits::kMaxGlobalBatch)
+    return Status::Invalid(
+        "group_size",
+        "x global_batch_size (" + std::to_string(group) + " x " + std::to_string(s.gbs) +
+            " responses a step) must be <= " + std::to_string(limits::kMaxGlobalBatch));
+  if (s.rollout_max_age < 1 || s.rollout_max_age > kMaxRolloutAge)
+    return Status::Invalid("rollout_max_age", "must be in [1, " + std::to_string(kMaxRolloutAge) +
+                                                  "], got " + std::to_string(s.rollout_max_age));
   return Status::Ok();
 }
 
@@ -168,6 +196,7 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
 Result<RlPlan> ResolveRl(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
                          std::vector<Assumption>& assumed) {
   RlPlan p;
+  if (Status st = CheckRlBounds(s); !st.ok()) return st;
   if (!s.rollout_separate && s.rollout_gpus > 0 && s.rollout_gpus != s.world_size)
     return Status::Invalid("rollout_gpus", "colocated rollout runs on the world_size GPUs");
   if (Status st = ResolveLengths(s, p, assumed); !st.ok()) return st;

@@ -9,6 +9,7 @@
 // clang-format on
 #include "rl/rl.h"
 #include "spec/field_text.h"
+#include "trainsim/limits.h"
 #include "trainsim/uncertainty.h"
 #include "util/units.h"
 
@@ -20,13 +21,20 @@ using detail::NumberText;
 // The optimizer update the training engine runs: the policy-gradient pass over minibatch x
 // group samples, packed into rows of seq tokens (NeMo RL sequence packing, verl
 // use_remove_padding) with the mean sample of prompt + mean response tokens.
-Strategy TrainingStrategy(const Strategy& s, const RlPlan& p, std::vector<Assumption>& a) {
+Result<Strategy> TrainingStrategy(const Strategy& s, const RlPlan& p, std::vector<Assumption>& a) {
   Strategy t = s;
   t.stage = TrainStage::kSft;  // a loss-masked forward + backward over prompt + response
   const double samples = static_cast<double>(p.minibatch) * p.group;
-  const int per_round = std::max(1, t.mbs * t.dp());
-  t.micro_batch_num = std::max(1, static_cast<int>(std::ceil(samples / per_round)));
-  t.gbs = t.micro_batch_num * per_round;
+  // mbs x dp in 64 bits (each is bounded, their product is not; issue 11): the update's
+  // samples round up to whole rounds of it, which must stay a global batch trainsim takes.
+  const long long per_round = std::max(1LL, 1LL * t.mbs * t.dp());
+  const long long rounds = std::max(1LL, static_cast<long long>(std::ceil(samples / per_round)));
+  if (rounds * per_round > limits::kMaxGlobalBatch)
+    return Status::Invalid(
+        "mbs", "x data-parallel size (" + std::to_string(per_round) +
+                   " sequences a round) must be <= " + std::to_string(limits::kMaxGlobalBatch));
+  t.micro_batch_num = static_cast<int>(rounds);
+  t.gbs = static_cast<int>(rounds * per_round);
   // Packed: each DP rank's tokens fill ceil(tokens / seq) rows of equal length (the last row
   // is not padded to seq: NeMo RL packs into bins, verl's dynamic batch size by tokens).
   const double mean = p.prompt + p.response;
@@ -34,12 +42,20 @@ Strategy TrainingStrategy(const Strategy& s, const RlPlan& p, std::vector<Assump
   t.mean_seq = 0;
   if (t.packing && mean < t.seq) {
     const double rank_tokens = samples / t.dp() * mean;
-    const int rows = std::max(1, static_cast<int>(std::ceil(rank_tokens / (t.seq * t.mbs))));
+    // rows <= rounds (mean < seq), so rows x per_round is bounded as above.
+    const int rows = std::max(
+        1, static_cast<int>(std::ceil(rank_tokens / (static_cast<double>(t.seq) * t.mbs))));
     // Rows a multiple of 128 tp cp tokens (sequence parallel splits over tp, CP chunks in 2 cp).
-    const int align = 128 * t.tp * t.cp;
-    t.seq = align * static_cast<int>(std::ceil(rank_tokens / (rows * t.mbs) / align));
+    const long long align = 128LL * t.tp * t.cp;
+    const long long row_seq =
+        align * static_cast<long long>(std::ceil(rank_tokens / (1.0 * rows * t.mbs) / align));
+    if (row_seq > limits::kMaxSeqLen)
+      return Status::Invalid("seq_len", "a packed row, a multiple of 128 x tp x cp tokens (" +
+                                            std::to_string(row_seq) +
+                                            "), must be <= " + std::to_string(limits::kMaxSeqLen));
+    t.seq = static_cast<int>(row_seq);
     t.micro_batch_num = rows;
-    t.gbs = rows * per_round;
+    t.gbs = static_cast<int>(rows * per_round);
     a.push_back({"train_rows_per_update", std::to_string(rows) + " x " + std::to_string(t.seq),
                  "packed micro-batches per DP rank x tokens per row: the rank's " +
                      NumberText(samples / t.dp()) + " samples of " + NumberText(mean) +
@@ -190,7 +206,9 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   auto plan = ResolveRl(m, hw, s, assumed);
   if (!plan.ok()) return plan.status();
   const RlPlan& p = plan.value();
-  const Strategy t = TrainingStrategy(s, p, assumed);
+  auto strategy = TrainingStrategy(s, p, assumed);
+  if (!strategy.ok()) return strategy.status();
+  const Strategy& t = strategy.value();
   // Packed samples attend only within themselves (varlen flash attention over cu_seqlens in
   // NeMo RL's sequence packing and verl's use_remove_padding).
   ModelSpec tm = m;

@@ -10,6 +10,7 @@
 #include "spec/efficiency_read.h"
 #include "spec/embedded.h"
 #include "spec/field_text.h"
+#include "spec/hardware_default.h"
 #include "spec/json_fields.h"
 #include "spec/simumax.h"
 #include "trainsim/hardware_figures.h"
@@ -35,6 +36,7 @@ using namespace units;
 constexpr int kDefaultSmCount = 132;
 
 constexpr const char* kNoSource = "no source found";
+using detail::kDefaultedField;
 constexpr const char* kPeakKeys[] = {"bf16", "fp16", "fp8", "fp4", "fp32", "tf32"};
 
 // A null peak is a figure without a findable source (data/hardware/README.md): it reads as 0 and
@@ -504,7 +506,13 @@ Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& o
   }
   HardwareSpec hw;
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
-  if (hw.sm_count <= 0) hw.sm_count = kDefaultSmCount;
+  // The host link's default (32 GB/s) is marked, so that the reports list it as assumed.
+  if (!parsed.value().contains("host_link_gbps_per_dir"))
+    hw.sources.push_back({"host_link_gbps_per_dir", std::string(kDefaultedField), ""});
+  if (hw.sm_count <= 0) {
+    hw.sm_count = kDefaultSmCount;
+    hw.sources.push_back({"sm_count", std::string(kDefaultedField), ""});
+  }
   if (Status s = InheritEfficiency(parsed.value(), hw, origin, depth); !s.ok()) return s;
   MarkCalibration(parsed.value(), hw);
   if (Status s = ValidateHardware(hw); !s.ok()) return s.WithContext(origin);
@@ -599,6 +607,11 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   if (parsed.value().is_null()) return Status::Ok();
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
+  for (const char* key : {"host_link_gbps_per_dir", "sm_count"})
+    if (parsed.value().contains(key))
+      std::erase_if(copy.sources, [&](const HardwareSpec::FieldSource& f) {
+        return f.field == key && f.document == kDefaultedField;
+      });
   if (Status s = CheckPowerCap(hw, parsed.value(), copy); !s.ok()) return s.WithContext(origin);
   ApplyPowerCap(hw, parsed.value(), copy);
   if (parsed.value().contains("efficiency_from"))

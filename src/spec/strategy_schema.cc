@@ -1002,7 +1002,7 @@ constexpr StrategyField kFields[] = {
     {.key = "rollout_max_age",
      .kind = FieldKind::kInt,
      .flag = "--rollout-max-age",
-     .rule = ">= 1",
+     .rule = "in [1, 1024]",
      .example = "8",
      .doc = "RL separate async rollout: steps generation may run ahead of training (NeMo RL "
             "max_trajectory_age_steps); >= 2 streams, the straggler no longer ends the step",

@@ -679,6 +679,15 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
                                    std::string(e.description()))
         .WithContext(origin);
   }
+  // torchtitan maps each section onto one config dataclass: an array of tables ([[training]])
+  // is refused there, so it is refused here rather than listed as a section not read.
+  for (const auto& [section, node] : t)
+    if (node.is_array_of_tables())
+      return Status::Invalid(std::string(section.str()),
+                             "an array of tables ([[" + std::string(section.str()) +
+                                 "]]): a torchtitan section is one table ([" +
+                                 std::string(section.str()) + "])")
+          .WithContext(origin);
   FrameworkConfig out;
   Ctx c{t, origin, out};
   ReadModel(c, model_given);
