@@ -189,17 +189,24 @@ TEST(Gemm, Fp8IsFasterThanBf16OnHopper) {
             GemmTime(hw, DType::kBf16, 8192, 8192, 8192, 1));
 }
 
+// A batched GEMM op of `batch` (m x k) * (k x n) products and its FLOPs.
+graph::Op GemmOp(double m, double k, double n, int batch) {
+  graph::Op op;
+  op.kind = graph::OpKind::kGemm;
+  op.m = m;
+  op.k = k;
+  op.n = n;
+  op.batch = batch;
+  op.flops = 2 * m * k * n * batch;
+  return op;
+}
+
 // --moe-router-dtype fp32/fp64 (graph::Op::fp32_gemm): a large gating GEMM is compute-bound at
 // the fp32 peak x gemm_max; a small one is never faster than its bf16 shape.
 TEST(MoeGemmCost, RouterInFp32IsComputeBoundAtTheFp32Peak) {
   const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
   Strategy s;
-  graph::Op op;
-  op.kind = graph::OpKind::kGemm;
-  op.m = 65536;
-  op.k = 4096;
-  op.n = 128;
-  op.flops = 2 * op.m * op.k * op.n;
+  graph::Op op = GemmOp(65536, 4096, 128, 1);
   const Placements pl = PlaceGroups(s, hw.scaleup_domain);
   const double bf16 = CostOps({op}, hw, s, pl, false, nullptr).fwd_compute_s;
   op.fp32_gemm = true;
@@ -218,13 +225,7 @@ TEST(MoeGemmCost, RouterInFp32IsComputeBoundAtTheFp32Peak) {
 TEST(MoeGemmCost, SequentialExpertsSumTheirDenseGemms) {
   const HardwareSpec hw = LoadHardware("h100_sxm_80gb").value();
   Strategy s;
-  graph::Op op;
-  op.kind = graph::OpKind::kGemm;
-  op.m = 512;
-  op.k = 2048;
-  op.n = 1536;
-  op.batch = 16;
-  op.flops = 2 * op.m * op.k * op.n * op.batch;
+  graph::Op op = GemmOp(512, 2048, 1536, 16);
   op.sequential = true;
   op.fwd_kernels = 16;
   const Placements pl = PlaceGroups(s, hw.scaleup_domain);

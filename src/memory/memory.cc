@@ -13,6 +13,26 @@ constexpr double kRuntimeOverhead = 1.5 * units::kGiB;
 
 }  // namespace
 
+bool DeepSpeedEngine(const Strategy& s) {
+  return s.zero >= 1 && !s.fsdp;
+}
+
+double LossBytesPerLogit(const Strategy& s) {
+  if (s.fused_cross_entropy) return 2.0;
+  if (s.exec.loss_bytes_per_logit > 0 && !(s.exec.loss_fp32_by_autocast && DeepSpeedEngine(s)))
+    return s.exec.loss_bytes_per_logit;
+  return 6.0;
+}
+
+bool HoldsReduceBuckets(const Strategy& s) {
+  return DeepSpeedEngine(s) && s.zero <= 2 && s.exec.zero_reduce_bucket_elems > 0;
+}
+
+bool TorchForeachStep(const Strategy& s) {
+  return s.exec.adam_foreach_temporaries > 0 && s.exec.optimizer == OptimizerKind::kAdam &&
+         !DeepSpeedEngine(s) && !s.exec.optimizer_in_backward && !s.offload_optimizer;
+}
+
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   const double grad_b = s.grad_bytes_per_param();
   const double w_b = WeightBytes(s.dtype);
@@ -67,7 +87,7 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   // DeepSpeed ZeRO-1/2 backward: two reduce_bucket_size buffers of the 16-bit dtype that the
   // gradients are copied into (contiguous_gradients, double-buffered under overlap_comm), kept
   // from one backward to the next whatever the number of trainable parameters.
-  if (s.zero >= 1 && s.zero <= 2 && !s.fsdp && s.exec.zero_reduce_bucket_elems > 0)
+  if (HoldsReduceBuckets(s))
     out.grad_bytes += 2 * s.exec.zero_reduce_bucket_elems * units::kBf16Bytes;
   out.inflight_micro_batches = in.inflight;
   // The transformer layers' saved bytes of one micro-batch; the embedding's and loss's stay.
@@ -83,14 +103,9 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
         std::max(0.0, std::max(forward, backward) - out.activation_bytes - out.grad_bytes);
     out.peak_mem_bytes = out.weight_bytes + out.optimizer_bytes + std::max(forward, backward);
   }
-  // torch AdamW's foreach update: its parameter-sized temporaries (Execution::
-  // adam_foreach_temporaries) at the step, when the activations are gone. DeepSpeed ZeRO steps
-  // with its own optimizer, optimizer_in_backward one parameter at a time, an offloaded one on
-  // the host.
-  const bool torch_step = s.exec.adam_foreach_temporaries > 0 &&
-                          s.exec.optimizer == OptimizerKind::kAdam && !(s.zero >= 1 && !s.fsdp) &&
-                          !s.exec.optimizer_in_backward && !s.offload_optimizer;
-  if (torch_step) {
+  // torch AdamW's foreach temporaries (TorchForeachStep) at the step, when the activations are
+  // gone.
+  if (TorchForeachStep(s)) {
     const double param_b = s.master_weights ? units::kFp32Bytes : w_b;
     const double temps = s.exec.adam_foreach_temporaries * state(param_b, 1, true, inst);
     const double step = out.weight_bytes + out.grad_bytes + out.optimizer_bytes + temps;

@@ -47,4 +47,20 @@ struct StageInput {
 // layers' offloaded activations (the loss's stay).
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out);
 
+// The stacks' memory habits (Execution's profile keys), one rule each for the model and for the
+// report's assumed list. DeepSpeed's engine runs ZeRO without FSDP (zero >= 1, fsdp off).
+bool DeepSpeedEngine(const Strategy& s);
+// Bytes per token and vocabulary entry at the loss's peak: 2 with a fused or chunked
+// cross-entropy; else the stack's loss_bytes_per_logit, or 6 (Megatron-LM's unfused path: the
+// 16-bit logits and one fp32 copy that the softmax and its gradient reuse, 2 + 4). Model code
+// whose logits go fp32 only under autocast (loss_fp32_by_autocast) keeps a 16-bit loss under
+// DeepSpeed, which runs the module without autocast: logits, shifted copy, log-softmax, 2 each.
+double LossBytesPerLogit(const Strategy& s);
+// DeepSpeed ZeRO-1/2's two 16-bit reduce buckets (zero_reduce_bucket_elems) are held.
+bool HoldsReduceBuckets(const Strategy& s);
+// torch AdamW's foreach update makes adam_foreach_temporaries parameter-sized temporaries at the
+// step: DeepSpeed steps with its own optimizer, optimizer_in_backward one parameter at a time,
+// an offloaded optimizer on the host.
+bool TorchForeachStep(const Strategy& s);
+
 }  // namespace trainsim::memory

@@ -305,5 +305,32 @@ TEST(ForeachAdam, TemporariesAtTheStepCanSetThePeak) {
   EXPECT_DOUBLE_EQ(foreach.peak_mem_bytes, fused.peak_mem_bytes);
 }
 
+// The stacks' habits apply where their code runs (memory.h): the 16-bit loss of autocast model
+// code under DeepSpeed, the reduce buckets of ZeRO-1/2 only, the foreach temporaries of torch's
+// own AdamW step only. validate's assumed list reads the same rules.
+TEST(MemoryHabits, EachAppliesOnlyWhereItsStackRunsIt) {
+  Strategy s;
+  s.exec.loss_bytes_per_logit = 12;
+  s.exec.loss_fp32_by_autocast = true;
+  s.exec.zero_reduce_bucket_elems = 2e8;
+  s.exec.adam_foreach_temporaries = 2;
+  s.zero = 0;
+  EXPECT_EQ(memory::LossBytesPerLogit(s), 12);
+  EXPECT_FALSE(memory::HoldsReduceBuckets(s));
+  EXPECT_TRUE(memory::TorchForeachStep(s));
+  s.zero = 2;  // DeepSpeed ZeRO-2: no autocast, its own optimizer, two buckets
+  EXPECT_EQ(memory::LossBytesPerLogit(s), 6);
+  EXPECT_TRUE(memory::HoldsReduceBuckets(s));
+  EXPECT_FALSE(memory::TorchForeachStep(s));
+  s.zero = 3;
+  EXPECT_FALSE(memory::HoldsReduceBuckets(s));
+  s.fsdp = true;  // FSDP: torch's optimizer, autocast
+  EXPECT_EQ(memory::LossBytesPerLogit(s), 12);
+  EXPECT_TRUE(memory::TorchForeachStep(s));
+  s.exec.optimizer = OptimizerKind::kLion;
+  EXPECT_FALSE(memory::TorchForeachStep(s));
+  s.fused_cross_entropy = true;
+  EXPECT_EQ(memory::LossBytesPerLogit(s), 2);
+}
 }  // namespace
 }  // namespace trainsim

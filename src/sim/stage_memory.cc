@@ -7,20 +7,6 @@
 namespace trainsim::sim {
 namespace {
 
-// The loss's bytes per token and vocabulary entry at its peak: 2 with a fused or chunked
-// cross-entropy (TE overwrites the logits with their gradient; torchtune's chunks); else the
-// stack's Execution::loss_bytes_per_logit, or 6 by default: Megatron-LM's unfused path keeps the
-// 16-bit logits and one fp32 copy that the softmax and its gradient reuse (2 + 4). A model code
-// that leaves its logits 16-bit (loss_fp32_by_autocast) under DeepSpeed ZeRO, which runs the
-// module without autocast, keeps the loss 16-bit: logits, shifted copy and log-softmax, 2 each.
-double LossBytesPerLogit(const Strategy& s) {
-  if (s.fused_cross_entropy) return 2.0;
-  const bool deepspeed_no_autocast = s.zero >= 1 && !s.fsdp;
-  if (s.exec.loss_bytes_per_logit > 0 && !(s.exec.loss_fp32_by_autocast && deepspeed_no_autocast))
-    return s.exec.loss_bytes_per_logit;
-  return 6.0;
-}
-
 memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, const StageCost& cost,
                                const LayerKindCosts& kinds) {
   const Strategy& s = c.s;
@@ -38,7 +24,8 @@ memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, cons
   const double rerun_layer = layer.saved_none + layer.offload_bytes;
   if (c.full_recompute) transient += rerun_layer;
   if (plan.layers.last)
-    transient = std::max(transient, c.shape.tokens * c.m.vocab / s.tp * LossBytesPerLogit(s));
+    transient =
+        std::max(transient, c.shape.tokens * c.m.vocab / s.tp * memory::LossBytesPerLogit(s));
   in.transient = transient;
   in.layers = std::max(1, plan.num_layers());
   in.single_micro_batch = c.micro_batches == 1;
@@ -49,7 +36,7 @@ memory::StageInput MemoryInput(const StepContext& c, const StagePlan& plan, cons
     // Fused: the gradient overwrites the logits (TE) or is made chunk by chunk as each chunk's
     // saved logits are freed (torchtune CEWithChunkedOutputLoss); else the fp32 copies.
     if (!s.fused_cross_entropy)
-      in.loss_transient = c.shape.tokens * c.m.vocab / s.tp * LossBytesPerLogit(s);
+      in.loss_transient = c.shape.tokens * c.m.vocab / s.tp * memory::LossBytesPerLogit(s);
   }
   if (plan.layers.first) in.head_saved += kinds.embedding.saved_none;
   const double all = plan.Params(false, false) + plan.Params(true, false);

@@ -121,24 +121,23 @@ std::string Describe(const Strategy& s, const ModelSpec& m) {
 
 // The profile's memory habits that change this case's peak, listed with the profile: the
 // unfused loss's bytes per logit, DeepSpeed ZeRO-1/2's gradient buckets and torch AdamW's
-// foreach temporaries.
+// foreach temporaries, as memory/memory.h applies them.
 void RecordMemoryHabits(ValidationCase& c, const std::string& why) {
   const Strategy& s = c.strategy;
   const Execution& e = s.exec;
-  const bool deepspeed = s.zero >= 1 && !s.fsdp;
   if (!s.fused_cross_entropy && e.loss_bytes_per_logit > 0) {
-    const bool applies = !(e.loss_fp32_by_autocast && deepspeed);
-    c.assumed.push_back({"loss_bytes_per_logit",
-                         applies ? detail::NumberText(e.loss_bytes_per_logit) : "6",
-                         applies ? why
-                                 : why + "; DeepSpeed runs the 16-bit module without "
-                                         "autocast, so the logits stay 16-bit"});
+    const double bytes = memory::LossBytesPerLogit(s);
+    c.assumed.push_back({"loss_bytes_per_logit", detail::NumberText(bytes),
+                         bytes == e.loss_bytes_per_logit
+                             ? why
+                             : why + "; DeepSpeed runs the 16-bit module without autocast, so "
+                                     "the logits stay 16-bit"});
   }
-  if (deepspeed && s.zero <= 2 && e.zero_reduce_bucket_elems > 0)
+  if (memory::HoldsReduceBuckets(s))
     c.assumed.push_back(
         {"deepspeed_reduce_bucket_elems", detail::NumberText(e.zero_reduce_bucket_elems),
          why + ": two 16-bit gradient buckets (contiguous_gradients, overlap_comm)"});
-  if (e.adam_foreach_temporaries > 0 && !deepspeed)
+  if (memory::TorchForeachStep(s))
     c.assumed.push_back({"adam_foreach_temporaries", std::to_string(e.adam_foreach_temporaries),
                          why + ": torch AdamW's foreach update, parameter-sized temporaries at "
                                "the step"});
