@@ -139,6 +139,22 @@ bool LooksLikeSmallScriptRun(const RunShape& shape) {
          shape.pp == 1 && shape.cp == 1 && !shape.sharded;
 }
 
+bool LooksLikeFsdpRun(const RunShape& shape) {
+  return shape.fully_sharded && !shape.rl && shape.tp == 1 && shape.pp == 1 && shape.cp == 1 &&
+         shape.ep == 1;
+}
+
+namespace {
+
+// The fallback profile whose `fallback` is this name, or null.
+const Framework* Fallback(const std::string& name) {
+  for (const Framework& f : Frameworks())
+    if (f.fallback == name) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune, const RunShape& shape) {
   // Sources and framework names are compared without case: "NeMo", "nemo" and "NEMO" name the
@@ -172,6 +188,13 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
   const std::string unnamed = name.empty() ? "" : "no profile is named '" + framework + "'; ";
   // Only for a run whose stack nobody named: a named stack without a profile (Megatron-LM
   // itself) keeps the GPU-class recipes.
+  // Stated full sharding without model parallelism is how the PyTorch FSDP stacks run; a
+  // Megatron-Core run states its tp/pp/ep. Only when no stack is named, as below.
+  if (name.empty() && LooksLikeFsdpRun(shape))
+    if (const Framework* f = Fallback("fsdp"))
+      return {f, "no profile matches the source: " + f->id +
+                     ", stack inferred from stated FSDP sharding with tp = pp = cp = ep = 1 (a "
+                     "PyTorch-FSDP-style stack: torchtitan, llm-foundry, Accelerate FSDP)"};
   if (fp8 && name.empty() && LooksLikeSmallScriptRun(shape))
     for (const Framework& f : Frameworks())
       if (f.fallback == "small-script")

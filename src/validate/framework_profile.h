@@ -84,9 +84,11 @@ struct ProfilePick {
 // What a run looks like, for choosing defaults when no profile names or matches its stack.
 struct RunShape {
   double params = 0;  // total parameters; 0: unknown
-  int tp = 1, pp = 1, cp = 1;
+  int tp = 1, pp = 1, cp = 1, ep = 1;
   bool moe = false;
-  bool sharded = false;  // the case states FSDP or ZeRO >= 2
+  bool sharded = false;        // the case states FSDP or ZeRO >= 2
+  bool fully_sharded = false;  // the case states FSDP or ZeRO 3
+  bool rl = false;             // an RL stage (ppo, grpo, dapo, rloo, remax)
 };
 
 // Largest model the small-run fallback serves: the 100 M - 2 B parameter regime of issue 9
@@ -99,6 +101,12 @@ inline constexpr double kSmallRunMaxParams = 2e9;
 // no sharded states).
 bool LooksLikeSmallScriptRun(const RunShape& shape);
 
+// Whether no profile named or matched: the run states full sharding (FSDP or ZeRO 3) and no
+// tensor, pipeline, context or expert parallelism, the shape of the PyTorch FSDP stacks
+// (torchtitan, llm-foundry, Accelerate FSDP) rather than of a Megatron-Core run. RL stages are
+// left out (their rollout engines and trainer settings come with their own stacks).
+bool LooksLikeFsdpRun(const RunShape& shape);
+
 // The profile the case's `framework` field names (by id or `frameworks` list; a stack written as
 // components, "llama-factory+deepspeed", takes the first component that names one); else the
 // profile with the longest `match` substring in `source` (both ignore case); else the fallback
@@ -108,7 +116,9 @@ bool LooksLikeSmallScriptRun(const RunShape& shape);
 // "finetune" fallback profile before the GPU-class one. On GPUs with FP8 tensor cores, a
 // pre-training run with no framework named that LooksLikeSmallScriptRun takes the
 // "small-script" fallback profile (the nanoGPT lineage of today's small-model runs:
-// torch.compile, DDP) before the GPU-class one.
+// torch.compile, DDP) before the GPU-class one. Before that, on any GPU, a pre-training run with no
+// framework named that LooksLikeFsdpRun takes the "fsdp" fallback profile (the PyTorch FSDP
+// stacks' shared defaults).
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune = false,
                           const RunShape& shape = {});

@@ -73,14 +73,19 @@ detail::RunShape Shape(const json& j, const ModelSpec& m) {
   detail::RunShape r;
   r.params = static_cast<double>(CountParams(m).total);
   r.moe = m.is_moe();
+  if (j.contains("stage") && j["stage"].is_string()) {
+    const Result<TrainStage> stage = ParseTrainStage(j["stage"].get<std::string>());
+    r.rl = stage.ok() && IsRlStage(*stage);
+  }
   if (!j.contains("parallel") || !j["parallel"].is_object()) return r;
   const json& par = j["parallel"];
   auto size = [&](const char* key) {
     return par.contains(key) && par[key].is_number_integer() ? par[key].get<int>() : 1;
   };
-  r.tp = size("tp"), r.pp = size("pp"), r.cp = size("cp");
-  r.sharded = (par.contains("fsdp") && par["fsdp"].is_boolean() && par["fsdp"].get<bool>()) ||
-              size("zero") >= 2;
+  r.tp = size("tp"), r.pp = size("pp"), r.cp = size("cp"), r.ep = size("ep");
+  const bool fsdp = par.contains("fsdp") && par["fsdp"].is_boolean() && par["fsdp"].get<bool>();
+  r.sharded = fsdp || size("zero") >= 2;
+  r.fully_sharded = fsdp || size("zero") >= 3;
   return r;
 }
 
