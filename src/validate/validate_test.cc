@@ -283,8 +283,8 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
   tp["parallel"]["tp"] = 2;
   EXPECT_EQ(framework(tp), "generic-modern");
   nlohmann::json fsdp = j;
-  fsdp["parallel"]["fsdp"] = true;
-  EXPECT_EQ(framework(fsdp), "generic-modern");
+  fsdp["parallel"]["fsdp"] = true;  // stated full sharding: a PyTorch FSDP stack
+  EXPECT_EQ(framework(fsdp), "generic-fsdp");
   nlohmann::json big = j;
   big["model"]["hidden_size"] = 4096;
   big["model"]["num_hidden_layers"] = 32;
@@ -306,6 +306,56 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
   ASSERT_TRUE(modern.ok());
   EXPECT_EQ(Assumed(modern->assumed).at("fused_elementwise").value, "false");
   EXPECT_EQ(Assumed(modern->assumed).at("host_issue_us_per_kernel").value, "30");
+}
+
+// A run nobody named that states FSDP with no model parallelism (the shape of torchtitan's,
+// llm-foundry's and Accelerate's FSDP runs) takes the PyTorch FSDP stacks' shared defaults,
+// and its assumed list says the stack was inferred from the stated sharding.
+TEST(ValidateAssumed, SourcelessFsdpRunGetsTheInferredFsdpStack) {
+  const std::string row = R"json({"id": "fsdp-001", "source": "(unknown source)", "framework": null,
+    "model": {"name": "x", "hidden_size": 4096, "num_hidden_layers": 32,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+      "intermediate_size": 14336, "vocab_size": 128256, "hidden_act": "silu",
+      "tie_word_embeddings": false, "moe": null, "mla": null, "mtp_layers": 0},
+    "hardware": "h100_sxm_80gb", "gpus": 64, "precision": "bf16",
+    "parallel": {"tp": 1, "pp": 1, "cp": null, "ep": null, "sp": null, "zero": 3, "fsdp": true},
+    "recompute": null, "seq": 8192, "mbs": 1, "gbs": 128, "measured": {},
+    "target_iter_time_s": 10.0, "target_derived": false, "notes": ""})json";
+  auto c = ParseValidationCase(row, "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-fsdp");
+  EXPECT_FALSE(c->strategy.tp_comm_overlap);
+  EXPECT_FALSE(c->strategy.fused_cross_entropy);
+  const auto a = Assumed(c->assumed);
+  ASSERT_TRUE(a.count("attention_kernel"));
+  EXPECT_EQ(a.at("attention_kernel").value, "fa2");
+  EXPECT_NE(a.at("attention_kernel").why.find("stack inferred from stated FSDP sharding"),
+            std::string::npos);
+  EXPECT_EQ(a.at("use_fp32_accum_grad").value, "true");  // FSDP's fp32 reduce_dtype
+  const auto framework = [&](nlohmann::json k) {
+    auto r = ParseValidationCase(k.dump(), "case");
+    return r.ok() ? r->framework : r.status().message();
+  };
+  const nlohmann::json j = nlohmann::json::parse(row);
+  nlohmann::json a100 = j;  // on any GPU class
+  a100["hardware"] = "a100_sxm_80gb";
+  EXPECT_EQ(framework(a100), "generic-fsdp");
+  nlohmann::json zero3 = j;  // ZeRO 3 alone states full sharding too
+  zero3["parallel"]["fsdp"] = nullptr;
+  EXPECT_EQ(framework(zero3), "generic-fsdp");
+  nlohmann::json tp = j;  // stated TP: a Megatron-Core-style run
+  tp["parallel"]["tp"] = 2;
+  EXPECT_EQ(framework(tp), "generic-modern");
+  nlohmann::json zero2 = j;  // ZeRO 2 shards no parameters
+  zero2["parallel"]["fsdp"] = false;
+  zero2["parallel"]["zero"] = 2;
+  EXPECT_EQ(framework(zero2), "generic-modern");
+  nlohmann::json named = j;  // a named stack without a profile (Megatron-FSDP) is no inference
+  named["framework"] = "Megatron-LM";
+  EXPECT_EQ(framework(named), "generic-modern");
+  nlohmann::json lora = j;  // fine-tuning keeps the Trainer fallback
+  lora["method"] = "lora";
+  EXPECT_EQ(framework(lora), "hf-trainer");
 }
 
 TEST(ValidateAssumed, NoTpOverlapOverPcie) {
