@@ -110,6 +110,22 @@ double DpHideWindow(const StepContext& c, double pass_s, double pass_comm_s) {
   return std::max(0.0, pass_s - pass_comm_s);
 }
 
+// How many micro-batch passes of a whole stage can hide its once-per-step gradient reduce (or
+// its parameter gather). Without interleaving the buckets are ready only during the last
+// micro-batch's backward: one pass. Megatron-LM's interleaved schedule launches each model
+// chunk's grad sync as soon as that chunk's last backward is done (schedules.py,
+// forward_backward_pipelining_with_interleaving: grad_sync_func per chunk in the cooldown) and
+// each chunk's param gather before its first forward (param_sync_func in the warm-up); the
+// cooldown runs the chunks' last backwards in groups of pp micro-batches, last chunk first, so
+// the reduce of chunk j still has the j chunks after it (pp micro-batches each) to hide behind:
+// v - 1 chunk groups of p micro-batch-chunks plus the last chunk's own pass, in stage passes
+// p (v - 1) / v + 1 / v. Capped at the micro-batches of the step.
+double DpHidePasses(const StepContext& c) {
+  if (c.v <= 1) return 1.0;
+  const double passes = static_cast<double>(c.p) * (c.v - 1) / c.v + 1.0 / c.v;
+  return std::min(passes, static_cast<double>(std::max(1, c.micro_batches)));
+}
+
 // ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step,
 // overlapped with the backward (and the next forward) when the strategy says so.
 void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
@@ -125,8 +141,9 @@ void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& 
               : 0.0;
   out.grad_bytes = (dense + expert) * c.grad_bytes_per_param;
   out.gather_bytes = sharded ? (dense + expert) * GatherBytesPerParam(c.s) : 0.0;
-  const double bwd_window = DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s);
-  const double fwd_window = DpHideWindow(c, cost.fwd_s, cost.sum.fwd_comm_s);
+  const double passes = DpHidePasses(c);
+  const double bwd_window = passes * DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s);
+  const double fwd_window = passes * DpHideWindow(c, cost.fwd_s, cost.sum.fwd_comm_s);
   const double g = c.s.overlap_grad_reduce
                        ? std::max(out.grad_s * (1 - ovl), out.grad_s - bwd_window * ovl)
                        : out.grad_s;
