@@ -1,5 +1,6 @@
 // Data-parallel communication (DP x CP and expert-DP groups).
 #include <algorithm>
+#include <utility>
 
 #include "sim/step.h"
 
@@ -128,8 +129,11 @@ double DpHidePasses(const StepContext& c) {
 
 // ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step,
 // overlapped with the backward (and the next forward) when the strategy says so.
+// slack_f / slack_b: how much later than the first stage this stage starts its first forward
+// and how much earlier it ends its last backward (PipelineSlack): its gather and its reduce
+// also run in that time, while the first stage is still busy.
 void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
-                  StageDpComm& out) {
+                  double slack_f, double slack_b, StageDpComm& out) {
   const double ovl = c.hw.eff.comm_overlap;
   const double dense = plan.Params(false, true), expert = plan.Params(true, true);
   const bool sharded = c.s.zero >= 1;
@@ -150,7 +154,24 @@ void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& 
   const double a = c.s.overlap_param_gather
                        ? std::max(out.gather_s * (1 - ovl), out.gather_s - fwd_window * ovl)
                        : out.gather_s;
-  out.exposed_s = g + a;
+  out.exposed_s = std::max(0.0, g - slack_b) + std::max(0.0, a - slack_f);
+}
+
+// Under 1F1B and its interleaved form, stage k receives its first micro-batch after the k
+// stages before it ran their first forward (chunk) and finishes its last backward (chunk) that
+// much earlier than they do (the fill and drain of the pipeline): per-step DP collectives of a
+// later stage hide there. {forward slack, backward slack} of stage k; 0 for other schedules.
+std::pair<double, double> PipelineSlack(const StepContext& c, const std::vector<StageCost>& costs,
+                                        size_t k) {
+  if (c.sched != PipelineSchedule::k1F1B && c.sched != PipelineSchedule::kInterleaved)
+    return {0.0, 0.0};
+  const double v = c.sched == PipelineSchedule::kInterleaved ? std::max(1, c.v) : 1;
+  double f = 0, b = 0;
+  for (size_t j = 0; j < k && j < costs.size(); ++j) {
+    f += costs[j].fwd_s / v + c.p2p_s;
+    b += costs[j].bwd_s / v + c.p2p_s;
+  }
+  return {f, b};
 }
 
 }  // namespace
@@ -162,8 +183,10 @@ DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StageP
   for (size_t k = 0; k < plans.size(); ++k) {
     if (c.s.zero >= 3)
       FsdpComm(c, plans[k], costs[k], t.stages[k]);
-    else
-      GradientComm(c, plans[k], costs[k], t.stages[k]);
+    else {
+      const auto [slack_f, slack_b] = PipelineSlack(c, costs, k);
+      GradientComm(c, plans[k], costs[k], slack_f, slack_b, t.stages[k]);
+    }
     // Every stage reduces at the end of its backward; the slowest one is on the critical path.
     t.exposed_s = std::max(t.exposed_s, t.stages[k].exposed_s);
   }
