@@ -189,6 +189,26 @@ TEST(Gemm, Fp8IsFasterThanBf16OnHopper) {
             GemmTime(hw, DType::kBf16, 8192, 8192, 8192, 1));
 }
 
+// The low-precision speed-up is stated at the usual peak ratio (FP8 2x, FP4 4x BF16) and carried
+// to another ratio by Amdahl's law: FP8 at an equal peak runs no faster than BF16 (was 1.5x), and
+// FP4 on a GPU whose FP4 peak is 6x BF16 (Blackwell Ultra) runs at 2.54x, not the 2.2x of 4x.
+TEST(Gemm, LowPrecisionSpeedupFollowsThePeakRatio) {
+  HardwareSpec hw = Hw();
+  hw.eff.fp4_gemm_speedup = 2.2;
+  const double m = 8192, n = 8192, k = 8192;
+  const double bf16 = GemmTime(hw, DType::kBf16, m, n, k, 1);
+  auto matmul = [&](DType d, double cast_bytes) {  // the GEMM without its input cast
+    return GemmTime(hw, d, m, n, k, 1) - MemoryTime(hw, cast_bytes * m * k);
+  };
+  hw.peak_fp8_flops = hw.peak_bf16_flops;
+  EXPECT_NEAR(matmul(DType::kFp8, 3.0), bf16, 1e-9 * bf16);
+  hw.peak_fp4_flops = 4 * hw.peak_bf16_flops;
+  EXPECT_NEAR(bf16 / matmul(DType::kFp4, 2.5), 2.2, 1e-9);
+  hw.peak_fp4_flops = 6 * hw.peak_bf16_flops;
+  const double phi = (1 - 1 / 2.2) / (1 - 1 / 4.0);
+  EXPECT_NEAR(bf16 / matmul(DType::kFp4, 2.5), 1 / ((1 - phi) + phi / 6), 1e-9);
+}
+
 // A batched GEMM op of `batch` (m x k) * (k x n) products and its FLOPs.
 graph::Op GemmOp(double m, double k, double n, int batch) {
   graph::Op op;

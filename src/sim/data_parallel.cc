@@ -1,5 +1,6 @@
 // Data-parallel communication (DP x CP and expert-DP groups).
 #include <algorithm>
+#include <utility>
 
 #include "sim/step.h"
 
@@ -110,10 +111,29 @@ double DpHideWindow(const StepContext& c, double pass_s, double pass_comm_s) {
   return std::max(0.0, pass_s - pass_comm_s);
 }
 
+// How many micro-batch passes of a whole stage can hide its once-per-step gradient reduce (or
+// its parameter gather). Without interleaving the buckets are ready only during the last
+// micro-batch's backward: one pass. Megatron-LM's interleaved schedule launches each model
+// chunk's grad sync as soon as that chunk's last backward is done (schedules.py,
+// forward_backward_pipelining_with_interleaving: grad_sync_func per chunk in the cooldown) and
+// each chunk's param gather before its first forward (param_sync_func in the warm-up); the
+// cooldown runs the chunks' last backwards in groups of pp micro-batches, last chunk first, so
+// the reduce of chunk j still has the j chunks after it (pp micro-batches each) to hide behind:
+// v - 1 chunk groups of p micro-batch-chunks plus the last chunk's own pass, in stage passes
+// p (v - 1) / v + 1 / v. Capped at the micro-batches of the step.
+double DpHidePasses(const StepContext& c) {
+  if (c.v <= 1) return 1.0;
+  const double passes = static_cast<double>(c.p) * (c.v - 1) / c.v + 1.0 / c.v;
+  return std::min(passes, static_cast<double>(std::max(1, c.micro_batches)));
+}
+
 // ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step,
 // overlapped with the backward (and the next forward) when the strategy says so.
+// slack_f / slack_b: how much later than the first stage this stage starts its first forward
+// and how much earlier it ends its last backward (PipelineSlack): its gather and its reduce
+// also run in that time, while the first stage is still busy.
 void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& cost,
-                  StageDpComm& out) {
+                  double slack_f, double slack_b, StageDpComm& out) {
   const double ovl = c.hw.eff.comm_overlap;
   const double dense = plan.Params(false, true), expert = plan.Params(true, true);
   const bool sharded = c.s.zero >= 1;
@@ -125,15 +145,33 @@ void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& 
               : 0.0;
   out.grad_bytes = (dense + expert) * c.grad_bytes_per_param;
   out.gather_bytes = sharded ? (dense + expert) * GatherBytesPerParam(c.s) : 0.0;
-  const double bwd_window = DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s);
-  const double fwd_window = DpHideWindow(c, cost.fwd_s, cost.sum.fwd_comm_s);
+  const double passes = DpHidePasses(c);
+  const double bwd_window = passes * DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s);
+  const double fwd_window = passes * DpHideWindow(c, cost.fwd_s, cost.sum.fwd_comm_s);
   const double g = c.s.overlap_grad_reduce
                        ? std::max(out.grad_s * (1 - ovl), out.grad_s - bwd_window * ovl)
                        : out.grad_s;
   const double a = c.s.overlap_param_gather
                        ? std::max(out.gather_s * (1 - ovl), out.gather_s - fwd_window * ovl)
                        : out.gather_s;
-  out.exposed_s = g + a;
+  out.exposed_s = std::max(0.0, g - slack_b) + std::max(0.0, a - slack_f);
+}
+
+// Under 1F1B and its interleaved form, stage k receives its first micro-batch after the k
+// stages before it ran their first forward (chunk) and finishes its last backward (chunk) that
+// much earlier than they do (the fill and drain of the pipeline): per-step DP collectives of a
+// later stage hide there. {forward slack, backward slack} of stage k; 0 for other schedules.
+std::pair<double, double> PipelineSlack(const StepContext& c, const std::vector<StageCost>& costs,
+                                        size_t k) {
+  if (c.sched != PipelineSchedule::k1F1B && c.sched != PipelineSchedule::kInterleaved)
+    return {0.0, 0.0};
+  const double v = c.sched == PipelineSchedule::kInterleaved ? std::max(1, c.v) : 1;
+  double f = 0, b = 0;
+  for (size_t j = 0; j < k && j < costs.size(); ++j) {
+    f += costs[j].fwd_s / v + c.p2p_s;
+    b += costs[j].bwd_s / v + c.p2p_s;
+  }
+  return {f, b};
 }
 
 }  // namespace
@@ -145,8 +183,10 @@ DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StageP
   for (size_t k = 0; k < plans.size(); ++k) {
     if (c.s.zero >= 3)
       FsdpComm(c, plans[k], costs[k], t.stages[k]);
-    else
-      GradientComm(c, plans[k], costs[k], t.stages[k]);
+    else {
+      const auto [slack_f, slack_b] = PipelineSlack(c, costs, k);
+      GradientComm(c, plans[k], costs[k], slack_f, slack_b, t.stages[k]);
+    }
     // Every stage reduces at the end of its backward; the slowest one is on the critical path.
     t.exposed_s = std::max(t.exposed_s, t.stages[k].exposed_s);
   }

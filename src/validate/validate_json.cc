@@ -97,6 +97,14 @@ std::string CrossValidationJson(const CrossValidation& cv, int indent) {
       j["sources"].push_back(
           {{"family", h.family}, {"cases", h.cases}, {"unfitted_hardware", h.unfitted_hardware}});
   }
+  // Each held-out case's error, for reading which rows a held-out fit misses.
+  j["held_out_cases"] = json::array();
+  for (const CaseResult& c : cv.held_out.cases)
+    if (!c.skipped)
+      j["held_out_cases"].push_back({{"id", c.id},
+                                     {"predicted_s", c.predicted_s},
+                                     {"target_s", c.target_s},
+                                     {"error", c.error}});
   j["summary"] = CrossValidationSummaryLine(cv);
   return j.dump(indent);
 }
