@@ -245,7 +245,7 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("nic_gbps_per_gpu", nic_gbps);
   r.Double("nic_latency_us", nic_lat);
   r.Double("host_link_gbps_per_dir", host);
-  r.Double("host_mem_gib", host_mem);
+  r.Double("host_mem_gib", host_mem, kMinHostMemGiB);  // given: a capacity (absent: 0)
   r.Double("tdp_w", hw.tdp_w);
   r.Double("price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour);
   r.String("scaleup_topology", hw.scaleup_topology);
@@ -259,12 +259,13 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
     if (Status s = detail::ReadEfficiencyBlock(j["efficiency"], hw.eff, origin); !s.ok()) return s;
   r.Ignore("efficiency");
   if (Status s = r.Finish(strict); !s.ok()) return s;
-  // Host memory absent is "not recorded" (0: the default of DefaultHostMemBytes); given, it is a
-  // capacity, and 0 would silently read as "not recorded".
-  if (r.Has("host_mem_gib") && host_mem == 0)
+  // Host memory absent is "not recorded" (0: HostMemBytesPerNode's default); given, it is a
+  // capacity: r.Double refuses 0 and below, this its upper bound, in the file's units.
+  if (r.Has("host_mem_gib") && !(host_mem <= kMaxHostMemGiB))
     return Status::Invalid("host_mem_gib", "must be in [" + detail::NumberText(kMinHostMemGiB) +
                                                ", " + detail::NumberText(kMaxHostMemGiB) +
-                                               "] GiB per node, got 0")
+                                               "] GiB per node, got " +
+                                               detail::NumberText(host_mem))
         .WithContext(origin);
   // A latency below the floor would reach CheckRanges as 0 s once converted (1e-320 us
   // underflows), read silently as "none": refuse it here, in the file's units.
