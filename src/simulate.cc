@@ -3,6 +3,7 @@
 // job equals that of an 8-GPU job.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
 
 #include "finetune/method.h"
@@ -12,6 +13,7 @@
 #include "spec/pipeline_split.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/uncertainty.h"
+#include "util/units.h"
 
 namespace trainsim {
 
@@ -76,6 +78,13 @@ Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const St
   for (size_t k = 0; k < out.stages.size(); ++k) CopyMemory(mem->stages[k], out.stages[k]);
   out.peak_mem_bytes = mem->peak_mem_bytes;
   out.fits = mem->fits;
+  // The host bytes at the longest sample (offloaded activations grow with it), the host-link
+  // copies at seq.
+  const HostMemReport at_seq = out.host_mem;
+  out.host_mem = mem->host_mem;
+  out.host_mem.link_s = at_seq.link_s;
+  out.host_mem.link_share = at_seq.link_share;
+  sim::HostMemVerdict(h, out);
   return out;
 }
 
@@ -111,6 +120,7 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
   for (const StageReport& st : r.stages)
     r.peak_mem_bytes = std::max(r.peak_mem_bytes, st.peak_mem_bytes);
   sim::FillThroughput(c, costs, r);
+  sim::HostMemory(c, plans, costs, kinds, r);
   FillPhases(c, costs, pipe, r);
   EstimateUncertainty(r, m, hw, s);
   if (opt.assumptions)
@@ -131,6 +141,14 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
                          fmt::format("{:g}", hw.host_link_bw_bytes_per_s / 1e9),
                          "trainsim's default host link (PCIe 4.0 x16, 32 GB/s a direction): the "
                          "hardware file gives none; it bounds the host-device copies (offloads)"});
+  if (r.host_mem.bytes_per_node > 0 && hw.host_mem_bytes <= 0)
+    r.assumed.push_back(
+        {"host_mem_gib",
+         fmt::format("{:g}", std::round(r.host_mem.capacity_bytes_per_node / units::kGiB)),
+         fmt::format("trainsim's default host memory per node, twice the HBM of its {} GPUs: the "
+                     "hardware file gives no host_mem_gib; it bounds what the plan keeps on the "
+                     "host (offload, paged optimizer states)",
+                     detail::ServerGpus(hw))});
   return r;
 }
 

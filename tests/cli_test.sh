@@ -990,13 +990,16 @@ fix = sys.argv[1]
 deep = "[" * 50000 + "]" * 50000
 open(f"{fix}/deep.json", "w").write(deep)
 open(f"{fix}/big.json", "w").write("{" + " " * (17 << 20) + "}")
-# A hardware file that leaves out host_link_gbps_per_dir and sm_count (their defaults must be
-# listed as assumed).
+# A hardware file that leaves out host_link_gbps_per_dir, sm_count and host_mem_gib (their
+# defaults must be listed as assumed; host_mem_gib's where the plan keeps anything on the host).
 hw = json.load(open(f"{sys.argv[2]}/data/hardware/h100_sxm_80gb.json"))
 hw.pop("host_link_gbps_per_dir")
 hw.pop("sm_count")
+hw.pop("host_mem_gib")
 hw["id"] = "probe_hw_defaults"
 json.dump(hw, open(f"{fix}/hw_defaults.json", "w"))
+hw["host_mem_gib"] = 0
+json.dump(hw, open(f"{fix}/hw_host_mem_zero.json", "w"))
 open(f"{fix}/tt_array_of_tables.toml", "w").write("[[training]]\nsteps = 10\n")
 json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
           open(f"{fix}/overflow_strategy.json", "w"))

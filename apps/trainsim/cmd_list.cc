@@ -56,6 +56,9 @@ ordered_json HardwareJson(const HardwareSpec& h) {
   j["nic_gbps_per_gpu"] = h.nic_bw_bytes_per_s * 8 / 1e9;
   j["gpus_per_node"] = h.gpus_per_node > 0 ? ordered_json(h.gpus_per_node) : ordered_json(nullptr);
   j["rails"] = h.rails > 0 ? ordered_json(h.rails) : ordered_json(nullptr);
+  // Host memory per server; null: not recorded (simulate then assumes twice the server's HBM).
+  j["host_mem_gib"] =
+      h.host_mem_bytes > 0 ? ordered_json(h.host_mem_bytes / (1 << 30)) : ordered_json(nullptr);
   j["tdp_w"] = h.tdp_w > 0 ? ordered_json(h.tdp_w) : ordered_json(nullptr);
   j["price_usd_per_gpu_hour"] = Price(h.price_usd_per_gpu_hour);
   j["price_source"] = OrNull(h.price_source);

@@ -127,7 +127,12 @@ struct HardwareSpec {
   double price_reserved_usd_per_gpu_hour = 0;
   std::string price_reserved_source, price_reserved_date;
   int gpus_per_node = 0;  // accelerators per server (host); 0 = not recorded
-  int rails = 0;          // scale-out NICs (rails) per server; 0 = not recorded
+  // Host (CPU) memory of one server, bytes: the bound of what optimizer / parameter / activation
+  // offload and paged optimizers keep on the host (docs/FINETUNE.md, "Host memory"). The file's
+  // host_mem_gib; a file without it gets a default that the reports list as assumed
+  // (twice the server's HBM: src/spec/hardware_default.h, HostMemBytesPerNode).
+  double host_mem_bytes = 0;
+  int rails = 0;  // scale-out NICs (rails) per server; 0 = not recorded
   // A cloud instance shape names the silicon preset its chip figures are copied from
   // ("aws_p5_48xlarge" -> "h100_sxm_80gb"); "" = a silicon profile.
   std::string instance_of;

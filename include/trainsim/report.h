@@ -131,6 +131,27 @@ struct RlReport {
   bool separate = false, overlapped = false;
 };
 
+// Host (CPU) memory of one node and the host link, for plans that keep state on the host:
+// optimizer offload (ZeRO-Offload, Megatron-LM --optimizer-cpu-offload), FSDP CPU offload,
+// activation offload and paged optimizers (docs/FINETUNE.md, "Host memory";
+// src/sim/host_memory.cc). All zero when nothing lives on the host.
+struct HostMemReport {
+  int gpus_per_node = 0;               // GPUs of the job sharing one host
+  double optimizer_bytes = 0;          // per node: offloaded fp32 master weights and states
+  double grad_bytes = 0;               // per node: gradients the host optimizer steps on
+  double param_bytes = 0;              // per node: FSDP CPU offload's parameter shards
+  double activation_bytes = 0;         // per node: activations parked on the host
+  double paged_bytes = 0;              // per node: paged optimizer states that may page out
+  double bytes_per_node = 0;           // the sum of the five: host RAM the plan needs per node
+  double pinned_bytes = 0;             // of bytes_per_node: page-locked (copy targets)
+  double capacity_bytes_per_node = 0;  // HardwareSpec::host_mem_bytes
+  double link_s = 0;                   // exposed host-link copies per step (critical rank)
+  double link_share = 0;               // link_s / step_time_s
+  bool fits = true;                    // bytes_per_node <= capacity_bytes_per_node
+  bool link_bound = false;             // link_s is at least half of the step
+  std::string reason;                  // why host RAM or the host link limits the plan; "" = none
+};
+
 struct StepReport {
   double step_time_s = 0;
   double mfu = 0;             // model FLOPs (no recompute) / (time * gpus * dense BF16 peak)
@@ -145,7 +166,7 @@ struct StepReport {
   int dp = 0;
   double step_overhead_s = 0;  // of time.overhead_s: the fixed per-step framework overhead
   double peak_mem_bytes = 0;   // max over stages
-  bool fits = true;            // every stage's reserved_bytes <= HBM
+  bool fits = true;            // every stage's reserved_bytes <= HBM, and host_mem.fits
   // What was assumed for settings the input left out, in the order they were filled. Simulate
   // adds what it chooses itself (the pipeline split); front-ends put the defaults of the
   // settings their user did not give in front (AssumedStrategyDefaults, validate's profiles).
@@ -162,6 +183,7 @@ struct StepReport {
   double step_time_s_low = 0;       // the uncertainty band around step_time_s (seconds)
   double step_time_s_high = 0;
   StepUncertainty uncertainty;
+  HostMemReport host_mem;  // host RAM and host-link use; fits is false when host RAM is exceeded
 };
 
 }  // namespace trainsim

@@ -11,6 +11,27 @@ namespace {
 // CUDA context and cuBLAS/NCCL workspaces, which max_memory_allocated does not see.
 constexpr double kRuntimeOverhead = 1.5 * units::kGiB;
 
+// Bytes of a per-parameter state of the stage's groups on one rank, sharded over each group's DP
+// group from ZeRO stage `min_stage` on; `trainable_only` for gradients and optimizer states;
+// `bytes_per_param` <= 0 takes each group's own bytes. Distributed-optimizer instances shard
+// optimizer states (ZeRO-2 gradients, ZeRO-3 / FSDP parameters) within each replica only
+// (Megatron-LM --num-distributed-optimizer-instances, torchtitan HSDP's
+// data_parallel_shard_degree within data_parallel_replicate_degree).
+double ShardedBytes(const StageInput& in, const Strategy& s, double bytes_per_param, int min_stage,
+                    bool trainable_only) {
+  const double replicas = std::max(1, s.dist_opt_instances);
+  double dense = 0, expert = 0;
+  for (const graph::ParamGroup& g : in.params) {
+    if (trainable_only && !g.trainable) continue;
+    const double b = bytes_per_param > 0 ? bytes_per_param : g.bytes_per_param;
+    (g.expert ? expert : dense) += g.count * b;
+  }
+  if (s.zero >= min_stage)
+    return dense / std::max(1.0, in.dense_shard / replicas) +
+           expert / std::max(1.0, in.expert_shard / replicas);
+  return dense + expert;
+}
+
 }  // namespace
 
 bool DeepSpeedEngine(const Strategy& s) {
@@ -36,23 +57,8 @@ bool TorchForeachStep(const Strategy& s) {
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   const double grad_b = s.grad_bytes_per_param();
   const double w_b = WeightBytes(s.dtype);
-  // Bytes of a per-parameter state, sharded over each group's DP group from ZeRO stage
-  // `min_stage` on; `trainable_only` for gradients and optimizer states.
-  // Distributed-optimizer instances shard optimizer states (ZeRO-2 gradients, ZeRO-3 / FSDP
-  // parameters) within each replica only (Megatron-LM --num-distributed-optimizer-instances,
-  // torchtitan HSDP's data_parallel_shard_degree within data_parallel_replicate_degree).
-  const double inst = std::max(1, s.dist_opt_instances);
-  auto state = [&](double bytes_per_param, int min_stage, bool trainable_only, double replicas) {
-    double dense = 0, expert = 0;
-    for (const graph::ParamGroup& g : in.params) {
-      if (trainable_only && !g.trainable) continue;
-      const double b = bytes_per_param > 0 ? bytes_per_param : g.bytes_per_param;
-      (g.expert ? expert : dense) += g.count * b;
-    }
-    if (s.zero >= min_stage)
-      return dense / std::max(1.0, in.dense_shard / replicas) +
-             expert / std::max(1.0, in.expert_shard / replicas);
-    return dense + expert;
+  auto state = [&](double bytes_per_param, int min_stage, bool trainable_only) {
+    return ShardedBytes(in, s, bytes_per_param, min_stage, trainable_only);
   };
   double params = 0, stored = 0;
   for (const graph::ParamGroup& g : in.params) {
@@ -67,20 +73,19 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   // --fp8-param-gather: the parameters are held in FP8 only, half their 16-bit bytes.
   const double w_scale = in.fp8_params_only ? 0.5 : 1.0;
   // FSDP CPU offload: only the gathered layers are in HBM.
-  const double resident = s.exec.offload_params ? 0.0 : state(0, 3, false, inst);
+  const double resident = s.exec.offload_params ? 0.0 : state(0, 3, false);
   out.weight_bytes =
       (resident + in.fsdp_unsharded * gathered_b) * w_scale + in.low_precision_weight_cache;
   // ZeRO++ hpZ (arXiv 2306.10209, section 3.2): each rank also holds its share of a secondary
   // copy of the 16-bit weights, sharded over zero_hpz_size ranks.
   if (s.zero >= 3 && s.zero_hpz_size > 1) out.weight_bytes += params * w_b / s.zero_hpz_size;
-  out.grad_bytes = state(grad_b, 2, true, inst);
+  out.grad_bytes = state(grad_b, 2, true);
   // Mixed-precision Adam: fp32 master weights, momentum and variance (ZeRO paper's K = 12, or
   // the precision-aware optimizer's optimizer_state_bytes); the other optimizers in
   // memory/optimizer_states.h.
   const double opt_b = OptimizerBytesPerParam(s);
   // --optimizer-offload-fraction: only the host's share leaves HBM.
-  out.optimizer_bytes =
-      opt_b <= 0 ? 0.0 : (1.0 - s.host_optimizer_share()) * state(opt_b, 1, true, inst);
+  out.optimizer_bytes = opt_b <= 0 ? 0.0 : (1.0 - s.host_optimizer_share()) * state(opt_b, 1, true);
   const double layers = std::max(1.0, in.layers);
   // One layer's gradients at a time: stepped in backward, or reduced and copied to the host.
   if (s.exec.optimizer_in_backward || s.exec.offload_params) out.grad_bytes /= layers;
@@ -107,7 +112,7 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   // gone.
   if (TorchForeachStep(s)) {
     const double param_b = s.master_weights ? units::kFp32Bytes : w_b;
-    const double temps = s.exec.adam_foreach_temporaries * state(param_b, 1, true, inst);
+    const double temps = s.exec.adam_foreach_temporaries * state(param_b, 1, true);
     const double step = out.weight_bytes + out.grad_bytes + out.optimizer_bytes + temps;
     if (step > out.peak_mem_bytes) {
       out.transient_bytes = temps - out.activation_bytes;
@@ -116,6 +121,27 @@ void StageMemory(const StageInput& in, const Strategy& s, StageReport& out) {
   }
   out.overhead_bytes = kRuntimeOverhead + kFragmentation * out.peak_mem_bytes;
   out.reserved_bytes = out.peak_mem_bytes + out.overhead_bytes;
+}
+
+HostBytes HostStageMemory(const StageInput& in, const Strategy& s) {
+  HostBytes h;
+  const double share = s.host_optimizer_share();
+  if (share > 0) {
+    const double opt_b = OptimizerBytesPerParam(s);
+    h.optimizer = opt_b <= 0 ? 0.0 : share * ShardedBytes(in, s, opt_b, 1, true);
+    // The CPU Adam's fp32 gradients of its share (the parameter shards' own gradients when
+    // FSDP offloads them, below).
+    if (!s.exec.offload_params) h.grads = share * ShardedBytes(in, s, units::kFp32Bytes, 1, true);
+  }
+  if (s.exec.offload_params) {
+    h.params = ShardedBytes(in, s, 0, 3, false);
+    h.grads = ShardedBytes(in, s, s.grad_bytes_per_param(), 2, true);
+  }
+  h.activations = in.offload_per_layer * std::max(1.0, in.layers) * in.inflight;
+  const double paged_b = PagedOptimizerBytesPerParam(s);
+  if (paged_b > 0) h.paged = ShardedBytes(in, s, paged_b, 1, true);
+  h.pinned = h.grads + h.activations;
+  return h;
 }
 
 }  // namespace trainsim::memory

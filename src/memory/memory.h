@@ -47,6 +47,34 @@ struct StageInput {
 // layers' offloaded activations (the loss's stay).
 void StageMemory(const StageInput& in, const Strategy& s, StageReport& out);
 
+// What one rank of a stage keeps in host (CPU) memory, bytes: exactly what StageMemory moves out
+// of HBM, plus the host copies the host optimizer steps on (docs/FINETUNE.md, "Host memory").
+struct HostBytes {
+  double optimizer = 0;    // offloaded share of the optimizer states (and fp32 master weights)
+  double grads = 0;        // gradients the host optimizer reads
+  double params = 0;       // FSDP CPU offload: the parameter shards
+  double activations = 0;  // offloaded saved activations of every layer and in-flight micro-batch
+  double paged = 0;        // paged optimizer states (unified memory: paged out under pressure)
+  double pinned = 0;       // of the above: page-locked buffers the copies DMA into
+  double Total() const { return optimizer + grads + params + activations + paged; }
+};
+// - optimizer offload (Strategy::offload_optimizer; DeepSpeed ZeRO-Offload, Megatron-LM
+//   --optimizer-cpu-offload): the host share of the sharded optimizer states, and an fp32
+//   gradient per parameter of that share, which the CPU Adam reads (DeepSpeed
+//   deepspeed/runtime/zero/stage_1_and_2.py keeps the fp32 partition's .grad on the CPU; Megatron
+//   HybridDeviceOptimizer copies the gradients into pinned CPU tensors). Ren et al. 2021
+//   ("ZeRO-Offload", section 4): fp32 parameters, momentum, variance and gradients on the CPU,
+//   16 bytes per parameter of the partition.
+// - FSDP CPU offload (Execution::offload_params; FSDP2 CPUOffloadPolicy): the parameter and
+//   gradient shards themselves, in their training dtypes (no fp32 gradient copy).
+// - activation offload: every layer's offloaded bytes of every in-flight micro-batch, in pinned
+//   host tensors (torchtune OffloadActivations use_pin_memory=True; Megatron-Core fine-grained
+//   offloading).
+// - paged optimizers: the states that CUDA unified memory pages out (bitsandbytes paged
+//   optimizers allocate them with cudaMallocManaged), counted whole: the worst case the host
+//   must be able to hold.
+HostBytes HostStageMemory(const StageInput& in, const Strategy& s);
+
 // The stacks' memory habits (Execution's profile keys), one rule each for the model and for the
 // report's assumed list. DeepSpeed's engine runs ZeRO without FSDP (zero >= 1, fsdp off).
 bool DeepSpeedEngine(const Strategy& s);

@@ -163,6 +163,28 @@ void StringOrNull(JsonWriter& w, std::string_view key, const std::string& v) {
     w.String(v);
 }
 
+// Host RAM and host link (docs/FINETUNE.md, "Host memory"): only for plans that keep state on
+// the host or whose host-link copies bound the step.
+void WriteHostMem(JsonWriter& w, const HostMemReport& h) {
+  if (h.bytes_per_node <= 0 && !h.link_bound) return;
+  w.Key("host_mem").BeginObject();
+  w.Field("activation_bytes", h.activation_bytes);
+  w.Field("bytes_per_node", h.bytes_per_node);
+  w.Field("capacity_bytes_per_node", h.capacity_bytes_per_node);
+  w.Field("fits", h.fits);
+  w.Field("gpus_per_node", h.gpus_per_node);
+  w.Field("grad_bytes", h.grad_bytes);
+  w.Field("link_bound", h.link_bound);
+  w.Field("link_s", h.link_s);
+  w.Field("link_share", h.link_share);
+  w.Field("optimizer_bytes", h.optimizer_bytes);
+  w.Field("paged_bytes", h.paged_bytes);
+  w.Field("param_bytes", h.param_bytes);
+  w.Field("pinned_bytes", h.pinned_bytes);
+  StringOrNull(w, "reason", h.reason);
+  w.EndObject();
+}
+
 // The members from "assumed" to "ignored": the hardware's calibration (hardware_calibration:
 // the fitted date, also when borrowed; hardware_calibrated: fitted on this very hardware;
 // hardware_efficiency_from: the preset borrowed from, or null), totals and the model.
@@ -178,6 +200,7 @@ void WriteHead(JsonWriter& w, const StepReport& r, const ModelSpec& m, const Har
   StringOrNull(w, "hardware_efficiency_from", hw.efficiency_from);
   w.Field("hardware_flops_per_step", r.hardware_flops);
   w.Field("hfu", r.hfu);
+  WriteHostMem(w, r.host_mem);
   WriteNotes(w, "ignored", r.ignored);
 }
 

@@ -49,6 +49,22 @@ std::string PhaseLines(const StepReport& r) {
 
 }  // namespace
 
+// Host RAM and host link of a plan that keeps state on the host (docs/FINETUNE.md, "Host
+// memory"); nothing otherwise.
+std::string HostMemLines(const StepReport& r) {
+  const HostMemReport& h = r.host_mem;
+  if (h.bytes_per_node <= 0 && !h.link_bound) return "";
+  std::string o =
+      fmt::format("  host memory      {:10.2f} GiB per node of {:.0f} GiB ({} GPUs sharing it){}\n",
+                  units::BytesToGiB(h.bytes_per_node), units::BytesToGiB(h.capacity_bytes_per_node),
+                  h.gpus_per_node, h.fits ? "" : "  ** exceeds host RAM: does not fit **");
+  if (h.link_s > 0)
+    o += fmt::format("  host link        {:10.4f} s exposed copies per step ({:.1f} %){}\n",
+                     h.link_s, 100 * h.link_share, h.link_bound ? "  ** host-link bound **" : "");
+  if (!h.reason.empty()) o += "  WARNING: " + h.reason + "\n";
+  return o;
+}
+
 std::string FormatReportText(const StepReport& r, const ModelSpec& m, const HardwareSpec& hw,
                              const Strategy& s) {
   using units::BytesToGiB;
@@ -102,8 +118,11 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
       fmt::format("  HF Trainer log   {:10.3f} train_samples_per_second, {:.4f} "
                   "train_steps_per_second (steady state)",
                   hf.samples_per_second, hf.steps_per_second));
+  bool hbm_fits = true;
+  for (const StageReport& st : r.stages) hbm_fits = hbm_fits && st.reserved_bytes <= hw.hbm_bytes;
   line(fmt::format("  peak memory      {:10.2f} GiB (max over stages){}",
-                   BytesToGiB(r.peak_mem_bytes), r.fits ? "" : "  ** does not fit in HBM **"));
+                   BytesToGiB(r.peak_mem_bytes), hbm_fits ? "" : "  ** does not fit in HBM **"));
+  o += HostMemLines(r);
   line("");
   line("  time breakdown (critical stage)                s      share");
   const TimeBreakdown& t = r.time;

@@ -8,6 +8,7 @@
 #include "infer/step.h"
 // clang-format on
 #include "rl/rl.h"
+#include "sim/step.h"
 #include "spec/field_text.h"
 #include "trainsim/limits.h"
 #include "trainsim/uncertainty.h"
@@ -251,6 +252,10 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   for (PhaseReport& ph : r.phases) ph.share = ph.time_s / r.step_time_s;
   r.peak_mem_bytes = std::max(tr.peak_mem_bytes, p.separate ? 0.0 : gen_mem);
   r.fits = tr.fits && g.fits && r.peak_mem_bytes <= hw.hbm_bytes;
+  // The training passes' host-link copies, per RL step (docs/FINETUNE.md, "Host memory").
+  r.host_mem.link_s *= p.updates * trains;
+  r.host_mem.link_share = r.step_time_s > 0 ? r.host_mem.link_s / r.step_time_s : 0;
+  sim::HostMemVerdict(hw, r);
   const int gpus = s.world_size + (p.separate ? p.gen_gpus : 0);
   FillRlThroughput(hw, p, forwards, trains, tr, gpus, r);
   EstimateUncertainty(r, m, hw, s);  // the "rl" regime of data/uncertainty.json

@@ -197,6 +197,12 @@ void Evaluate(const Ctx& c, uint64_t i, SearchResult& r) {
     ++r.rejected["out of memory"];
     return;
   }
+  // What the offloads keep on the host exceeds the server's memory (docs/FINETUNE.md, "Host
+  // memory").
+  if (!rep->host_mem.fits) {
+    ++r.rejected["out of host memory"];
+    return;
+  }
   ++r.feasible;
   Candidate cand;
   cand.index = i;

@@ -66,7 +66,30 @@ double UpdateTime(const StepContext& c, double adam_sharded, double muon_params,
   return std::max(cost::MemoryTime(c.hw, bytes) * kAdamTrafficFactor[impl], kernels * per_kernel);
 }
 
+// Parameters of `plan` that one rank steps on the host with the optimizer offloaded (its share
+// of the rank's optimizer shard), and the seconds their gradients (down) and 16-bit weights (up)
+// take on the host link.
+double HostSteppedParams(const StepContext& c, const StagePlan& plan) {
+  const Strategy& s = c.s;
+  if (!s.offload_optimizer) return 0;
+  const int inst = s.zero >= 1 ? std::max(1, s.dist_opt_instances) : 1;
+  const double shard_d = s.zero >= 1 ? 1.0 * s.dp() * s.cp / inst : 1,
+               shard_e = s.zero >= 1 ? 1.0 * s.expert_dp() / inst : 1;
+  return s.host_optimizer_share() *
+         (plan.Params(false, true) / shard_d + plan.Params(true, true) / shard_e);
+}
+double HostLinkSeconds(const StepContext& c, double host_params) {
+  return host_params * (c.grad_bytes_per_param + 2.0) / c.hw.host_link_bw_bytes_per_s;
+}
+
 }  // namespace
+
+double OptimizerHostLinkTime(const StepContext& c, const std::vector<StagePlan>& plans) {
+  double t = 0;
+  for (const StagePlan& plan : plans)
+    t = std::max(t, HostLinkSeconds(c, HostSteppedParams(c, plan)));
+  return t;
+}
 
 double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
                      const LayerKindCosts& kinds) {
@@ -111,9 +134,8 @@ double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
       // steps the rest at the same time (Megatron-LM's HybridDeviceOptimizer runs the two
       // sub-optimizers side by side).
       const double f = s.host_optimizer_share();
-      const double sharded = f * (dense_p / shard_d + expert_p / shard_e);
-      const double host = sharded * kHostAdamSecondsPerParam +
-                          sharded * (c.grad_bytes_per_param + 2.0) / c.hw.host_link_bw_bytes_per_s;
+      const double sharded = HostSteppedParams(c, plan);
+      const double host = sharded * kHostAdamSecondsPerParam + HostLinkSeconds(c, sharded);
       t = std::max(host, f < 1 ? (1 - f) * t : 0.0);
     }
     opt_s = std::max(opt_s, t);

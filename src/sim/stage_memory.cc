@@ -77,6 +77,26 @@ bool StageMemories(const StepContext& c, const std::vector<StagePlan>& plans,
   return fits;
 }
 
+HostMemReport HostBytesPerGpu(const StepContext& c, const std::vector<StagePlan>& plans,
+                              const std::vector<StageCost>& costs, const LayerKindCosts& kinds) {
+  HostMemReport h;
+  double most = -1;
+  for (int k = 0; k < c.p; ++k) {
+    const memory::HostBytes b =
+        memory::HostStageMemory(MemoryInput(c, plans[k], costs[k], kinds), c.s);
+    if (b.Total() <= most) continue;
+    most = b.Total();
+    h.optimizer_bytes = b.optimizer;
+    h.grad_bytes = b.grads;
+    h.param_bytes = b.params;
+    h.activation_bytes = b.activations;
+    h.paged_bytes = b.paged;
+    h.pinned_bytes = b.pinned;
+    h.bytes_per_node = b.Total();
+  }
+  return h;
+}
+
 void FillStageTimes(const StepContext& c, const std::vector<StagePlan>& plans,
                     const std::vector<StageCost>& costs, const DataParallelTime& dp,
                     std::vector<StageReport>& out) {

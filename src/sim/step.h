@@ -103,10 +103,29 @@ DataParallelTime DataParallelComm(const StepContext& c, const std::vector<StageP
 double OptimizerTime(const StepContext& c, const std::vector<StagePlan>& plans,
                      const LayerKindCosts& kinds);
 
+// Seconds per step that the offloaded optimizer's copies take on the host link (gradients to
+// the host, 16-bit weights back), on the stage with the most; 0 without optimizer offload.
+double OptimizerHostLinkTime(const StepContext& c, const std::vector<StagePlan>& plans);
+
 // Fills the memory fields of `out[k]` for every stage; returns whether every stage fits.
 bool StageMemories(const StepContext& c, const std::vector<StagePlan>& plans,
                    const std::vector<StageCost>& costs, const LayerKindCosts& kinds,
                    std::vector<StageReport>& out);
+
+// Host memory one GPU of the stage that keeps the most on the host needs (memory::
+// HostStageMemory), in the byte fields of HostMemReport, per GPU (not yet per node).
+HostMemReport HostBytesPerGpu(const StepContext& c, const std::vector<StagePlan>& plans,
+                              const std::vector<StageCost>& costs, const LayerKindCosts& kinds);
+
+// Host RAM and host link of the plan (src/sim/host_memory.cc, docs/FINETUNE.md "Host memory"):
+// the host bytes per node (per GPU times the job's GPUs on one server), the server's capacity,
+// the exposed host-link copies (activation offload's exposed part plus the offloaded
+// optimizer's copies) and why either limits the plan. Sets r.host_mem; clears r.fits when host
+// RAM is exceeded. Needs r.time and r.step_time_s.
+void HostMemory(const StepContext& c, const std::vector<StagePlan>& plans,
+                const std::vector<StageCost>& costs, const LayerKindCosts& kinds, StepReport& r);
+// Sets r.host_mem.reason from its figures (and r.fits false when host RAM is exceeded).
+void HostMemVerdict(const HardwareSpec& hw, StepReport& r);
 
 // Per-stage time fields of the report (per micro-batch costs, DP communication).
 void FillStageTimes(const StepContext& c, const std::vector<StagePlan>& plans,

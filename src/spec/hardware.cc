@@ -26,6 +26,11 @@ namespace {
 // a denormal such as 1e-320 is a typo or an attack, not a latency, a TDP or a price (issue 11).
 constexpr double kMinUs = 1e-3;
 constexpr double kMinUsd = 1e-3;
+// Host memory of one server, GiB: at least 1 GiB; at most 1e5 GiB (~100 TiB, twice the largest
+// single-system memory on sale in 2026, 48 TiB HPE Superdome Flex class), so a typo in TiB or in
+// bytes is refused, not simulated.
+constexpr double kMinHostMemGiB = 1;
+constexpr double kMaxHostMemGiB = 1e5;
 
 using detail::FieldReader;
 using nlohmann::json;
@@ -106,7 +111,8 @@ Status CheckFinite(const HardwareSpec& hw, const std::string& origin) {
         Conv{"hbm_gib", hw.hbm_bytes, false}, Conv{"hbm_tbps", hw.hbm_bw_bytes_per_s, false},
         Conv{"scaleup_gbps_per_dir", hw.scaleup_bw_bytes_per_s, false},
         Conv{"nic_gbps_per_gpu", hw.nic_bw_bytes_per_s, false},
-        Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s, false}})
+        Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s, false},
+        Conv{"host_mem_gib", hw.host_mem_bytes, false}})
     if (!std::isfinite(c.v))
       return Status::Invalid(c.name, "value too large")
           .WithContext(c.peak ? origin + ": peak_tflops" : origin);
@@ -217,6 +223,7 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   double su_gbps = BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), su_lat = SToUs(hw.scaleup_latency_s);
   double nic_gbps = BytesPerSToGbps(hw.nic_bw_bytes_per_s), nic_lat = SToUs(hw.nic_latency_s);
   double host = BytesPerSToGBps(hw.host_link_bw_bytes_per_s);
+  double host_mem = BytesToGiB(hw.host_mem_bytes);
   double su_hop = SToUs(hw.scaleup_hop_latency_s), nic_hop = SToUs(hw.nic_hop_latency_s);
   double nic_tree = SToUs(hw.nic_tree_level_latency_s);
   r.Double("scaleup_hop_latency_us", su_hop);
@@ -238,6 +245,7 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   r.Double("nic_gbps_per_gpu", nic_gbps);
   r.Double("nic_latency_us", nic_lat);
   r.Double("host_link_gbps_per_dir", host);
+  r.Double("host_mem_gib", host_mem, kMinHostMemGiB);  // given: a capacity (absent: 0)
   r.Double("tdp_w", hw.tdp_w);
   r.Double("price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour);
   r.String("scaleup_topology", hw.scaleup_topology);
@@ -251,6 +259,14 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
     if (Status s = detail::ReadEfficiencyBlock(j["efficiency"], hw.eff, origin); !s.ok()) return s;
   r.Ignore("efficiency");
   if (Status s = r.Finish(strict); !s.ok()) return s;
+  // Host memory absent is "not recorded" (0: HostMemBytesPerNode's default); given, it is a
+  // capacity: r.Double refuses 0 and below, this its upper bound, in the file's units.
+  if (r.Has("host_mem_gib") && !(host_mem <= kMaxHostMemGiB))
+    return Status::Invalid("host_mem_gib", "must be in [" + detail::NumberText(kMinHostMemGiB) +
+                                               ", " + detail::NumberText(kMaxHostMemGiB) +
+                                               "] GiB per node, got " +
+                                               detail::NumberText(host_mem))
+        .WithContext(origin);
   // A latency below the floor would reach CheckRanges as 0 s once converted (1e-320 us
   // underflows), read silently as "none": refuse it here, in the file's units.
   for (auto [key, us] : {std::pair{"scaleup_latency_us", su_lat},
@@ -273,6 +289,7 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   hw.nic_hop_latency_s = UsToS(nic_hop);
   hw.nic_tree_level_latency_s = UsToS(nic_tree);
   hw.host_link_bw_bytes_per_s = GBpsToBytesPerS(host);
+  hw.host_mem_bytes = GiBToBytes(host_mem);
   return CheckFinite(hw, origin);
 }
 
@@ -303,6 +320,7 @@ Status CheckRanges(const HardwareSpec& hw) {
       {"nic_gbps_per_gpu", BytesPerSToGbps(hw.nic_bw_bytes_per_s), 1e-3, 1e7, false, ""},
       {"host_link_gbps_per_dir", BytesPerSToGBps(hw.host_link_bw_bytes_per_s), 1e-3, 1e6, false,
        ""},
+      {"host_mem_gib", BytesToGiB(hw.host_mem_bytes), kMinHostMemGiB, kMaxHostMemGiB, true, ""},
       {"scaleup_latency_us", SToUs(hw.scaleup_latency_s), kMinUs, 1e6, true, ""},
       {"scaleup_hop_latency_us", SToUs(hw.scaleup_hop_latency_s), kMinUs, 1e6, true, ""},
       {"nic_latency_us", SToUs(hw.nic_latency_s), kMinUs, 1e6, true, ""},

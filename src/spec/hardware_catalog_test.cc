@@ -51,6 +51,7 @@ const std::vector<Group>& Groups() {
       {"scaleup", {"scaleup_domain", "scaleup_gbps_per_dir"}, false},
       {"nic", {"nic_gbps_per_gpu"}, false},
       {"host_link", {"host_link_gbps_per_dir"}, true},
+      {"host_mem", {"host_mem_gib"}, true},
       {"tdp_w", {"tdp_w"}, true},
   };
   return g;

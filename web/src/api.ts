@@ -97,6 +97,9 @@ export interface Report {
   assumed: { field: string; value: string; why: string }[];
   strategy: StrategyFile;
   uncertainty?: { regime: string; rel_below: number; rel_above: number; cases: number };
+  // Plans that keep state on the host (docs/FINETUNE.md, "Host memory").
+  host_mem?: { bytes_per_node: number; capacity_bytes_per_node: number; fits: boolean;
+    link_bound: boolean; reason: string | null };
 }
 
 export interface TraceEvent {

@@ -113,8 +113,12 @@ function showReport(results: HTMLElement, r: Report, cat: Catalogue): void {
     `tp ${st.tp_size} pp ${st.pp_size} vpp ${st.interleaving_size} cp ${st.cp_size} ep ${st.ep_size} dp ${st.dp} | ` +
     `zero ${st.zero_state} | seq ${st.seq_len} mbs ${st.micro_batch_size} gbs ${st.global_batch_size} ` +
     `(${r.micro_batches} micro-batches) | ${st.dtype} | recompute ${st.recompute}`);
+  const host = r.host_mem;
   const fits = el("p", { id: "m-fits", class: r.fits ? "fits" : "nofit", "data-value": String(r.fits) },
-    r.fits ? "Fits in GPU memory." : "Does not fit in GPU memory.");
+    r.fits ? "Fits in GPU memory." + (host ? " Fits in host memory." : "")
+      : host && !host.fits ? `Does not fit in host memory: ${host.reason ?? ""}`
+        : "Does not fit in GPU memory.",
+    host?.link_bound && host.fits ? ` ${host.reason ?? ""}` : "");
   const metrics = el("dl", { class: "metrics", "aria-label": "Step metrics" },
     metric("m-step", "Step time", seconds(r.step_time_s) + bandText(r), r.step_time_s),
     metric("m-mfu", "MFU", percent(r.mfu), r.mfu),
