@@ -524,8 +524,10 @@ Result<HardwareSpec> ParseHardwareAt(std::string_view text, const std::string& o
   }
   HardwareSpec hw;
   if (Status s = ReadHardwareFields(parsed.value(), hw, origin, true); !s.ok()) return s;
-  // The host link's default (32 GB/s) is marked, so that the reports list it as assumed.
-  if (!parsed.value().contains("host_link_gbps_per_dir"))
+  // The host link's default (32 GB/s) is marked, so that the reports list it as assumed; a
+  // null value ("not published") takes the same default.
+  if (!parsed.value().contains("host_link_gbps_per_dir") ||
+      parsed.value()["host_link_gbps_per_dir"].is_null())
     hw.sources.push_back({"host_link_gbps_per_dir", std::string(kDefaultedField), ""});
   if (hw.sm_count <= 0) {
     hw.sm_count = kDefaultSmCount;
@@ -626,7 +628,7 @@ Status ApplyHardwareOverrides(HardwareSpec& hw, std::string_view json_object,
   HardwareSpec copy = hw;
   if (Status s = ReadHardwareFields(parsed.value(), copy, origin, true); !s.ok()) return s;
   for (const char* key : {"host_link_gbps_per_dir", "sm_count"})
-    if (parsed.value().contains(key))
+    if (parsed.value().contains(key) && !parsed.value()[key].is_null())
       std::erase_if(copy.sources, [&](const HardwareSpec::FieldSource& f) {
         return f.field == key && f.document == kDefaultedField;
       });
