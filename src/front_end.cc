@@ -99,11 +99,11 @@ void ListInertSettings(const ModelSpec& model, const Strategy& s, const Strategy
           model.name + " is dense: no MoE layer to apply it to");
   const std::string stage(TrainStageName(s.stage));
   if (!IsRlStage(s.stage))
-    inert(
-        {"group_size", "prompt_len", "response_len", "max_response_len", "rl_minibatch", "rollout",
-         "rollout_gpus", "rollout_tp", "rollout_pp", "async_rollout", "rollout_max_age",
-         "rollout_mem_fraction", "kl_reference", "rollout_logprobs", "reward_model"},
-        "an RL setting; stage " + stage + " generates nothing");
+    inert({"group_size", "prompt_len", "response_len", "max_response_len", "rl_minibatch",
+           "rollout", "rollout_gpus", "rollout_tp", "rollout_pp", "async_rollout",
+           "rollout_max_age", "rollout_mem_fraction", "rollout_eager", "kl_reference",
+           "rollout_logprobs", "reward_model"},
+          "an RL setting; stage " + stage + " generates nothing");
   const std::string method(FtMethodName(s.method));
   if (!UsesLoraRank(s.method)) inert({"lora_rank"}, "method " + method + " has no adapter rank");
   if (!HasLoraDropout(s.method))

@@ -18,6 +18,11 @@ Two checks that use only the published numbers and the hardware's datasheet:
            (k x active parameters x trained samples), k = 8 under full recompute (forward,
            recomputed forward, backward), else 6; attention ignored, so a strict upper bound.
            Compare it with the sample length trainsim assumes ("assumed").
+A row that publishes no update_actor but the actor's MFU (verl docs/perf/dpsk.md: "MFU 0.19")
+gets the update_actor that MFU implies, marked "~": verl's perf/mfu/actor is the actor update's
+6 x active parameters per trained token (attention left out here, so a lower bound) over the
+update time x GPUs x the GPU's promised BF16 peak; trained tokens = samples x the sample length
+trainsim runs ("assumed").
 """
 import json
 import os
@@ -34,6 +39,11 @@ def published(notes):
         r = re.search(r"Published:[^.]*rollout time ([0-9.]+) s", notes)
         return {"gen": float(r.group(1))} if r else None
     return {k.strip(): float(v) for k, v in re.findall(r"([a-z_ ]+)=([0-9.]+)", m.group(1))}
+
+
+def published_mfu(notes):
+    m = re.search(r"Published:[^.]*\bMFU ([0-9.]+)", notes)
+    return float(m.group(1)) if m else None
 
 
 def explain(binary, cases, case_id):
@@ -103,14 +113,21 @@ def main():
         gen = max(0.0, p["generation"] - p["scoring"] - p["training"]) if sep else p["generation"]
         score = pub.get("old_log_prob", 0.0) + pub.get("ref", 0.0)
         actor = pub.get("update_actor", 0.0)
-        rest = c["target_iter_time_s"] - pub.get("gen", 0.0) - score - actor
         samples = rl.get("samples_per_step") or c.get("gbs") or 0
+        mfu, derived = published_mfu(c.get("notes", "")), False
+        if not actor and mfu and samples:
+            gpus = rl.get("actor_gpus") or c.get("gpus") or 0
+            actor = 6 * p["active"] * samples * lengths[c["id"]] / (
+                mfu * gpus * peak_bf16(c["hardware"], root))
+            derived = True
+        rest = c["target_iter_time_s"] - pub.get("gen", 0.0) - score - actor
         k = 8 if p["recompute"] else 6
         maxlen = actor * p["train_gpus"] * peak_bf16(c["hardware"], root) / (
-            k * p["active"] * samples) if samples and actor else float("nan")
+            k * p["active"] * samples) if samples and actor and not derived else float("nan")
         cols = [(gen, pub.get("gen", 0.0)), (p["scoring"], score), (p["training"], actor),
                 (p["step"], c["target_iter_time_s"])]
-        print("%-9s %-3s " % (c["id"].replace("rl_", ""), "sep" if sep else "col") +
+        tag = ("sep" if sep else "col") + ("~" if derived else "")
+        print("%-9s %-4s" % (c["id"].replace("rl_", ""), tag) +
               " ".join("%5.0f|%4.0f%s" % (a, b, err(a, b)) for a, b in cols) +
               " %6.0f %7.0f %7.0f" % (rest, maxlen, lengths[c["id"]]))
 

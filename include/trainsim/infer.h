@@ -44,6 +44,8 @@ struct EngineProfile {
   // SGLang's overlap schedule): an iteration takes max(GPU, host) instead of their sum.
   bool overlap_scheduler = false;
   double layer_overhead_s = 0;  // eager host issue per transformer layer (0 under graphs)
+  // Eager engines: host issue per kernel of the layer (0: layer_overhead_s alone bounds it).
+  double eager_host_s_per_kernel = 0;
   // Extra time per weight-only-quantised GEMM kernel (dequantisation, host work of the quant
   // library), by scheme: GPTQ int4 and int8 use different kernels (AutoGPTQ: ExLlama v2 for
   // 4 bits, the CUDA/Triton fallback for 8), AWQ its own.
@@ -274,6 +276,9 @@ struct DecodeLayout {
   WeightDType weight_dtype = WeightDType::kBf16;
   KvDType kv_dtype = KvDType::kBf16;
   std::string engine = "vllm";
+  // > 0: the engine runs eager (vLLM enforce_eager, no CUDA graphs) and issues each kernel
+  // from the host at this cost (microseconds), a floor under every layer's time.
+  double eager_host_us_per_kernel = 0;
 };
 Result<double> DecodeStepTime(const ModelSpec& m, const HardwareSpec& hw,
                               const DecodeLayout& layout, double batch, double context_len);

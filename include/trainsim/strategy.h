@@ -137,6 +137,9 @@ struct Workload {
   // straggler decodes beside the next steps' prompts, so generation is bounded by throughput.
   int rollout_max_age = 1;
   double rollout_mem_fraction = 0;  // generation engine's HBM fraction; 0 = 0.6
+  // The generation engine runs eager (vLLM enforce_eager: no CUDA graphs): every decode kernel
+  // is issued from the host at exec.host_issue_us_per_kernel, a floor under each layer's time.
+  bool rollout_eager = false;
   int kl_reference = -1;  // reference forward each step: -1 = the stage's (not dapo), 0, 1
   int reward_model = -1;  // learned reward-model forward: -1 = the stage's (ppo, rloo, remax)
   // The ratio's old-policy log-probs come from the generation engine (verl fully_async

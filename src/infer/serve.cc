@@ -584,6 +584,12 @@ Result<Plan> LayoutPlan(const ModelSpec& m, const HardwareSpec& hw, const Decode
   if (Status st = CheckSpec(m, s); !st.ok()) return st;
   std::vector<Assumption> ignored;
   if (Status st = ResolveDefaults(m, hw, s, ignored); !st.ok()) return st;
+  if (layout.eager_host_us_per_kernel > 0) {
+    // enforce_eager: no CUDA graphs (nor their memory); the host issues every kernel.
+    s.profile.cuda_graphs = false;
+    s.profile.cuda_graph_bytes = 0;
+    s.profile.eager_host_s_per_kernel = layout.eager_host_us_per_kernel * 1e-6;
+  }
   return MakePlan(m, hw, s);
 }
 }  // namespace

@@ -211,10 +211,18 @@ PhaseBreakdown Layer(const Layout& l, const StageShape& st, const Work& w, bool 
     a.Comm(MoeDispatchCombine(l, t));
   }
   a.b.total_s = a.b.compute_s + a.b.hbm_s + a.b.comm_s + a.b.launch_s;
-  // Eager engines issue every kernel from Python: a layer takes at least the host's time.
-  if (!l.engine->cuda_graphs && a.b.total_s < l.engine->layer_overhead_s) {
-    a.b.launch_s += l.engine->layer_overhead_s - a.b.total_s;
-    a.b.total_s = l.engine->layer_overhead_s;
+  // Eager engines issue every kernel from Python: a layer takes at least the host's time, a
+  // fixed cost per layer (layer_overhead_s) or, where the engine gives one, its kernels (each
+  // launch_s / kernel_s) times the host's issue cost per kernel.
+  if (!l.engine->cuda_graphs) {
+    const double kernels =
+        l.engine->kernel_latency_s > 0 ? a.b.launch_s / l.engine->kernel_latency_s : 0;
+    const double host =
+        std::max(l.engine->layer_overhead_s, kernels * l.engine->eager_host_s_per_kernel);
+    if (a.b.total_s < host) {
+      a.b.launch_s += host - a.b.total_s;
+      a.b.total_s = host;
+    }
   }
   return a.b;
 }

@@ -183,11 +183,19 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
                            "must be a multiple of rollout_tp x rollout_pp (" +
                                std::to_string(p.gen_tp * p.gen_pp) + ")");
   p.replicas = p.gen_gpus / (p.gen_tp * p.gen_pp);
+  // enforce_eager: the engine's kernels are issued from the host at the stack's eager cost.
+  if (s.rollout_eager) p.eager_host_us = s.exec.host_issue_us_per_kernel;
   // verl's rollout config (max_num_seqs 1024) and vLLM's offline default on 70+ GiB GPUs: the
   // whole rollout batch is submitted at once.
-  Assume(a, "rollout_engine", "vllm, max_num_seqs " + std::to_string(p.max_num_seqs),
-         "vLLM with CUDA graphs, BF16 weights and KV cache (the engine of the NeMo RL and verl "
-         "recipes)");
+  Assume(a, "rollout_engine",
+         std::string(s.rollout_eager ? "vllm eager" : "vllm") + ", max_num_seqs " +
+             std::to_string(p.max_num_seqs),
+         s.rollout_eager
+             ? "vLLM without CUDA graphs (enforce_eager), every decode kernel issued from the "
+               "host at " +
+                   NumberText(p.eager_host_us) + " us; BF16 weights and KV cache"
+             : "vLLM with CUDA graphs, BF16 weights and KV cache (the engine of the NeMo RL and "
+               "verl recipes)");
   return Status::Ok();
 }
 

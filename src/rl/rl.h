@@ -29,6 +29,7 @@ struct RlPlan {
   bool streaming() const { return separate && async && max_age >= 2; }
   int gen_gpus = 0, gen_tp = 1, gen_pp = 1, replicas = 1;
   double mem_fraction = 0.6;  // generation engine's share of HBM
+  double eager_host_us = 0;   // > 0: eager engine (enforce_eager), host issue per kernel
   int max_num_seqs = 1024;    // concurrent sequences per engine
   double generated() const { return static_cast<double>(prompts) * (group + extra_per_prompt); }
   double trained() const { return static_cast<double>(prompts) * group; }

@@ -120,6 +120,25 @@ TEST(Rl, DecodeTimeScalesWithResponseLengthAtSmallBatch) {
   EXPECT_LT(per_step, 3 * weight_read);
 }
 
+TEST(Rl, EagerRolloutIsBoundByTheHostAtSmallBatch) {
+  // One sequence per engine of an 8B model: the GPU's layer takes less than its kernels' host
+  // issue (enforce_eager, 30 us a kernel), so decode slows; the other phases do not move.
+  Strategy s = Grpo();
+  s.gbs = 8;
+  s.group_size = 1;
+  auto graphs = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  s.rollout_eager = true;
+  auto eager = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(graphs.ok() && eager.ok()) << eager.status().message();
+  EXPECT_GT(eager->rl.decode_s, 1.2 * graphs->rl.decode_s);  // 1.29x
+  EXPECT_DOUBLE_EQ(Phase(*eager, "training"), Phase(*graphs, "training"));
+  // A host that issues kernels for free leaves the GPU's time.
+  s.exec.host_issue_us_per_kernel = 0;
+  auto free_host = Simulate(Model("llama3-8b"), Hw("h100_sxm_80gb"), s);
+  ASSERT_TRUE(free_host.ok());
+  EXPECT_DOUBLE_EQ(free_host->rl.decode_s, graphs->rl.decode_s);
+}
+
 TEST(Rl, PpoScoresAndTrainsMoreModelsThanGrpo) {
   Strategy g = Grpo();
   g.group_size = 1;
@@ -277,9 +296,15 @@ TEST(Rl, CaseNotesGiveTheRolloutAgeAndRolloutLogprobs) {
       EXPECT_EQ(s.recompute, c.id == "rl_verl-008" ? Recompute::kNone : Recompute::kFull) << c.id;
       ++seen;
     }
+    // Its Megatron example scripts roll out with vLLM eager (enforce_eager=True); the FSDP
+    // rows keep CUDA graphs (rollout.yaml enforce_eager False).
     if (c.id == "rl_verl-011") {
       EXPECT_EQ(s.recompute, Recompute::kFull);
+      EXPECT_TRUE(s.rollout_eager);
       ++seen;
+    }
+    if (c.id == "rl_verl-001") {
+      EXPECT_FALSE(s.rollout_eager);
     }
   }
   EXPECT_EQ(seen, 7);

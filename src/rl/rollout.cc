@@ -38,7 +38,8 @@ double ExponentialScaleForMean(double mean, double cap) {
 
 Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const RlPlan& p) {
   Generation g;
-  const DecodeLayout layout{p.gen_tp, p.gen_pp, 0};
+  DecodeLayout layout{p.gen_tp, p.gen_pp, 0};
+  layout.eager_host_us_per_kernel = p.eager_host_us;
   auto mem = DecodeReplicaMemory(m, hw, layout);
   if (!mem.ok()) return mem.status();
   g.weight_bytes = mem->weight_bytes;

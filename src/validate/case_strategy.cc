@@ -91,7 +91,8 @@ Status ReadParallel(const json& j, const std::string& where, const Framework& fw
   p.Bool("fsdp", s.fsdp);
   int zero = -1;
   p.Int("zero", zero, 0);
-  s.sp = fw.sp;
+  // fsdp is read above: a Megatron-backend case takes the stack's Megatron default.
+  s.sp = !s.fsdp && fw.sp_megatron >= 0 ? fw.sp_megatron == 1 : fw.sp;
   p.Bool("sp", s.sp);
   if (!p.status().ok()) return p.status();
   // The input limits (trainsim/limits.h) before any product of sizes is formed: tp*pp*cp of a
@@ -394,6 +395,10 @@ Status ReadRl(const json& j, const std::string& where, const Framework& fw,
   if (s.rollout_logprobs < 0 && notes.find("old_log_prob=0;") != std::string::npos) {
     s.rollout_logprobs = 1;
     rec.Default("rollout_logprobs", "true", "case notes: the old_log_prob phase took 0 s");
+  }
+  if (!s.fsdp && fw.rollout_eager_megatron) {
+    s.rollout_eager = true;
+    rec.Profile("rollout_eager", "true");
   }
   if (s.rollout_separate && fw.separate_rollout_logprobs && s.rollout_logprobs < 0) {
     s.rollout_logprobs = 1;

@@ -70,6 +70,8 @@ Framework ReadProfile(const json& f) {
   w.fsdp_bf16_grads = f.value("fsdp_bf16_grads", false);
   w.recompute = f.value("recompute", "auto");
   w.recompute_megatron = f.value("recompute_megatron", "");
+  if (f.contains("sp_megatron")) w.sp_megatron = f.value("sp_megatron", false) ? 1 : 0;
+  w.rollout_eager_megatron = f.value("rollout_eager_megatron", false);
   w.selective_modules = f.value("selective_modules", "");
   w.memory_reserved = f.value("memory_reported", "allocated") == "reserved";
   w.memory_device = f.value("memory_reported", "allocated") == "device";

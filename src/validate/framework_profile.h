@@ -61,6 +61,12 @@ struct Framework {
   // Default for null when the case trains without FSDP (the stack's Megatron backend); empty:
   // `recompute` for every case.
   std::string recompute_megatron;
+  // Sequence parallel when the case trains without FSDP (the stack's Megatron backend) and
+  // leaves `sp` null (profile key sp_megatron); -1: `sp` for every case.
+  int sp_megatron = -1;
+  // RL: the generation engine runs eager (vLLM enforce_eager) when the case trains without FSDP
+  // (the stack's Megatron backend; profile key rollout_eager_megatron).
+  bool rollout_eager_megatron = false;
   int zero = 0, mbs = 1;
   // RL: separate pools take the old policy's log-probs from the generation engine.
   bool separate_rollout_logprobs = false;
