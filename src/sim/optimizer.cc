@@ -15,8 +15,14 @@ namespace {
 // Muon's momentum update per hidden parameter: reads the gradient (4) and the momentum (4),
 // writes the momentum (4), reads and writes the fp32 weight (8) and writes its 16-bit copy (2).
 constexpr double kMuonTrafficBytesPerParam = 22.0;
-// Host (CPU) Adam with the optimizer offloaded: about one parameter per nanosecond across the
-// cores of a node (DeepSpeed ZeRO-Offload's CPU-Adam, Ren et al. 2021, section 5).
+// Host (CPU) Adam with the optimizer offloaded: about one parameter per nanosecond for each
+// rank (DeepSpeed ZeRO-Offload's CPU-Adam, Ren et al. 2021, section 5, ran at that order on one
+// process). Applied per rank, not shared by the ranks of a node: on a current server the step is
+// bound by host DRAM (about 32 bytes read and written per fp32 parameter with its gradient and
+// two moments), and a few hundred GB/s over 8 ranks is about 2 parameters per ns each. Sharing
+// a node-wide 1/ns among 8 ranks puts torchtune's 70B FSDP CPU-offload run (ft_torchtune-006,
+// 20.9 s measured) at 82 s, the per-rank rate at 20.3 s. Host DRAM bandwidth is not yet a
+// hardware field; until it is, this per-rank rate stands (docs/FINETUNE.md, "Host memory").
 constexpr double kHostAdamSecondsPerParam = 1e-9;
 // Kernels per parameter tensor of one AdamW step, and memory traffic relative to a fused
 // update, by OptimizerImpl (fused, foreach, per-tensor). Measured on one H100 with PyTorch 2.11
