@@ -136,3 +136,6 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
 
 }  // namespace
 }  // namespace trainsim
+  // Keys of the model's file that would change the architecture and that were not read (an HF
+  // config.json's vision_config, lm_head_bias, ...; issue 11).
+  for (const IgnoredModelKey& k : m.ignored_keys) r.ignored.push_back({k.key, k.value, k.why});
