@@ -998,6 +998,8 @@ hw.pop("sm_count")
 hw["id"] = "probe_hw_defaults"
 json.dump(hw, open(f"{fix}/hw_defaults.json", "w"))
 open(f"{fix}/tt_array_of_tables.toml", "w").write("[[training]]\nsteps = 10\n")
+open(f"{fix}/tt_nested_array_of_tables.toml", "w").write("[training]\nsteps = 10\n"
+                                                         "[[training.schedule]]\nwarmup = 2\n")
 # HF configs: one with keys trainsim does not model (listed as ignored), one with harmless
 # extras only (nothing listed).
 hf = json.load(open(f"{sys.argv[2]}/data/models/llama3-8b.json"))
