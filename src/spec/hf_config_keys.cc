@@ -108,7 +108,8 @@ bool IsOff(const json& v) {
   if (v.is_null()) return true;
   if (v.is_boolean()) return !v.get<bool>();
   if (v.is_number()) return v.get<double>() == 0;
-  if (v.is_string() || v.is_array() || v.is_object()) return v.empty();
+  if (v.is_string()) return v.get_ref<const std::string&>().empty();
+  if (v.is_array() || v.is_object()) return v.empty();
   return false;
 }
 
