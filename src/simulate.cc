@@ -11,9 +11,11 @@
 #include "sim/step.h"
 #include "spec/hardware_default.h"
 #include "spec/pipeline_split.h"
+#include "spec/workload_bounds.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/uncertainty.h"
 #include "util/units.h"
+#include "workload_rules.h"
 
 namespace trainsim {
 
@@ -62,8 +64,17 @@ std::optional<HardwareSpec> FusedElementwiseHardware(const HardwareSpec& hw, con
 
 }  // namespace
 
+Status CheckWorkloadRules(const ModelSpec& m, const Strategy& s) {
+  // The RL and fine-tuning rules first: they name the sum or product (group_size x gbs,
+  // seq_len + virtual_tokens) where a term alone would pass the plain bounds.
+  if (Status st = rl::CheckRlWorkload(s); !st.ok()) return st;
+  if (Status st = finetune::CheckWorkload(m, s); !st.ok()) return st;
+  return detail::CheckWorkloadBounds(s);
+}
+
 Result<StepReport> Simulate(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                             const SimOptions& opt) {
+  if (Status st = CheckWorkloadRules(m, given); !st.ok()) return st;
   if (IsRlStage(given.stage)) return rl::SimulateRlStep(m, hw, given, opt);
   const std::optional<HardwareSpec> fused = FusedElementwiseHardware(hw, given);
   const HardwareSpec& h = fused ? *fused : hw;
@@ -92,7 +103,6 @@ namespace {
 
 Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& given,
                                 const SimOptions& opt) {
-  if (Status st = finetune::CheckWorkload(m, given); !st.ok()) return st;
   // What one step runs: pairs as two sequences, virtual tokens, packed rows (src/finetune).
   Strategy s = finetune::EffectiveStrategy(given);
   // A pipeline layout implies vpp (and the interleaved schedule): the normalised form, which
@@ -136,6 +146,9 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
     r.assumed.push_back({"sm_count", std::to_string(hw.sm_count),
                          "trainsim's default (H100 SXM5's 132 SMs): the hardware file gives none; "
                          "the GEMM and attention wave quantization divide by it"});
+  // Keys of the model's file that would change the architecture and that were not read (an HF
+  // config.json's vision_config, lm_head_bias, ...; issue 11).
+  for (const IgnoredModelKey& k : m.ignored_keys) r.ignored.push_back({k.key, k.value, k.why});
   if (detail::HardwareFieldDefaulted(hw, "host_link_gbps_per_dir"))
     r.assumed.push_back({"host_link_gbps_per_dir",
                          fmt::format("{:g}", hw.host_link_bw_bytes_per_s / 1e9),

@@ -1001,6 +1001,15 @@ json.dump(hw, open(f"{fix}/hw_defaults.json", "w"))
 hw["host_mem_gib"] = 0
 json.dump(hw, open(f"{fix}/hw_host_mem_zero.json", "w"))
 open(f"{fix}/tt_array_of_tables.toml", "w").write("[[training]]\nsteps = 10\n")
+open(f"{fix}/tt_nested_array_of_tables.toml", "w").write("[training]\nsteps = 10\n"
+                                                         "[[training.schedule]]\nwarmup = 2\n")
+# HF configs: one with keys trainsim does not model (listed as ignored), one with harmless
+# extras only (nothing listed).
+hf = json.load(open(f"{sys.argv[2]}/data/models/llama3-8b.json"))
+json.dump(dict(hf, transformers_version="4.57.0", use_cache=True, _name_or_path="probe"),
+          open(f"{fix}/hf_harmless.json", "w"))
+json.dump(dict(hf, vision_config={"hidden_size": 1024}, moe_latent_size=512),
+          open(f"{fix}/hf_unread.json", "w"))
 json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
           open(f"{fix}/overflow_strategy.json", "w"))
 case = {"id": "probe-001", "source": "probe", "model": {"name": "m", "hidden_size": 1024,
@@ -1072,6 +1081,25 @@ while IFS= read -r probe; do
     ok "$name: exit $want_rc, '$want_text'"
   fi
 done <"$SCRIPT_DIR/cli_probes.txt"
+
+# HF config keys not read: named once each on stderr (and in the report: probe rows); harmless
+# extras (tokenizer ids, versions, runtime switches) say nothing.
+if expect_ok "hf config with unread keys" simulate --model "$FIX/hf_unread.json"; then
+  if [ "$(grep -c "warning: ignored HF config key" "$ERR")" -eq 2 ] &&
+    grep -q "ignored HF config key vision_config: a vision or audio encoder" "$ERR" &&
+    grep -q "ignored HF config key moe_latent_size: " "$ERR"; then
+    ok "hf config: one stderr line per key not read"
+  else
+    bad "hf config: one stderr line per key not read" "$(head -c 600 "$ERR")"
+  fi
+fi
+if expect_ok "hf config with harmless extras" simulate --model "$FIX/hf_harmless.json"; then
+  if grep -q "ignored HF config key\|have no effect" "$ERR"; then
+    bad "hf config: harmless extras say nothing" "$(head -c 600 "$ERR")"
+  else
+    ok "hf config: harmless extras say nothing"
+  fi
+fi
 
 # --- summary -----------------------------------------------------------------------------------------
 echo

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,20 @@ inline int CheckStdout(int rc) {
     return rc != 0 ? rc : 2;
   }
   return rc;
+}
+
+// The model `id_or_path` (LoadModel), naming on stderr, once per process and key, each key of
+// its file that it did not read and that may change the architecture (the simulate report lists
+// them as ignored too; issue 11).
+inline Result<ModelSpec> LoadModelArg(std::string_view id_or_path) {
+  auto m = LoadModel(id_or_path);
+  if (!m.ok()) return m;
+  static std::set<std::string> warned;
+  for (const IgnoredModelKey& k : m->ignored_keys)
+    if (warned.insert(k.key).second)
+      std::fprintf(stderr, "trainsim: warning: ignored HF config key %s: %s\n",
+                   Status::Invalid(k.key).OneLine().c_str(), k.why.c_str());
+  return m;
 }
 
 // A hardware preset (or file) with the --hw-override JSON applied.

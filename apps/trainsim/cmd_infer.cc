@@ -151,7 +151,7 @@ void PrintInferenceText(const InferenceReport& r) {
 }
 
 int RunInfer(const InferArgs& a) {
-  auto model = LoadModel(a.model);
+  auto model = LoadModelArg(a.model);
   if (!model.ok()) return Fail(model.status());
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
@@ -161,7 +161,7 @@ int RunInfer(const InferArgs& a) {
                  "trainsim: warning: acceptance_rate has no effect without --spec-tokens (the "
                  "report's assumed list says why)\n");
   if (!a.draft_model.empty()) {
-    auto draft = LoadModel(a.draft_model);
+    auto draft = LoadModelArg(a.draft_model);
     if (!draft.ok()) return Fail(draft.status());
     req.draft_model = draft.value();
   }

@@ -37,7 +37,7 @@ void AddRecommend(CLI::App& app, RecommendArgs& a) {
 }
 
 int RunRecommend(const RecommendArgs& a) {
-  auto model = LoadModel(a.model);
+  auto model = LoadModelArg(a.model);
   if (!model.ok()) return Fail(model.status());
   RecommendRequest req;  // the request every front-end builds (front_end.h)
   req.tokens = a.tokens;

@@ -89,7 +89,7 @@ void Progress(double f) {
 }  // namespace
 
 int RunSearch(const SearchArgs& a, const SearchFn& fn, bool print) {
-  auto model = LoadModel(a.model);
+  auto model = LoadModelArg(a.model);
   if (!model.ok()) return Fail(model.status());
   auto hw = LoadHardwareWithOverride(a.hardware, a.hw_override);
   if (!hw.ok()) return Fail(hw.status());
@@ -191,7 +191,7 @@ void AddSweep(CLI::App& app, SweepArgs& a) {
 }
 
 int RunSweep(const SweepArgs& a) {
-  auto model = LoadModel(a.model);
+  auto model = LoadModelArg(a.model);
   if (!model.ok()) return Fail(model.status());
   auto dt = ParseDType(a.dtype);
   if (!dt.ok()) return Fail(dt.status());

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -160,10 +161,10 @@ void PrintTimeline(const SimulateArgs& a, const Timeline& tl) {
 // The model: --model, or the one a Megatron-LM input describes (checked against --model when
 // both are given); resolves the strategy settings that need the model.
 static Result<ModelSpec> BuildModel(const SimulateArgs& a, const MegatronInput* mg, Strategy& s) {
-  if (!mg) return LoadModel(a.model);
+  if (!mg) return LoadModelArg(a.model);
   std::optional<ModelSpec> preset;
   if (a.model_given) {
-    auto m = LoadModel(a.model);
+    auto m = LoadModelArg(a.model);
     if (!m.ok()) return m.status();
     preset = std::move(m).value();
   }
@@ -189,7 +190,7 @@ Result<SimulateInputs> ResolveSimulateInputs(const SimulateArgs& a) {
       return Status::Invalid("megatron-script",
                              "give Megatron-LM arguments or a DeepSpeed / torchtitan / "
                              "LLaMA-Factory / TRL file, not both");
-    auto m = LoadModel(a.model);
+    auto m = LoadModelArg(a.model);
     if (!m.ok()) return m.status();
     fw_model = std::move(m).value();
     auto read = ReadFrameworkFiles(a, *fw_model);
@@ -229,14 +230,22 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   opt.detail = detail;
   auto rep = SimulateWithAssumptions(in.model, in.hw, in.strategy, in.given, opt);
   if (!rep.ok()) return rep.status();
-  if (!rep->ignored.empty()) {  // settings the library found inert (MoE switches on a dense model)
-    std::string keys;
-    for (const IgnoredInput& i : rep->ignored) keys += (keys.empty() ? "" : ", ") + i.field;
+  // Settings the library found inert (MoE switches on a dense model); the model file's unread
+  // keys were named when it was loaded (LoadModelArg).
+  std::string keys;
+  size_t inert = 0;
+  for (const IgnoredInput& i : rep->ignored) {
+    if (std::any_of(in.model.ignored_keys.begin(), in.model.ignored_keys.end(),
+                    [&](const IgnoredModelKey& k) { return k.key == i.field; }))
+      continue;
+    keys += (keys.empty() ? "" : ", ") + i.field;
+    ++inert;
+  }
+  if (inert > 0)
     std::fprintf(stderr,
                  "trainsim: warning: %zu settings have no effect: %s (the report's ignored list "
                  "says why)\n",
-                 rep->ignored.size(), keys.c_str());
-  }
+                 inert, keys.c_str());
   if (in.mg) AddMegatronNotes(*in.mg, rep.value());
   AddInputNotes(a, in.fw, rep.value());
   return PreparedStep{std::move(in.model), std::move(in.hw), std::move(in.strategy),

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "cli_util.h"
 #include "trainsim/front_end.h"
 #include "trainsim/presets.h"
 
@@ -44,8 +45,8 @@ namespace {
 Result<ModelSpec> NamedModel(const std::string& name, const std::string& origin) {
   std::error_code ec;
   if (std::filesystem::is_directory(name, ec))
-    if (auto m = LoadModel(name + "/config.json"); m.ok()) return m;
-  if (auto m = LoadModel(name); m.ok()) return m;
+    if (auto m = LoadModelArg(name + "/config.json"); m.ok()) return m;
+  if (auto m = LoadModelArg(name); m.ok()) return m;
   return Status::Invalid("model_name_or_path", "'" + name +
                                                    "' is neither a trainsim preset nor a local "
                                                    "folder with a config.json: give --model")
@@ -154,7 +155,7 @@ Result<FrameworkConfig> ReadFrameworkFiles(const SimulateArgs& a, ModelSpec& mod
   if (a.model_given && a.model != fw->model)
     return Status::Invalid("model: --model " + a.model + " contradicts " + path +
                            " ([model] name and flavor: preset " + fw->model + ")");
-  auto m = LoadModel(fw->model);
+  auto m = LoadModelArg(fw->model);
   if (!m.ok()) return m.status();
   model = m.value();
   return fw;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trainsim/status.h"
 
@@ -53,6 +54,15 @@ struct AttentionSpec {
 // 622. docs/MODEL.md, "Attention patterns".
 inline constexpr double kDefaultMeanDocumentTokens = 622;
 
+// A key of the file a model was read from that would change the architecture and that trainsim
+// does not model (an HF config.json's vision_config, lm_head_bias, ...): the reports list it as
+// ignored, so that the model costed is not silently another (issue 11).
+struct IgnoredModelKey {
+  std::string key;    // as in the file ("text_config.x" inside a nested text model)
+  std::string value;  // the value as JSON text, shortened
+  std::string why;
+};
+
 struct ModelSpec {
   std::string name;
   int64_t hidden = 0;    // h
@@ -74,6 +84,7 @@ struct ModelSpec {
   MoeSpec moe;
   MlaSpec mla;
   AttentionSpec attention;
+  std::vector<IgnoredModelKey> ignored_keys;  // what the reader left out; not architecture
 
   // Layers whose attention uses attention.window (0 without a window).
   int windowed_layers() const {

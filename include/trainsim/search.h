@@ -136,6 +136,12 @@ const std::vector<std::string>& SearchWorkloadKeys();
 Status ApplySearchWorkload(const std::map<std::string, std::string>& given, SearchOptions& o,
                            bool name_flags = false);
 
+// The rules Search applies to its options before it enumerates: the sizes and the workload
+// every candidate trains under simulate's rules (an adapter rank past the hidden size, an RL
+// group x gbs past the limit, ...), so that a front-end can refuse a request before it starts.
+// InvalidArgument naming the field and the rule.
+Status CheckSearchOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o);
+
 // Evaluates every index of the space (this shard's share) on `o.threads` threads. The result
 // does not depend on the thread count. Bad options are InvalidArgument naming the field; a
 // cancelled or timed-out search is not an error (see SearchResult::complete).

@@ -34,13 +34,17 @@ Status CheckPositive(const std::optional<double>& v, const char* field, bool zer
 }
 
 Status CheckOptions(const PlanOptions& o) {
+  // storage_gbps is held in bytes/s: its rule, and the value the message shows, are in GB/s
+  // (1e-320 GB/s was reported as 'got 9.999888671827e-312', and 1e-12 GB/s passed).
+  const std::optional<double> storage_gbps =
+      o.storage_bytes_per_s ? std::optional<double>(*o.storage_bytes_per_s / 1e9) : std::nullopt;
   const std::pair<const std::optional<double>*, const char*> positive[] = {
       {&o.tokens, "tokens"},
       {&o.epochs, "epochs"},
       {&o.dataset_tokens, "dataset_tokens"},
       {&o.pue, "pue"},
       {&o.mtbf_gpu_hours, "mtbf_gpu_hours"},
-      {&o.storage_bytes_per_s, "storage_gbps"},
+      {&storage_gbps, "storage_gbps"},
       {&o.checkpoint_interval_s, "checkpoint_interval_s"}};
   for (const auto& [v, f] : positive)
     if (Status st = CheckPositive(*v, f); !st.ok()) return st;

@@ -201,6 +201,15 @@ Status ResolveEngines(const ModelSpec& m, const HardwareSpec& hw, const Strategy
 
 }  // namespace
 
+Status CheckRlWorkload(const Strategy& s) {
+  if (!IsRlStage(s.stage)) return Status::Ok();
+  RlPlan p;
+  std::vector<Assumption> unused;
+  if (Status st = CheckRlBounds(s); !st.ok()) return st;
+  if (Status st = ResolveLengths(s, p, unused); !st.ok()) return st;
+  return ResolveBatch(s, p, unused);
+}
+
 Result<RlPlan> ResolveRl(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
                          std::vector<Assumption>& assumed) {
   RlPlan p;

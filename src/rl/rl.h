@@ -35,6 +35,11 @@ struct RlPlan {
   double trained() const { return static_cast<double>(prompts) * group; }
 };
 
+// The RL rules on what is trained, whatever the layout (group_size x gbs, rollout_max_age,
+// prompt and response lengths, rl_minibatch dividing gbs): those ResolveRl applies first. Ok for
+// a stage that is not RL.
+Status CheckRlWorkload(const Strategy& s);
+
 // Resolves the defaults of an RL strategy (appending what it assumed to `assumed`) and checks
 // the RL fields; Invalid names the field and the rule.
 Result<RlPlan> ResolveRl(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,

@@ -25,6 +25,9 @@ using detail::NumberText;
 Result<Strategy> TrainingStrategy(const Strategy& s, const RlPlan& p, std::vector<Assumption>& a) {
   Strategy t = s;
   t.stage = TrainStage::kSft;  // a loss-masked forward + backward over prompt + response
+  // gbs counts samples from here: a group kept beside it would multiply them again in the
+  // strategy's group_size x gbs bound (64 prompts x 100000 gave "3.4e11 responses").
+  t.group_size = 0;
   const double samples = static_cast<double>(p.minibatch) * p.group;
   // mbs x dp in 64 bits (each is bounded, their product is not; issue 11): the update's
   // samples round up to whole rounds of it, which must stay a global batch trainsim takes.

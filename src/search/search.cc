@@ -15,6 +15,7 @@
 #include "trainsim/hardware_figures.h"
 #include "trainsim/limits.h"
 #include "trainsim/trainsim.h"
+#include "workload_rules.h"
 
 namespace trainsim {
 namespace {
@@ -109,6 +110,30 @@ double StatesLowerBound(const ParamCounts& pc, const ModelSpec& m, const Strateg
   return 0.5 * bytes;  // generous: MoE and embedding sharding make the exact figure uneven
 }
 
+// The workload every candidate trains, under simulate's rules (CheckWorkloadRules): a bound it
+// breaks is the input's error, not a rejection of each layout (issue 11: an adapter rank past
+// the hidden size answered "0 feasible" with exit 0). Each searched method and rank is checked.
+Status CheckSearchWorkload(const ModelSpec& m, const SearchOptions& o) {
+  Strategy s = Combine(o.workload, Layout{});
+  s.exec.optimizer = o.optimizer;
+  s.master_weights = o.master_weights;
+  s.world_size = o.gpus;
+  s.gbs = o.gbs;
+  s.seq = o.seq;
+  s.dtype = o.dtype;
+  const std::vector<FtMethod> methods =
+      o.methods.empty() ? std::vector<FtMethod>{o.workload.method} : o.methods;
+  const std::vector<int> ranks =
+      o.lora_ranks.empty() ? std::vector<int>{o.workload.lora_rank} : o.lora_ranks;
+  for (FtMethod method : methods)
+    for (int rank : ranks) {
+      s.method = method;
+      s.lora_rank = rank;
+      if (Status st = CheckWorkloadRules(m, s); !st.ok()) return st;
+    }
+  return Status::Ok();
+}
+
 // Checked before the first index and then every kCheckEvery indices per thread.
 constexpr uint64_t kCheckEvery = 1024;
 
@@ -132,6 +157,7 @@ Status CheckOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOpti
                            "] (0 = all hardware threads)");
   if (!(o.progress_interval_s >= 0)) return Status::Invalid("progress_interval_s: must be >= 0");
   if (Status st = ValidateModel(m); !st.ok()) return st;
+  if (Status st = CheckSearchWorkload(m, o); !st.ok()) return st;
   if (Status st = ValidateHardware(hw); !st.ok()) return st.WithContext("hardware " + hw.id);
   if (Status st = CheckPeakSourced(hw, o.dtype); !st.ok()) return st.WithContext("hardware");
   if (hw.PeakFlops(o.dtype) <= 0)
@@ -270,6 +296,10 @@ void Work(const Ctx& c, int t, int threads, SearchResult& r, Shared& sh) {
 }
 
 }  // namespace
+
+Status CheckSearchOptions(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o) {
+  return CheckOptions(m, hw, o);
+}
 
 Result<SearchResult> Search(const ModelSpec& m, const HardwareSpec& hw, const SearchOptions& o) {
   if (Status st = CheckOptions(m, hw, o); !st.ok()) return st;

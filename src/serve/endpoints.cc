@@ -170,6 +170,8 @@ Result<SearchRequest> ReadSearchRequest(const json& body) {
   auto hw = ReadHardware(body, nullptr);
   if (!hw.ok()) return hw.status();
   req.hardware = std::move(hw).value();
+  // The search's own rules (the workload under simulate's bounds): a 400 before a stream starts.
+  if (Status st = CheckSearchOptions(req.model, req.hardware, o); !st.ok()) return st;
   return req;
 }
 

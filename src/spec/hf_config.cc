@@ -542,7 +542,8 @@ void ReadChunk(const json& j, FieldReader& r, const std::string& type, ModelSpec
     r.Int64("attention_chunk_size", chunk, 0);
   }
   int interval = 4;
-  r.Int("no_rope_layer_interval", interval, 1);
+  // Llama-4 checkpoints spell it nope_layer_interval; Llama4TextConfig no_rope_layer_interval.
+  FirstInt(r, {"no_rope_layer_interval", "nope_layer_interval"}, interval);
   r.Ignore("no_rope_layers");
   if (chunk <= 0 || m.layers <= 0) return;
   if (m.attention.window > 0) {
@@ -738,6 +739,41 @@ void ReadMoe(const json& j, FieldReader& r, const std::string& type, ModelSpec& 
     m.moe.dense_ffn = m.ffn;
 }
 
+// Dropout: PyTorch's nn.Dropout saves a mask of the activations it drops, so a config that
+// trains with a dropout probability > 0 saves them (ModelSpec::dropout), as the Megatron-LM
+// reader sets it from --hidden-dropout / --attention-dropout. Spellings of the transformers
+// classes (LlamaConfig attention_dropout, GPT-2/GPT-J/Phi *_pdrop, StarCoder2 residual_dropout
+// and embedding_dropout, GPT-NeoX hidden_dropout, GPT-Neo embed_dropout, Qwen-1 *_dropout_prob).
+void ReadDropout(const json& j, FieldReader& r, ModelSpec& m) {
+  static const char* kKeys[] = {"attention_dropout", "hidden_dropout",   "attn_pdrop",
+                                "resid_pdrop",       "embd_pdrop",       "emb_pdrop",
+                                "attn_dropout_prob", "emb_dropout_prob", "embed_dropout",
+                                "embedding_dropout", "residual_dropout", "activation_dropout",
+                                "dropout",           "ffn_dropout",      "hidden_dropout_prob"};
+  for (const char* k : kKeys) {
+    r.Ignore(k);
+    auto it = j.find(k);
+    if (it != j.end() && it->is_number() && it->get<double>() > 0) m.dropout = true;
+  }
+  if (j.contains("attn_config") && j["attn_config"].is_object()) {  // MPT
+    const json& a = j["attn_config"];
+    if (a.contains("attn_pdrop") && a["attn_pdrop"].is_number() &&
+        a["attn_pdrop"].get<double>() > 0)
+      m.dropout = true;
+  }
+}
+
+// MPT (llm-foundry MPTModel): a learned position table of max_seq_len rows when ALiBi is off.
+void ReadMptPositions(const json& j, FieldReader& r, ModelSpec& m) {
+  r.Ignore("learned_pos_emb");
+  const bool alibi = j.contains("attn_config") && j["attn_config"].is_object() &&
+                     IsTrue(j["attn_config"], "alibi");
+  if (!IsTrue(j, "learned_pos_emb") || alibi) return;
+  int64_t rows = 2048;  // MPTConfig's max_seq_len default
+  r.Int64("max_seq_len", rows, 1);
+  m.learned_pos_emb = rows;
+}
+
 void ReadMla(FieldReader& r, ModelSpec& m) {
   for (const char* k :
        {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
@@ -795,6 +831,33 @@ void FillNestedDefaults(const std::string& type, json& j) {
     if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
 }
 
+// Keys the reader examines outside its FieldReader (the model class, the refusals, the nested
+// text model); with the FieldReader's record they are the keys read.
+bool Examined(const std::string& key) {
+  static const char* kKeys[] = {
+      "model_type",         "_name_or_path", "text_config",         "llm_config",
+      "language_config",    "index_topk",    "attn_type_list",      "use_cla",
+      "is_encoder_decoder", "layer_types",   "tie_word_embeddings", "attn_config",
+      "ffn_config"};
+  for (const char* k : kKeys)
+    if (key == k) return true;
+  for (const RefusedKey& k : kRefusedKeys)
+    if (key == k.key) return true;
+  return false;
+}
+
+// The keys left unread that may change the architecture, into m.ignored_keys: the text model's
+// (prefixed with its object's name when nested) and, for a multimodal config, the top level's.
+void ListUnread(const json& root, const json& j, const FieldReader& r, bool nested, ModelSpec& m) {
+  const auto read = [&](const std::string& k) { return Examined(k) || r.WasRead(k); };
+  std::string prefix;
+  for (const char* k : {"text_config", "llm_config", "language_config"})
+    if (nested && prefix.empty() && root.contains(k) && root[k].is_object())
+      prefix = std::string(k) + ".";
+  ListIgnoredHfKeys(j, read, prefix, m.ignored_keys);
+  if (nested) ListIgnoredHfKeys(root, read, "", m.ignored_keys);
+}
+
 }  // namespace
 
 Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin) {
@@ -841,8 +904,12 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   ReadMoe(j, r, type, m);
   ReadMla(r, m);
   r.Int("num_nextn_predict_layers", m.mtp_layers, 0);
+  ReadDropout(j, r, m);
+  if (type == "mpt") ReadMptPositions(j, r, m);
   RequireShape(r, m, !m.is_moe() || m.moe.first_k_dense > 0 || m.moe.layer_freq > 1);
-  return r.Finish(false);
+  if (Status s = r.Finish(false); !s.ok()) return s;
+  ListUnread(root, j, r, nested, m);
+  return Status::Ok();
 }
 
 }  // namespace trainsim::detail

@@ -3,9 +3,11 @@
 // keys. See docs/INPUTS.md, "Hugging Face config.json".
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trainsim/model.h"
 #include "trainsim/status.h"
@@ -25,7 +27,15 @@ bool LooksLikeHfConfig(const nlohmann::json& j);
 
 // Fills `m` from an HF config.json. Refuses, naming the key, what ModelSpec cannot represent
 // (hybrid Mamba / linear-attention layer patterns, per-layer block_configs, encoder-decoder
-// models, dense-layer lists that are not a prefix).
+// models, dense-layer lists that are not a prefix). It also lists, in m.ignored_keys, the set keys
+// it did not read that are not known to be harmless (hf_config_keys.cc: metadata, token ids,
+// numerics, positions are not listed).
 Status ReadHfConfig(const nlohmann::json& root, ModelSpec& m, const std::string& origin);
+
+// Appends to `out` the keys of `obj` for which `read` is false, that are set (not null, false,
+// 0 or empty) and not in the table of harmless keys, each named `prefix` + key with why.
+void ListIgnoredHfKeys(const nlohmann::json& obj,
+                       const std::function<bool(const std::string&)>& read,
+                       const std::string& prefix, std::vector<IgnoredModelKey>& out);
 
 }  // namespace trainsim::detail

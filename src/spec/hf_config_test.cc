@@ -15,6 +15,7 @@
 
 #include "graph/graph.h"
 #include "trainsim/model.h"
+#include "trainsim/presets.h"
 #include "trainsim/strategy.h"
 
 namespace trainsim {
@@ -555,6 +556,53 @@ TEST(HfConfigKeys, CurrentCheckpointKeys) {
   EXPECT_EQ(CountParams(original.value()).total, CountParams(hf.value()).total);
   EXPECT_EQ(original->windowed_layers(), 12);
   EXPECT_EQ(original->moe.top_k, 4);
+}
+
+// The keys a config sets that the reader does not read (issue 11, "silent misreading"): rows of
+// src/spec/testdata/hf_ignored_keys.jsonl give a config ("config" inline, "file" in hf_configs/
+// or "path" from the source tree) and the keys listed as ignored, exactly; "dropout" when given
+// is ModelSpec::dropout.
+TEST(HfConfigKeys, UnreadKeysAreListedUnlessHarmless) {
+  std::istringstream in(
+      ReadFile(std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/hf_ignored_keys.jsonl"));
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const json row = json::parse(line);
+    ++n;
+    std::string text, name;
+    if (row.contains("config")) {
+      text = row["config"].dump();
+      name = row.value("name", "inline");
+    } else if (row.contains("file")) {
+      name = row["file"].get<std::string>();
+      text = ReadFile(kDir + name);
+    } else {
+      name = row.at("path").get<std::string>();
+      text = ReadFile(std::string(TRAINSIM_SOURCE_DIR) + "/" + name);
+    }
+    SCOPED_TRACE(name);
+    auto m = ParseModelJson(text, name);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    std::vector<std::string> got;
+    for (const IgnoredModelKey& k : m->ignored_keys) {
+      got.push_back(k.key);
+      EXPECT_FALSE(k.why.empty());
+    }
+    EXPECT_EQ(got, row.at("ignored").get<std::vector<std::string>>());
+    if (row.contains("dropout")) EXPECT_EQ(m->dropout, row["dropout"].get<bool>());
+  }
+  EXPECT_GE(n, 6);
+}
+
+// Every model preset is a config.json read whole: nothing of it is left unread.
+TEST(HfConfigKeys, PresetsLeaveNoKeyUnread) {
+  for (const std::string& id : ListModelPresets()) {
+    auto m = LoadModelPreset(id);
+    ASSERT_TRUE(m.ok()) << id;
+    for (const IgnoredModelKey& k : m->ignored_keys) ADD_FAILURE() << id << ": " << k.key;
+  }
 }
 
 }  // namespace

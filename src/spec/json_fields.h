@@ -28,6 +28,8 @@ class FieldReader {
   // Marks a key as known without reading it.
   void Ignore(const char* key) { used_.insert(key); }
   bool Has(const char* key) const;
+  // True when a Get* or Ignore has named `key` (read, or known).
+  bool WasRead(const std::string& key) const { return used_.count(key) > 0; }
 
   // With strict: fails on keys never read nor ignored.
   Status Finish(bool strict);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "spec/pipeline_split.h"
+#include "spec/workload_bounds.h"
 #include "trainsim/limits.h"
 #include "trainsim/model.h"
 
@@ -15,39 +16,55 @@ std::string S(long long x) {
   return std::to_string(x);
 }
 
-// The input limits of trainsim/limits.h: with every degree <= 2^20, world_size <= 2^24 and the
-// batch sizes bounded, every product below (tp*pp*cp, mbs*dp, micro_batch_num*mbs*dp) is
-// formed in int64 without overflow, and the derived global batch fits an int.
-Status CheckUpperBounds(const Strategy& s) {
-  struct Max {
-    const char* name;
-    long long v, max;
-  };
-  for (Max x :
-       {Max{"world_size", s.world_size, limits::kMaxWorldSize},
-        Max{"tp", s.tp, limits::kMaxParallelDegree}, Max{"pp", s.pp, limits::kMaxParallelDegree},
-        Max{"vpp", s.vpp, limits::kMaxParallelDegree}, Max{"cp", s.cp, limits::kMaxParallelDegree},
-        Max{"ep", s.ep, limits::kMaxParallelDegree}, Max{"etp", s.etp, limits::kMaxParallelDegree},
-        Max{"seq", s.seq, limits::kMaxSeqLen}, Max{"mbs", s.mbs, limits::kMaxMicroBatch},
-        Max{"micro_batch_num", s.micro_batch_num, limits::kMaxMicroBatchNum},
-        Max{"gbs", s.gbs, limits::kMaxGlobalBatch},
-        // Fine-tuning and RL sizes (issue 11: 2^31 - 1 of these were costed, or wrapped the
-        // sums formed from them): lengths as seq, generation GPUs as world_size.
-        Max{"prompt_len", s.prompt_len, limits::kMaxSeqLen},
-        Max{"response_len", s.response_len, limits::kMaxSeqLen},
-        Max{"max_response_len", s.max_response_len, limits::kMaxSeqLen},
-        Max{"mean_seq", s.mean_seq, limits::kMaxSeqLen},
-        Max{"max_seq", s.max_seq, limits::kMaxSeqLen},
-        Max{"virtual_tokens", s.virtual_tokens, limits::kMaxSeqLen},
-        Max{"group_size", s.group_size, limits::kMaxGlobalBatch},
-        Max{"rollout_gpus", s.rollout_gpus, limits::kMaxWorldSize},
-        Max{"rollout_tp", s.rollout_tp, limits::kMaxParallelDegree},
-        Max{"rollout_pp", s.rollout_pp, limits::kMaxParallelDegree}})
+struct Max {
+  const char* name;
+  long long v, max;
+};
+
+}  // namespace
+
+namespace detail {
+
+// The sizes of what is trained (issue 11: 2^31 - 1 of these were costed, or wrapped the sums
+// formed from them): lengths as seq, generation GPUs as world_size. search checks them once
+// for every layout it enumerates (CheckWorkloadRules), simulate through ValidateStrategy.
+Status CheckWorkloadBounds(const Strategy& s) {
+  for (Max x : {Max{"seq", s.seq, limits::kMaxSeqLen}, Max{"gbs", s.gbs, limits::kMaxGlobalBatch},
+                Max{"prompt_len", s.prompt_len, limits::kMaxSeqLen},
+                Max{"response_len", s.response_len, limits::kMaxSeqLen},
+                Max{"max_response_len", s.max_response_len, limits::kMaxSeqLen},
+                Max{"mean_seq", s.mean_seq, limits::kMaxSeqLen},
+                Max{"max_seq", s.max_seq, limits::kMaxSeqLen},
+                Max{"virtual_tokens", s.virtual_tokens, limits::kMaxSeqLen},
+                Max{"group_size", s.group_size, limits::kMaxGlobalBatch},
+                Max{"rollout_gpus", s.rollout_gpus, limits::kMaxWorldSize},
+                Max{"rollout_tp", s.rollout_tp, limits::kMaxParallelDegree},
+                Max{"rollout_pp", s.rollout_pp, limits::kMaxParallelDegree}})
     if (x.v > x.max) return Status::Invalid(x.name, "must be <= " + S(x.max) + ", got " + S(x.v));
   if (1LL * s.group_size * s.gbs > limits::kMaxGlobalBatch)
     return Status::Invalid("group_size",
                            "x global_batch_size (" + S(1LL * s.group_size * s.gbs) +
                                " responses a step) must be <= " + S(limits::kMaxGlobalBatch));
+  return Status::Ok();
+}
+
+}  // namespace detail
+
+namespace {
+
+// The input limits of trainsim/limits.h: with every degree <= 2^20, world_size <= 2^24 and the
+// batch sizes bounded, every product below (tp*pp*cp, mbs*dp, micro_batch_num*mbs*dp) is
+// formed in int64 without overflow, and the derived global batch fits an int.
+Status CheckUpperBounds(const Strategy& s) {
+  for (Max x :
+       {Max{"world_size", s.world_size, limits::kMaxWorldSize},
+        Max{"tp", s.tp, limits::kMaxParallelDegree}, Max{"pp", s.pp, limits::kMaxParallelDegree},
+        Max{"vpp", s.vpp, limits::kMaxParallelDegree}, Max{"cp", s.cp, limits::kMaxParallelDegree},
+        Max{"ep", s.ep, limits::kMaxParallelDegree}, Max{"etp", s.etp, limits::kMaxParallelDegree},
+        Max{"mbs", s.mbs, limits::kMaxMicroBatch},
+        Max{"micro_batch_num", s.micro_batch_num, limits::kMaxMicroBatchNum}})
+    if (x.v > x.max) return Status::Invalid(x.name, "must be <= " + S(x.max) + ", got " + S(x.v));
+  if (Status st = detail::CheckWorkloadBounds(s); !st.ok()) return st;
   const double host_us = s.exec.host_issue_us_per_kernel;
   if (!(host_us >= 0 && host_us <= 1e6))
     return Status::Invalid("host_issue_us_per_kernel", "must be in [0, 1e6]");

@@ -665,6 +665,23 @@ void ListIgnored(Ctx& c) {
   }
 }
 
+// torchtitan maps each section onto one config dataclass and each key onto one of its fields:
+// an array of tables ([[training]], or [[training.x]] inside a section) is refused there, so it
+// is refused here, naming the dotted key, rather than listed as a section or key not read.
+Status RefuseArraysOfTables(const toml::table& tbl, const std::string& prefix) {
+  for (const auto& [key, node] : tbl) {
+    const std::string full = prefix + std::string(key.str());
+    if (node.is_array_of_tables())
+      return Status::Invalid(full,
+                             "an array of tables ([[" + full + "]]): a torchtitan " +
+                                 (prefix.empty() ? "section is one table ([" + full + "])"
+                                                 : "key is one value or table ([" + full + "])"));
+    if (const toml::table* sub = node.as_table())
+      if (Status st = RefuseArraysOfTables(*sub, full + "."); !st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_view origin_sv,
@@ -679,15 +696,7 @@ Result<FrameworkConfig> ParseTorchtitanToml(std::string_view text, std::string_v
                                    std::string(e.description()))
         .WithContext(origin);
   }
-  // torchtitan maps each section onto one config dataclass: an array of tables ([[training]])
-  // is refused there, so it is refused here rather than listed as a section not read.
-  for (const auto& [section, node] : t)
-    if (node.is_array_of_tables())
-      return Status::Invalid(std::string(section.str()),
-                             "an array of tables ([[" + std::string(section.str()) +
-                                 "]]): a torchtitan section is one table ([" +
-                                 std::string(section.str()) + "])")
-          .WithContext(origin);
+  if (Status st = RefuseArraysOfTables(t, ""); !st.ok()) return st.WithContext(origin);
   FrameworkConfig out;
   Ctx c{t, origin, out};
   ReadModel(c, model_given);
