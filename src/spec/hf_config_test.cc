@@ -591,7 +591,9 @@ TEST(HfConfigKeys, UnreadKeysAreListedUnlessHarmless) {
       EXPECT_FALSE(k.why.empty());
     }
     EXPECT_EQ(got, row.at("ignored").get<std::vector<std::string>>());
-    if (row.contains("dropout")) EXPECT_EQ(m->dropout, row["dropout"].get<bool>());
+    if (row.contains("dropout")) {
+      EXPECT_EQ(m->dropout, row["dropout"].get<bool>());
+    }
   }
   EXPECT_GE(n, 6);
 }
