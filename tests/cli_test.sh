@@ -1085,16 +1085,16 @@ done <"$SCRIPT_DIR/cli_probes.txt"
 # HF config keys not read: named once each on stderr (and in the report: probe rows); harmless
 # extras (tokenizer ids, versions, runtime switches) say nothing.
 if expect_ok "hf config with unread keys" simulate --model "$FIX/hf_unread.json"; then
-  if [ "$(grep -c "warning: ignored HF config key" "$ERR")" -eq 2 ] &&
-    grep -q "ignored HF config key vision_config: a vision or audio encoder" "$ERR" &&
-    grep -q "ignored HF config key moe_latent_size: " "$ERR"; then
+  if [ "$(grep -c "warning: ignored model-file key" "$ERR")" -eq 2 ] &&
+    grep -q "ignored model-file key vision_config: a vision or audio encoder" "$ERR" &&
+    grep -q "ignored model-file key moe_latent_size: " "$ERR"; then
     ok "hf config: one stderr line per key not read"
   else
     bad "hf config: one stderr line per key not read" "$(head -c 600 "$ERR")"
   fi
 fi
 if expect_ok "hf config with harmless extras" simulate --model "$FIX/hf_harmless.json"; then
-  if grep -q "ignored HF config key\|have no effect" "$ERR"; then
+  if grep -q "ignored model-file key\|have no effect" "$ERR"; then
     bad "hf config: harmless extras say nothing" "$(head -c 600 "$ERR")"
   else
     ok "hf config: harmless extras say nothing"

@@ -50,7 +50,7 @@ inline Result<ModelSpec> LoadModelArg(std::string_view id_or_path) {
   static std::set<std::string> warned;
   for (const IgnoredModelKey& k : m->ignored_keys)
     if (warned.insert(k.key).second)
-      std::fprintf(stderr, "trainsim: warning: ignored HF config key %s: %s\n",
+      std::fprintf(stderr, "trainsim: warning: ignored model-file key %s: %s\n",
                    Status::Invalid(k.key).OneLine().c_str(), k.why.c_str());
   return m;
 }

@@ -38,4 +38,10 @@ void ListIgnoredHfKeys(const nlohmann::json& obj,
                        const std::function<bool(const std::string&)>& read,
                        const std::string& prefix, std::vector<IgnoredModelKey>& out);
 
+// Appends to `out` every set key of `obj` (not null, false, 0 or empty) for which `read` is
+// false, with `why`: for readers of formats with a fixed key set (SimuMax model files).
+void ListUnreadModelKeys(const nlohmann::json& obj,
+                         const std::function<bool(const std::string&)>& read, std::string_view why,
+                         std::vector<IgnoredModelKey>& out);
+
 }  // namespace trainsim::detail

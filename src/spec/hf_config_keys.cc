@@ -136,4 +136,12 @@ void ListIgnoredHfKeys(const json& obj, const std::function<bool(const std::stri
   }
 }
 
+void ListUnreadModelKeys(const json& obj, const std::function<bool(const std::string&)>& read,
+                         std::string_view why, std::vector<IgnoredModelKey>& out) {
+  if (!obj.is_object()) return;
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (!read(it.key()) && !IsOff(it.value()))
+      out.push_back({it.key(), ShortValue(it.value()), std::string(why)});
+}
+
 }  // namespace trainsim::detail

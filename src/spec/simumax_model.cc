@@ -7,6 +7,7 @@
 // embedding and the output layer counted separately: param_numel = 2 * vocab_elements + ...).
 #include <string>
 
+#include "spec/hf_config.h"
 #include "spec/simumax.h"
 
 namespace trainsim::detail {
@@ -84,6 +85,12 @@ Status ReadSimuMaxModel(const json& j, ModelSpec& m, const std::string& origin) 
   if (r.Has("layer_num") && m.layers > 0 && m.moe.first_k_dense > m.layers)
     r.Fail("dense_layers", "must be <= layer_num");
   if (!r.Has("head_size")) CheckHeadDimDefault(r, m);
+  // A key outside SimuMax's ModelConfig (or one trainsim does not read) is named, not dropped.
+  ListUnreadModelKeys(
+      j, [&](const std::string& k) { return r.WasRead(k); },
+      "not a SimuMax ModelConfig field trainsim reads: if it changes the architecture, the model "
+      "costed differs from this one",
+      m.ignored_keys);
   return r.Finish(false);
 }
 

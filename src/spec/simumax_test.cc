@@ -169,6 +169,19 @@ TEST(SimuMaxModel, ShippedModelsLoad) {
   EXPECT_EQ(one.vocab, 32128);
 }
 
+// A key the SimuMax reader does not read is named in ignored_keys (the CLI warns, the report
+// lists it), not dropped; the shipped files list nothing, and an unset extra is not listed.
+TEST(SimuMaxModel, UnreadKeysAreListed) {
+  for (const char* f : {"mixtral-8x7b.json", "deepseekv3.json", "llama3-70b.json",
+                        "qwen3-235b-a22b.json", "deepseekv2.json"})
+    EXPECT_TRUE(ModelFile(f).ignored_keys.empty()) << f;
+  const ModelSpec m = ModelFile("llama3-70b.json", {{"sliding_window", 4096}, {"use_bias", false}});
+  ASSERT_EQ(m.ignored_keys.size(), 1u);
+  EXPECT_EQ(m.ignored_keys[0].key, "sliding_window");
+  EXPECT_EQ(m.ignored_keys[0].value, "4096");
+  EXPECT_NE(m.ignored_keys[0].why.find("SimuMax"), std::string::npos);
+}
+
 TEST(SimuMaxSystem, B200FileLoadsAsHardware) {
   auto hw = ParseHardwareJson(Data("system/b200_bf16_ceperm.json"), "b200_bf16_ceperm.json");
   ASSERT_TRUE(hw.ok()) << hw.status().message();
