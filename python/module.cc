@@ -16,6 +16,7 @@
 #include "trainsim/results_json.h"
 #include "trainsim/schema.h"
 #include "trainsim/trainsim.h"
+#include "trainsim/uncertainty.h"
 #include "trainsim/validate.h"
 #include "trainsim/version.h"
 
@@ -75,10 +76,13 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
       StrategyArg(strategy, kw, "simulate", given, fw ? &*fw : nullptr, mg ? &*mg : nullptr);
   const ModelSpec m = fw_model ? *fw_model : SimulateModel(model, &*mg, finished);
   std::vector<Assumption> profile;  // framework=: its profile's defaults for the rest
+  bool stack_named = fw || mg;      // else the band is the stack-inferred one (CLI, REST alike)
   if (!framework.is_none()) {
     if (!py::isinstance<py::str>(framework))
       RaiseType("framework: expected a str (a framework profile id)");
-    profile = Take(ApplyFrameworkProfile(framework.cast<std::string>(), hw, finished, given));
+    const std::string name = framework.cast<std::string>();
+    profile = Take(ApplyFrameworkProfile(name, hw, finished, given));
+    stack_named = stack_named || name.rfind("generic-", 0) != 0;
   }
   if (fw)
     if (Status st = ResolveFrameworkLayout(*fw, finished, hw.gpus_per_node,
@@ -100,6 +104,7 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
     if (rep.ok()) {
       StepReport& r = rep.value();
       r.assumed.insert(r.assumed.begin(), profile.begin(), profile.end());
+      if (!stack_named) WidenForInferredStack(r);
     }
     text = rep.ok() ? Result<std::string>(FormatReportJson(rep.value(), m, hw, finished))
                     : Result<std::string>(rep.status());

@@ -34,6 +34,11 @@ void AddCalibrate(CLI::App& app, CalibrateArgs& a) {
                 "with --write-uncertainty: more case files whose errors (scored with the shipped "
                 "presets, never fitted on) give the bands of their own regimes (fine-tuning: "
                 "finetune.jsonl)");
+  c->add_flag("--source-blind", a.source_blind,
+              "with --leave-one-source-out: also score each held-out family read as if its "
+              "source and framework were unknown (fallback profiles fill what it leaves "
+              "unstated): the error to expect on a run whose stack trainsim must infer; "
+              "--write-uncertainty always does, for the stack-inferred band");
   c->add_flag("--ablate", a.ablate,
               "leave-one-source-out MAPE with each fitted parameter in turn kept nominal");
   c->add_option(
@@ -71,6 +76,10 @@ int RunCalibrate(const CalibrateArgs& a) {
   const std::vector<ValidationCase> fresh = WithNominalEfficiency(cases.value());
   if (!a.band_cases.empty() && a.write_uncertainty.empty()) {
     std::fprintf(stderr, "trainsim: --band-cases: needs --write-uncertainty\n");
+    return 2;
+  }
+  if (a.source_blind && !a.loso) {
+    std::fprintf(stderr, "trainsim: --source-blind: needs --leave-one-source-out\n");
     return 2;
   }
   if (!a.write_uncertainty.empty() && !a.loso) {

@@ -29,9 +29,10 @@ std::string Today() {
 
 // The held-out results with the --band-cases cases added, scored with the shipped presets (they
 // were never fitted on, so their errors are held out from the fit; the framework profiles they
-// use were set on them, which docs/VALIDATION.md says).
-Status AddBandCases(const CalibrateArgs& a, CrossValidation& cv,
-                    std::vector<ValidationCase>& cases) {
+// use were set on them, which docs/VALIDATION.md says). `blind`: the same read source-blind,
+// added to `blind_cv` (cases left as they are: the blinded twins share ids and features).
+Status AddBandCases(const CalibrateArgs& a, CrossValidation& cv, std::vector<ValidationCase>& cases,
+                    CrossValidation* blind_cv) {
   if (a.band_cases.empty()) return Status::Ok();
   std::vector<CaseResult> bad;
   auto extra = LoadValidationCases(a.band_cases, &bad);
@@ -39,12 +40,41 @@ Status AddBandCases(const CalibrateArgs& a, CrossValidation& cv,
   const ValidationSummary sum = ScoreCases(extra.value(), bad);
   cv.held_out.cases.insert(cv.held_out.cases.end(), sum.cases.begin(), sum.cases.end());
   cases.insert(cases.end(), extra->begin(), extra->end());
+  if (!blind_cv) return Status::Ok();
+  std::vector<CaseResult> blind_bad;
+  auto blinded = LoadValidationCases(a.band_cases, &blind_bad, /*blind=*/true);
+  if (!blinded.ok()) return blinded.status().WithContext("--band-cases");
+  const ValidationSummary blind_sum = ScoreCases(blinded.value(), blind_bad);
+  blind_cv->held_out.cases.insert(blind_cv->held_out.cases.end(), blind_sum.cases.begin(),
+                                  blind_sum.cases.end());
   return Status::Ok();
+}
+
+// Leave-one-source-out with each held-out family read source-blind (the files again, blind),
+// fitted on the other families as published.
+Result<CrossValidation> SourceBlindHeldOut(const CalibrateArgs& a,
+                                           const std::vector<ValidationCase>& cases) {
+  std::vector<CaseResult> bad;
+  auto blinded = LoadValidationCases(a.files, &bad, /*blind=*/true);
+  if (!blinded.ok()) return blinded.status();
+  return LeaveOneSourceOut(cases, WithNominalEfficiency(blinded.value()), Options(a));
+}
+
+std::string SourceBlindLine(const CrossValidation& blind) {
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "source-blind held-out (each family read with its source and framework "
+                "unknown): time MAPE %.1f%% over %d cases",
+                100 * blind.held_out.mape, blind.held_out.n);
+  return line;
 }
 
 // Writes --write-uncertainty; prints the bands unless `quiet`.
 int WriteUncertainty(const CalibrateArgs& a, CrossValidation cv, std::vector<ValidationCase> cases,
                      bool quiet) {
+  auto blind = SourceBlindHeldOut(a, cases);
+  if (!blind.ok()) return Fail(blind.status());
+  if (!quiet) std::printf("%s\n", SourceBlindLine(blind.value()).c_str());
   std::string command = "trainsim calibrate";
   for (const std::string& f : a.files) command += " " + f;
   if (!a.hardware.empty()) command += " --hardware " + a.hardware;
@@ -54,10 +84,10 @@ int WriteUncertainty(const CalibrateArgs& a, CrossValidation cv, std::vector<Val
   }
   command += " --leave-one-source-out --write-uncertainty " + a.write_uncertainty;
   for (const std::string& f : a.band_cases) command += " --band-cases " + f;
-  if (Status st = AddBandCases(a, cv, cases); !st.ok()) return Fail(st);
+  if (Status st = AddBandCases(a, cv, cases, &blind.value()); !st.ok()) return Fail(st);
   std::vector<std::string> files = a.files;
   files.insert(files.end(), a.band_cases.begin(), a.band_cases.end());
-  const std::vector<RegimeBand> bands = RegimeBands(cv, cases);
+  const std::vector<RegimeBand> bands = RegimeBands(cv, cases, {}, &blind.value());
   if (Status st = WriteTextFile("--write-uncertainty", a.write_uncertainty,
                                 UncertaintyTableJson(bands, files, command, Today(),
                                                      HeldOutBandCoverage(cv, cases).cases));
@@ -74,6 +104,11 @@ int WriteUncertainty(const CalibrateArgs& a, CrossValidation cv, std::vector<Val
       "band coverage with each family's band built without it: %.1f%% of %d cases (mean "
       "half-width %.1f%%)\n",
       100 * check.coverage, check.cases, 100 * check.mean_half_width);
+  const BandCheck inferred = InferredStackBandCoverage(cv, blind.value(), cases);
+  std::printf(
+      "the same for each family read source-blind (stack inferred): %.1f%% of %d cases (mean "
+      "half-width %.1f%%)\n",
+      100 * inferred.coverage, inferred.cases, 100 * inferred.mean_half_width);
   return 0;
 }
 
@@ -108,8 +143,13 @@ int RunLeaveOneSourceOut(const CalibrateArgs& a, const std::vector<ValidationCas
                   100 * f.worst, f.worst_id.c_str(), unfitted.empty() ? "-" : unfitted.c_str(),
                   f.skipped ? (" (" + std::to_string(f.skipped) + " skipped)").c_str() : "");
     }
-  if (!a.write_uncertainty.empty())
+  if (!a.write_uncertainty.empty()) {
     if (int rc = WriteUncertainty(a, cv.value(), cases, false); rc != 0) return rc;
+  } else if (a.source_blind) {
+    auto blind = SourceBlindHeldOut(a, cases);
+    if (!blind.ok()) return Fail(blind.status());
+    std::printf("%s\n", SourceBlindLine(blind.value()).c_str());
+  }
   std::printf("%s\n", CrossValidationSummaryLine(cv.value()).c_str());
   return 0;
 }

@@ -21,6 +21,7 @@
 #include "trainsim/schema.h"
 #include "trainsim/timeline.h"
 #include "trainsim/trainsim.h"
+#include "trainsim/uncertainty.h"
 
 namespace trainsim::cli {
 
@@ -230,6 +231,11 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   opt.detail = detail;
   auto rep = SimulateWithAssumptions(in.model, in.hw, in.strategy, in.given, opt);
   if (!rep.ok()) return rep.status();
+  // No profile, framework file or Megatron script says which stack runs this: the band is the
+  // one measured on runs whose stack had to be inferred (a named generic-* profile is a guess too).
+  if ((a.framework.empty() || a.framework.rfind("generic-", 0) == 0) && !a.AnyFrameworkFile() &&
+      !in.mg)
+    WidenForInferredStack(rep.value());
   // Settings the library found inert (MoE switches on a dense model); the model file's unread
   // keys were named when it was loaded (LoadModelArg).
   std::string keys;

@@ -108,6 +108,7 @@ struct CalibrateArgs {
   std::vector<std::string> freeze;      // kept at their nominal values; empty: library default
   std::string write_uncertainty;        // with loso: write the uncertainty table here
   std::vector<std::string> band_cases;  // with write_uncertainty: cases scored, not fitted
+  bool source_blind = false;            // with loso: also score each family read source-blind
   bool json = false;
 };
 void AddCalibrate(CLI::App& app, CalibrateArgs& a);

@@ -78,6 +78,12 @@ Result<CrossValidation> CrossValidate(const std::vector<ValidationCase>& cases, 
 // when fewer than two families take part, "frozen" for an unknown parameter name.
 Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& cases,
                                           const CalibrateOptions& options);
+// The same with each family fitted without it on `fit_cases` and scored on its cases of
+// `score_cases` (of the same families): the source-blind check scores the cases read blind
+// (LoadValidationCases with blind set) with the fit of the others as published.
+Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& fit_cases,
+                                          const std::vector<ValidationCase>& score_cases,
+                                          const CalibrateOptions& options);
 Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& cases,
                                           const std::string& only_hardware);
 

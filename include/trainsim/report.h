@@ -91,6 +91,10 @@ struct StepUncertainty {
   // The hardware's efficiencies were not fitted on its own measured runs (borrowed or nominal,
   // HardwareSpec::calibrated false): the band is at least the "uncalibrated" regime's.
   bool uncalibrated_hardware = false;
+  // No framework profile named the run's software stack (validate: the case's source and
+  // framework matched no profile, a fallback filled its settings; simulate: no --framework and
+  // no framework file): the band is at least the "stack-inferred" regime's (WidenForInferredStack).
+  bool stack_inferred = false;
 };
 
 // A setting the simulator filled in because its input did not give it: the key (a strategy key

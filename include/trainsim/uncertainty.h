@@ -86,6 +86,17 @@ inline constexpr const char* kRlRegime = "rl";
 // on uncalibrated hardware. EstimateUncertainty gives an uncalibrated preset
 // (!HardwareSpec::calibrated) this band where it is wider than its regime's.
 inline constexpr const char* kUncalibratedRegime = "uncalibrated";
+// The regime of runs whose software stack nobody named: each source family held out AND
+// source-blinded (its cases' source and framework erased, so fallback profiles fill what they
+// leave unstated; LoadValidationCases with blind set), scored with the fit of the other families.
+// Its band is the error to expect when trainsim has to infer the stack; RL steps keep kRlRegime.
+inline constexpr const char* kStackInferredRegime = "stack-inferred";
+// Marks r.uncertainty.stack_inferred and widens the band to the kStackInferredRegime band of the
+// embedded table where that is wider (training and fine-tuning runs; an RL step keeps its own
+// band). Simulate cannot tell whether a stack was named; the front-ends that can call this
+// (validate for a case that took a fallback profile; the CLI, REST and Python simulate without a
+// framework profile or framework file).
+void WidenForInferredStack(StepReport& r);
 
 // The regimes of held-out results: `loso.held_out` scored cases of `cases` (matched by id). Each
 // case is served by the most specific regime of RegimeNames whose served cases (those no more
@@ -93,9 +104,12 @@ inline constexpr const char* kUncalibratedRegime = "uncalibrated";
 // serves, so that about 80 % of them fall inside it; "all" serves the rest (every case when the
 // rest is fewer than the rule asks). kUncalibratedRegime (every held-out case scored without a
 // fit) is added when there is one. Sorted by name.
+// `blind` (optional): the same families held out source-blinded (kStackInferredRegime is built
+// from its non-RL held-out cases, kept whatever its size, like kUncalibratedRegime).
 std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
                                     const std::vector<ValidationCase>& cases,
-                                    const RegimeRule& rule = {});
+                                    const RegimeRule& rule = {},
+                                    const CrossValidation* blind = nullptr);
 
 // The honest check of the bands: each source family's held-out cases scored against bands built
 // from the other families' residuals only (the band must not have seen the family it covers), an
@@ -108,6 +122,13 @@ struct BandCheck {
 };
 BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<ValidationCase>& cases,
                               const RegimeRule& rule = {});
+// The same check for runs whose stack is inferred: each family's source-blinded held-out cases
+// (`blind`) against bands built from the other families only (their published and their blinded
+// residuals), taking the wider of the regime's and the kStackInferredRegime band (non-RL), and of
+// the uncalibrated band where their hardware had no fit, as validate does for such a case.
+BandCheck InferredStackBandCoverage(const CrossValidation& loso, const CrossValidation& blind,
+                                    const std::vector<ValidationCase>& cases,
+                                    const RegimeRule& rule = {});
 
 // data/uncertainty.json: {"about", "generated_by", "date", "case_files", "cases",
 // "min_cases", "min_families", "coverage", "regimes": [{"regime", "cases", "families",

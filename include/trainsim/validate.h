@@ -34,6 +34,9 @@ struct ValidationCase {
   // allocator's reserve plus the CUDA context and library workspaces): scored against the
   // report's reserved_bytes (peak, fragmentation allowance and runtime overhead).
   bool memory_device = false;
+  // No profile named the case's stack: a fallback profile filled its settings (its prediction
+  // carries at least the "stack-inferred" band, WidenForInferredStack).
+  bool stack_inferred = false;
 };
 
 // Parses one JSONL line; an error names the case id and the field. The case's "hardware" must
@@ -90,11 +93,16 @@ std::string ValidationScatterSvg(const ValidationSummary& s);
 // The cases of JSONL text (one case per non-blank line); `origin` names the text in messages
 // ("origin:line"). A line that is not JSON fails the whole text (ParseError); a case that does
 // not parse is appended to `unparsable` (when non-null) as skipped with its reason.
+// `blind`: every case read as if its source were unknown and its framework null, so that no
+// profile matches and the fallbacks fill what it leaves unstated (the run of a user whose stack
+// trainsim does not know; the source-blind held-out check, kStackInferredRegime).
 Result<std::vector<ValidationCase>> ParseValidationCases(std::string_view jsonl,
                                                          std::string_view origin,
-                                                         std::vector<CaseResult>* unparsable);
+                                                         std::vector<CaseResult>* unparsable,
+                                                         bool blind = false);
 // ParseValidationCases on each file in turn; NotFound names an unreadable file.
 Result<std::vector<ValidationCase>> LoadValidationCases(const std::vector<std::string>& files,
-                                                        std::vector<CaseResult>* unparsable);
+                                                        std::vector<CaseResult>* unparsable,
+                                                        bool blind = false);
 
 }  // namespace trainsim

@@ -241,6 +241,7 @@ void WriteTail(JsonWriter& w, const StepReport& r, const Strategy& s) {
   w.Field("regime", u.regime);
   w.Field("rel_above", u.rel_above);
   w.Field("rel_below", u.rel_below);
+  w.Field("stack_inferred", u.stack_inferred);
   w.Field("uncalibrated_hardware", u.uncalibrated_hardware);
   w.EndObject();
 }

@@ -153,6 +153,7 @@ std::string ReferenceReportJson(const StepReport& r, const ModelSpec& m, const H
                       {"rel_below", r.uncertainty.rel_below},
                       {"rel_above", r.uncertainty.rel_above},
                       {"cases", r.uncertainty.cases},
+                      {"stack_inferred", r.uncertainty.stack_inferred},
                       {"uncalibrated_hardware", r.uncertainty.uncalibrated_hardware}};
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;

@@ -7,6 +7,7 @@
 #include "trainsim/log_conventions.h"
 #include "trainsim/megatron.h"
 #include "trainsim/trainsim.h"
+#include "trainsim/uncertainty.h"
 #include "util/units.h"
 
 namespace trainsim {
@@ -97,9 +98,12 @@ std::string FormatReportText(const StepReport& r, const ModelSpec& m, const Hard
                      r.step_time_s));
   else
     line(fmt::format(
-        "  step time        {:10.4f} s ± {:.0f} %  (80 % band {:.4f} - {:.4f} s, {} regime)",
+        "  step time        {:10.4f} s ± {:.0f} %  (80 % band {:.4f} - {:.4f} s, {} regime{})",
         r.step_time_s, 50 * (r.step_time_s_high - r.step_time_s_low) / r.step_time_s,
-        r.step_time_s_low, r.step_time_s_high, r.uncertainty.regime));
+        r.step_time_s_low, r.step_time_s_high, r.uncertainty.regime,
+        r.uncertainty.regime == kStackInferredRegime
+            ? "; no framework named: --framework or a framework file narrows it"
+            : ""));
   line(fmt::format("  MFU / HFU        {:9.1f} % / {:.1f} %", 100 * r.mfu, 100 * r.hfu));
   line(fmt::format("  TFLOP/s per GPU  {:10.1f}", r.tflops_per_gpu));
   line(fmt::format("  tokens/s per GPU {:10.0f}", r.tokens_per_s_per_gpu));

@@ -10,6 +10,7 @@
 #include "trainsim/front_end.h"
 #include "trainsim/presets.h"
 #include "trainsim/schema.h"
+#include "trainsim/uncertainty.h"
 
 namespace trainsim::serve {
 
@@ -248,9 +249,10 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
   if (body.contains("framework") && !body["framework"].is_null()) {
     if (!body["framework"].is_string())
       return Status::Invalid("framework", "must be a string naming a framework profile");
-    auto profile = ApplyFrameworkProfile(body["framework"].get<std::string>(), in.hardware,
-                                         in.strategy, in.given);
+    const std::string name = body["framework"].get<std::string>();
+    auto profile = ApplyFrameworkProfile(name, in.hardware, in.strategy, in.given);
     if (!profile.ok()) return profile.status();
+    in.stack_named = name.rfind("generic-", 0) != 0;
     fw.assumed.insert(fw.assumed.end(), profile->begin(), profile->end());
   }
   if (Status st = ResolveFrameworkBatch(fw, in.strategy, from_object.count("global_batch_size"));
@@ -263,6 +265,7 @@ Result<SimInputs> ReadSimInputs(const json& body, const std::vector<std::string_
     return st;
   in.ignored.insert(in.ignored.begin(), fw.ignored.begin(), fw.ignored.end());
   in.hw_notes.insert(in.hw_notes.end(), fw.assumed.begin(), fw.assumed.end());
+  if (with_file || mg.value()) in.stack_named = true;
   if (with_file) return in;
   if (mg.value()) {
     auto m = MegatronModel(body, *mg.value(), in.strategy);
@@ -288,6 +291,7 @@ Result<StepReport> SimulateInputs(SimInputs& in, bool detail) {
   // The CLI's order (cmd_simulate.cc, AddInputNotes): the file's notes before the defaults.
   r.ignored.insert(r.ignored.end(), in.ignored.begin(), in.ignored.end());
   r.assumed.insert(r.assumed.begin(), in.hw_notes.begin(), in.hw_notes.end());
+  if (!in.stack_named) WidenForInferredStack(r);
   return rep;
 }
 

@@ -42,6 +42,9 @@ struct SimInputs {
   StrategyKeys given;                 // keys the strategy object gave
   std::vector<Assumption> hw_notes;   // ReadHardware's notes
   std::vector<IgnoredInput> ignored;  // strategy keys accepted and not simulated
+  // A framework profile (other than a generic-* fallback), framework file or Megatron script
+  // named the stack; else the band is at least the stack-inferred one (WidenForInferredStack).
+  bool stack_named = false;
 };
 Result<SimInputs> ReadSimInputs(const nlohmann::json& body,
                                 const std::vector<std::string_view>& more = {});

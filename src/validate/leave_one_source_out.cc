@@ -12,15 +12,39 @@
 
 namespace trainsim {
 
-Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& all,
-                                          const CalibrateOptions& options) {
-  std::vector<ValidationCase> cases;
-  std::set<std::string> families;
-  for (const ValidationCase& c : all) {
-    if (!options.only_hardware.empty() && c.hw.id != options.only_hardware) continue;
-    cases.push_back(c);
-    families.insert(c.family);
+namespace {
+
+std::vector<ValidationCase> OnHardware(const std::vector<ValidationCase>& all,
+                                       const std::string& only_hardware) {
+  std::vector<ValidationCase> out;
+  for (const ValidationCase& c : all)
+    if (only_hardware.empty() || c.hw.id == only_hardware) out.push_back(c);
+  return out;
+}
+
+// `test` with the fitted efficiencies of its hardware; the hardware without a fit (it keeps the
+// efficiencies it carries, nominal) goes to `unfitted`.
+void ApplyFits(std::vector<ValidationCase>& test, const std::vector<CalibrationResult>& fits,
+               std::set<std::string>& unfitted) {
+  for (ValidationCase& c : test) {
+    auto fit = std::find_if(fits.begin(), fits.end(),
+                            [&](const CalibrationResult& r) { return r.hardware == c.hw.id; });
+    if (fit != fits.end())
+      c.hw.eff = fit->eff;
+    else
+      unfitted.insert(c.hw.id);
   }
+}
+
+}  // namespace
+
+Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& fit_cases,
+                                          const std::vector<ValidationCase>& score_cases,
+                                          const CalibrateOptions& options) {
+  const std::vector<ValidationCase> cases = OnHardware(fit_cases, options.only_hardware);
+  const std::vector<ValidationCase> scores = OnHardware(score_cases, options.only_hardware);
+  std::set<std::string> families;
+  for (const ValidationCase& c : cases) families.insert(c.family);
   if (families.size() < 2)
     return Status::Invalid("cases",
                            "leave-one-source-out needs cases of at least two families, "
@@ -32,22 +56,17 @@ Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& all
   std::vector<ValidationCase> scored;
   for (const std::string& family : families) {
     std::vector<ValidationCase> train, test;
-    for (const ValidationCase& c : cases) (c.family == family ? test : train).push_back(c);
+    for (const ValidationCase& c : cases)
+      if (c.family != family) train.push_back(c);
+    for (const ValidationCase& c : scores)
+      if (c.family == family) test.push_back(c);
     auto fits = Calibrate(train, options);
     if (!fits.ok()) return fits.status();
     HeldOutSource src;
     src.family = family;
     src.cases = static_cast<int>(test.size());
     std::set<std::string> unfitted;
-    for (ValidationCase& c : test) {
-      auto fit = std::find_if(fits->begin(), fits->end(),
-                              [&](const CalibrationResult& r) { return r.hardware == c.hw.id; });
-      if (fit != fits->end()) {
-        c.hw.eff = fit->eff;
-      } else {
-        unfitted.insert(c.hw.id);  // keeps the efficiencies it carries (nominal)
-      }
-    }
+    ApplyFits(test, fits.value(), unfitted);
     src.unfitted_hardware.assign(unfitted.begin(), unfitted.end());
     cv.sources.push_back(std::move(src));
     scored.insert(scored.end(), std::make_move_iterator(test.begin()),
@@ -55,6 +74,11 @@ Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& all
   }
   cv.held_out = ScoreCases(scored);
   return cv;
+}
+
+Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& all,
+                                          const CalibrateOptions& options) {
+  return LeaveOneSourceOut(all, all, options);
 }
 
 Result<CrossValidation> LeaveOneSourceOut(const std::vector<ValidationCase>& cases,

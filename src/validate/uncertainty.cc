@@ -18,7 +18,8 @@ struct Table {
   std::vector<RegimeBand> bands;
   // ...[kind]: 0 pre-training, 1 fine-tuning, 2 RL.
   int resolved[kGenerationCount][2][2][kSizeBuckets][3] = {};
-  int uncalibrated = -1;  // index of the "uncalibrated" band; -1 = none in the table
+  int uncalibrated = -1;    // index of the "uncalibrated" band; -1 = none in the table
+  int stack_inferred = -1;  // index of the "stack-inferred" band; -1 = none in the table
   bool ok = false;
 };
 
@@ -51,6 +52,7 @@ Table LoadTable() {
   for (size_t i = 0; i < t.bands.size(); ++i) index[t.bands[i].regime] = static_cast<int>(i);
   if (!index.count("all")) return t;
   if (auto u = index.find(kUncalibratedRegime); u != index.end()) t.uncalibrated = u->second;
+  if (auto u = index.find(kStackInferredRegime); u != index.end()) t.stack_inferred = u->second;
   for (int g = 0; g < kGenerationCount; ++g)
     for (int multi = 0; multi < 2; ++multi)
       for (int moe = 0; moe < 2; ++moe)
@@ -96,6 +98,20 @@ void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& 
   r.uncertainty.cases = b->cases;
   r.step_time_s_low = r.step_time_s * (1 - b->rel_below);
   r.step_time_s_high = r.step_time_s * (1 + b->rel_above);
+}
+
+void WidenForInferredStack(StepReport& r) {
+  r.uncertainty.stack_inferred = true;
+  const Table& t = GetTable();
+  if (!t.ok || t.stack_inferred < 0 || r.uncertainty.regime.substr(0, 2) == "rl") return;
+  const RegimeBand& b = t.bands[t.stack_inferred];
+  if (b.rel_below + b.rel_above <= r.uncertainty.rel_below + r.uncertainty.rel_above) return;
+  r.uncertainty.regime = b.regime;
+  r.uncertainty.rel_below = b.rel_below;
+  r.uncertainty.rel_above = b.rel_above;
+  r.uncertainty.cases = b.cases;
+  r.step_time_s_low = r.step_time_s * (1 - b.rel_below);
+  r.step_time_s_high = r.step_time_s * (1 + b.rel_above);
 }
 
 }  // namespace trainsim

@@ -130,8 +130,16 @@ std::vector<Placed> PlaceHeldOut(const CrossValidation& loso,
   return placed;
 }
 
-std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed,
-                                         const RegimeRule& rule) {
+// The non-RL cases of `blind` (source-blinded held-out results), for kStackInferredRegime.
+Residuals InferredStack(const std::vector<Placed>& blind) {
+  Residuals r;
+  for (const Placed& p : blind)
+    if (!p.rl) r.errors.push_back(p.error), r.families.insert(p.family);
+  return r;
+}
+
+std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed, const RegimeRule& rule,
+                                         const std::vector<Placed>& blind = {}) {
   // RL steps form their own regime, kept whatever its size (two source families so far), and
   // leave the training regimes as they were.
   std::vector<Placed> training;
@@ -150,6 +158,8 @@ std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed,
   for (const Placed& p : training)
     if (p.unfitted) uncalibrated.errors.push_back(p.error), uncalibrated.families.insert(p.family);
   if (!uncalibrated.errors.empty()) regimes[kUncalibratedRegime] = std::move(uncalibrated);
+  if (Residuals inferred = InferredStack(blind); !inferred.errors.empty())
+    regimes[kStackInferredRegime] = std::move(inferred);
   return regimes;
 }
 
@@ -157,35 +167,55 @@ std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed,
 
 std::vector<RegimeBand> RegimeBands(const CrossValidation& loso,
                                     const std::vector<ValidationCase>& cases,
-                                    const RegimeRule& rule) {
+                                    const RegimeRule& rule, const CrossValidation* blind) {
   std::vector<RegimeBand> out;
-  for (auto& [name, r] : Regimes(PlaceHeldOut(loso, cases), rule)) out.push_back(Band(name, r));
+  const std::vector<Placed> blinded = blind ? PlaceHeldOut(*blind, cases) : std::vector<Placed>{};
+  for (auto& [name, r] : Regimes(PlaceHeldOut(loso, cases), rule, blinded))
+    out.push_back(Band(name, r));
   return out;
 }
 
-BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<ValidationCase>& cases,
-                              const RegimeRule& rule) {
-  const std::vector<Placed> placed = PlaceHeldOut(loso, cases);
+namespace {
+
+// The wider of b and the band `name` of `bands` (when there is one).
+const RegimeBand* Wider(const RegimeBand* b, const std::map<std::string, RegimeBand>& bands,
+                        const char* name) {
+  auto u = bands.find(name);
+  if (u == bands.end() || u->second.rel_below + u->second.rel_above <= b->rel_below + b->rel_above)
+    return b;
+  return &u->second;
+}
+
+std::vector<Placed> OtherFamilies(const std::vector<Placed>& placed, const std::string& family) {
+  std::vector<Placed> out;
+  for (const Placed& p : placed)
+    if (p.family != family) out.push_back(p);
+  return out;
+}
+
+// The band check over `scored` (held-out results of `placed`'s families, or their blinded
+// twins when `blind` is given): each family's cases against bands built from the other
+// families only; a blinded case takes the wider of its band and the stack-inferred one.
+BandCheck Coverage(const std::vector<Placed>& placed, const std::vector<Placed>* blind,
+                   const RegimeRule& rule) {
+  const std::vector<Placed>& scored = blind ? *blind : placed;
   std::set<std::string> families;
-  for (const Placed& p : placed) families.insert(p.family);
+  for (const Placed& p : scored) families.insert(p.family);
   BandCheck out;
   double width = 0;
   for (const std::string& family : families) {
-    std::vector<Placed> others;
-    for (const Placed& p : placed)
-      if (p.family != family) others.push_back(p);
     std::map<std::string, RegimeBand> bands;
-    for (auto& [name, r] : Regimes(others, rule)) bands[name] = Band(name, r);
-    for (const Placed& p : placed) {
+    for (auto& [name, r] : Regimes(OtherFamilies(placed, family), rule,
+                                   blind ? OtherFamilies(*blind, family) : std::vector<Placed>{}))
+      bands[name] = Band(name, r);
+    for (const Placed& p : scored) {
       if (p.family != family) continue;
       const RegimeBand* b = nullptr;
       for (const std::string& name : p.chain)
         if (auto it = bands.find(name); it != bands.end() && !b) b = &it->second;
       if (!b) continue;
-      if (auto u = bands.find(kUncalibratedRegime);
-          p.unfitted && u != bands.end() &&
-          u->second.rel_below + u->second.rel_above > b->rel_below + b->rel_above)
-        b = &u->second;
+      if (p.unfitted) b = Wider(b, bands, kUncalibratedRegime);
+      if (blind && !p.rl) b = Wider(b, bands, kStackInferredRegime);
       const double measured = 1 / (1 + p.error);  // for a prediction of 1
       out.inside += 1 - b->rel_below <= measured && measured <= 1 + b->rel_above;
       width += (b->rel_below + b->rel_above) / 2;
@@ -195,6 +225,20 @@ BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<Val
   out.coverage = out.cases ? static_cast<double>(out.inside) / out.cases : 0;
   out.mean_half_width = out.cases ? width / out.cases : 0;
   return out;
+}
+
+}  // namespace
+
+BandCheck HeldOutBandCoverage(const CrossValidation& loso, const std::vector<ValidationCase>& cases,
+                              const RegimeRule& rule) {
+  return Coverage(PlaceHeldOut(loso, cases), nullptr, rule);
+}
+
+BandCheck InferredStackBandCoverage(const CrossValidation& loso, const CrossValidation& blind,
+                                    const std::vector<ValidationCase>& cases,
+                                    const RegimeRule& rule) {
+  const std::vector<Placed> blinded = PlaceHeldOut(blind, cases);
+  return Coverage(PlaceHeldOut(loso, cases), &blinded, rule);
 }
 
 std::string UncertaintyTableJson(const std::vector<RegimeBand>& bands,

@@ -90,7 +90,8 @@ TEST(EmbeddedUncertaintyTable, IsWellFormed) {
     const std::string name = r["regime"];
     all |= name == "all";
     // "all", "uncalibrated" and "rl" are kept whatever their size (RegimeBands).
-    if (name != "all" && name != kUncalibratedRegime && name != kRlRegime) {
+    if (name != "all" && name != kUncalibratedRegime && name != kRlRegime &&
+        name != kStackInferredRegime) {
       EXPECT_GE(r["cases"].get<int>(), j["min_cases"].get<int>()) << name;
       EXPECT_GE(r["families"].get<int>(), j["min_families"].get<int>()) << name;
     }
@@ -194,6 +195,65 @@ TEST(RegimeBands, ARegimeBandsTheCasesItServes) {
   EXPECT_LT(check.inside, 36);
   EXPECT_NEAR(check.coverage, check.inside / 36.0, 1e-12);
   EXPECT_GT(check.mean_half_width, 0.2);
+}
+
+// A run whose stack nobody named takes the stack-inferred band where it is wider; an RL step
+// keeps its own band; the report says so either way.
+TEST(WidenForInferredStack, TakesTheStackInferredBandWhereWider) {
+  const std::string_view* text = detail::FindEmbeddedFile("uncertainty.json");
+  ASSERT_NE(text, nullptr);
+  double inferred = 0;
+  const nlohmann::json table = nlohmann::json::parse(*text);
+  for (const auto& r : table["regimes"])
+    if (r["regime"] == kStackInferredRegime)
+      inferred = r["rel_below"].get<double>() + r["rel_above"].get<double>();
+  ASSERT_GT(inferred, 0) << "the embedded table has no stack-inferred band";
+  StepReport r;
+  r.step_time_s = 2;
+  r.uncertainty.regime = "hopper/multi-node/dense";
+  r.uncertainty.rel_below = r.uncertainty.rel_above = 0.05;
+  WidenForInferredStack(r);
+  EXPECT_TRUE(r.uncertainty.stack_inferred);
+  EXPECT_EQ(r.uncertainty.regime, kStackInferredRegime);
+  EXPECT_NEAR(r.uncertainty.rel_below + r.uncertainty.rel_above, inferred, 1e-12);
+  EXPECT_DOUBLE_EQ(r.step_time_s_low, 2 * (1 - r.uncertainty.rel_below));
+  EXPECT_DOUBLE_EQ(r.step_time_s_high, 2 * (1 + r.uncertainty.rel_above));
+  StepReport wide = r;  // already wider: kept
+  wide.uncertainty.regime = "uncalibrated";
+  wide.uncertainty.rel_below = 0.5, wide.uncertainty.rel_above = 0.9;
+  WidenForInferredStack(wide);
+  EXPECT_EQ(wide.uncertainty.regime, "uncalibrated");
+  StepReport rl;
+  rl.uncertainty.regime = kRlRegime;
+  rl.uncertainty.rel_below = rl.uncertainty.rel_above = 0.01;
+  WidenForInferredStack(rl);
+  EXPECT_EQ(rl.uncertainty.regime, kRlRegime);
+  EXPECT_TRUE(rl.uncertainty.stack_inferred);
+}
+
+// The stack-inferred regime comes from the blinded held-out residuals (non-RL), whatever its
+// size, and the blind coverage check takes the wider band for each blinded case.
+TEST(RegimeBands, StackInferredFromTheBlindedResiduals) {
+  const Synthetic s = MakeSynthetic(20);
+  CrossValidation blind = s.cv;
+  for (CaseResult& r : blind.held_out.cases) r.error *= 3;  // a stack guessed: larger errors
+  const std::vector<RegimeBand> bands = RegimeBands(s.cv, s.cases, {}, &blind);
+  const RegimeBand* inferred = nullptr;
+  const RegimeBand* own = nullptr;
+  for (const RegimeBand& b : bands) {
+    if (b.regime == kStackInferredRegime) inferred = &b;
+    if (b.regime == "ampere/multi-node/dense/<10B") own = &b;
+  }
+  ASSERT_NE(inferred, nullptr);
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(inferred->cases, 20);
+  EXPECT_GT(inferred->rel_below, own->rel_below);
+  EXPECT_EQ(RegimeBands(s.cv, s.cases).size(), bands.size() - 1);  // no blind: no such regime
+  const BandCheck published = HeldOutBandCoverage(s.cv, s.cases);
+  const BandCheck guessed = InferredStackBandCoverage(s.cv, blind, s.cases);
+  EXPECT_EQ(guessed.cases, published.cases);
+  EXPECT_GT(guessed.mean_half_width, published.mean_half_width);
+  EXPECT_GE(guessed.coverage, 0.7);
 }
 
 TEST(RegimeBands, TheBandAlwaysContainsThePrediction) {

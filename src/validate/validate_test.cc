@@ -159,6 +159,12 @@ TEST(ValidateAssumed, UnknownSourceOnH100GetsTodaysRecipes) {
   const auto scored = Assumed(s.cases[0].assumed);
   ASSERT_TRUE(scored.count("recompute"));
   EXPECT_FALSE(scored.at("recompute").why.empty());
+  // The stack was inferred: the prediction carries at least the stack-inferred band.
+  EXPECT_TRUE(c->stack_inferred);
+  auto rep = SimulateCase(c.value());
+  ASSERT_TRUE(rep.ok());
+  EXPECT_TRUE(rep->uncertainty.stack_inferred);
+  EXPECT_GE(rep->uncertainty.rel_below + rep->uncertainty.rel_above, 0.4);
 }
 
 // A measured peak the notes call max_memory_reserved (the PEFT harness) is the caching
@@ -375,6 +381,16 @@ TEST(ValidateAssumed, KnownSourceKeepsItsProfileAndGivenFieldsAreNotListed) {
   EXPECT_FALSE(a.count("parallel.zero"));
   EXPECT_EQ(a.at("recompute").value, "full");  // the profile's --checkpoint-activations
   EXPECT_EQ(a.at("mbs").value, "1");
+  EXPECT_FALSE(c->stack_inferred);
+  auto rep = SimulateCase(c.value());
+  ASSERT_TRUE(rep.ok());
+  EXPECT_FALSE(rep->uncertainty.stack_inferred);
+  // Read blind, the same case loses its profile: a fallback fills it, the stack is inferred.
+  auto blind = ParseValidationCases(testing::BuiltinCaseLine(), "case", nullptr, /*blind=*/true);
+  ASSERT_TRUE(blind.ok());
+  ASSERT_EQ(blind->size(), 1u);
+  EXPECT_EQ(blind->front().framework, "generic-2021");
+  EXPECT_TRUE(blind->front().stack_inferred);
 }
 
 // A MaxText case without mbs trains its local batch in one micro-batch (base.yml's

@@ -96,7 +96,9 @@ export interface Report {
   stages: Stage[];
   assumed: { field: string; value: string; why: string }[];
   strategy: StrategyFile;
-  uncertainty?: { regime: string; rel_below: number; rel_above: number; cases: number };
+  uncertainty?: {
+    regime: string; rel_below: number; rel_above: number; cases: number; stack_inferred?: boolean;
+  };
   // Plans that keep state on the host (docs/FINETUNE.md, "Host memory").
   host_mem?: { bytes_per_node: number; capacity_bytes_per_node: number; fits: boolean;
     link_bound: boolean; reason: string | null };

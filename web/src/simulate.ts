@@ -101,8 +101,11 @@ function metric(id: string, label: string, text: string, value: number): HTMLEle
 function bandText(r: Report): string {
   if (r.step_time_s_low === undefined || r.step_time_s_high === undefined || !r.uncertainty) return "";
   const pm = ((50 * (r.step_time_s_high - r.step_time_s_low)) / r.step_time_s).toFixed(0);
+  // A run whose stack nobody named carries the stack-inferred band (docs/VALIDATION.md).
+  const hint = r.uncertainty.regime === "stack-inferred"
+    ? "; no framework named: --framework or a framework file narrows it" : "";
   return ` ± ${pm} %  (80 % band ${r.step_time_s_low.toFixed(4)} - ${r.step_time_s_high.toFixed(4)} s, ` +
-    `${r.uncertainty.regime} regime)`;
+    `${r.uncertainty.regime} regime${hint})`;
 }
 
 function showReport(results: HTMLElement, r: Report, cat: Catalogue): void {
