@@ -460,6 +460,21 @@ if [ -r "$CASES" ]; then
   expect_field_error "calibrate --freeze unknown" frozen calibrate "$TMP/two_families.jsonl" --leave-one-source-out --freeze warp_speed
   expect_field_error "calibrate one family" cases calibrate "$TMP/one_case.jsonl" --leave-one-source-out
   expect_field_error "write-uncertainty without LOSO" --write-uncertainty calibrate "$TMP/two_families.jsonl" --write-uncertainty "$TMP/u.json"
+  expect_field_error "source-blind without LOSO" --source-blind calibrate "$TMP/two_families.jsonl" --source-blind
+  # Source-blind held-out line before the summary line; the table gains the stack-inferred band.
+  if expect_ok "calibrate --source-blind" calibrate "$TMP/two_families.jsonl" --leave-one-source-out --source-blind; then
+    if grep -q "^source-blind held-out .*time MAPE [0-9.]*% over 6 cases$" "$OUT" &&
+       tail -n 1 "$OUT" | grep -q "^calibrate: leave-one-source-out time MAPE"; then
+      ok "calibrate --source-blind: blind line, then the summary line last"
+    else
+      bad "calibrate --source-blind: blind line, then the summary line last" "$(tail -n 3 "$OUT")"
+    fi
+  fi
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(r["regime"] == "stack-inferred" and r["cases"] == 6 for r in d["regimes"])' "$TMP/uncertainty.json"; then
+    ok "calibrate --write-uncertainty: stack-inferred band from the blinded cases"
+  else
+    bad "calibrate --write-uncertainty: stack-inferred band" "$(head -c 300 "$TMP/uncertainty.json")"
+  fi
 fi
 
 # --- uncertainty band of simulate -------------------------------------------------------------
@@ -468,6 +483,21 @@ if expect_ok "simulate band" simulate --json; then
     ok "simulate --json: step_time_s_low < step_time_s < step_time_s_high, with a regime"
   else
     bad "simulate --json: step_time_s_low < step_time_s < step_time_s_high" "$(head -c 300 "$OUT")"
+  fi
+fi
+# No stack named: the stack-inferred band; a named profile keeps its regime's.
+if expect_ok "simulate band, no framework" simulate --json; then
+  if python3 -c 'import json,sys; u=json.load(sys.stdin)["uncertainty"]; assert u["stack_inferred"] is True and u["regime"] == "stack-inferred", u' <"$OUT" 2>/dev/null; then
+    ok "simulate --json without a framework: stack_inferred, stack-inferred band"
+  else
+    bad "simulate --json without a framework: stack_inferred" "$(head -c 300 "$OUT")"
+  fi
+fi
+if expect_ok "simulate band, framework named" simulate --framework megatron-bridge --json; then
+  if python3 -c 'import json,sys; u=json.load(sys.stdin)["uncertainty"]; assert u["stack_inferred"] is False and u["regime"] != "stack-inferred", u' <"$OUT" 2>/dev/null; then
+    ok "simulate --json --framework megatron-bridge: the regime's band"
+  else
+    bad "simulate --json --framework megatron-bridge: the regime's band" "$(head -c 300 "$OUT")"
   fi
 fi
 if expect_ok "simulate band (text)" simulate; then
