@@ -139,5 +139,27 @@ TEST(FrontEnd, FrameworkProfileFillsOnlyWhatNoInputGave) {
   EXPECT_NE(bad.status().message().find("megatron-bridge"), std::string::npos);
 }
 
+// `simulate --framework` takes a release name of a profile's `frameworks` list and the profile's
+// settings for the GPU's class: Megatron-Bridge 26.04.01 on GB200 NVL72 runs the EP all-to-all
+// exposed, on B200 with the profile's overlap (data/frameworks.json, megatron-bridge-26.04).
+TEST(FrontEnd, FrameworkReleaseNameTakesTheGpuClassSettings) {
+  const auto ep_overlap = [](const char* preset, std::string& why) {
+    const HardwareSpec hw = LoadHardwarePreset(preset).value();
+    StrategyKeys given;
+    Strategy s = FinishStrategy(Strategy{}, {{"world_size", "8"}, {"ep_size", "8"}}, given).value();
+    auto a = ApplyFrameworkProfile("megatron-bridge-26.04.01", hw, s, given);
+    EXPECT_TRUE(a.ok()) << a.status().message();
+    for (const Assumption& x : a.value())
+      if (x.field == "ep_comm_overlap") why = x.why;
+    return s.ep_comm_overlap;
+  };
+  std::string rack_why, node_why;
+  EXPECT_EQ(ep_overlap("gb200_nvl72", rack_why), 0.0);
+  EXPECT_GT(ep_overlap("b200_sxm_180gb", node_why), 0.0);
+  EXPECT_NE(rack_why.find("megatron-bridge-26.04"), std::string::npos) << rack_why;
+  EXPECT_NE(rack_why.find("fp4-rack"), std::string::npos) << rack_why;
+  EXPECT_EQ(node_why.find("fp4-rack"), std::string::npos) << node_why;
+}
+
 }  // namespace
 }  // namespace trainsim

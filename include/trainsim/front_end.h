@@ -51,12 +51,12 @@ Result<StepReport> SimulateWithAssumptions(const ModelSpec& model, const Hardwar
 // The ids of the embedded framework profiles (data/frameworks.json), in file order.
 std::vector<std::string> FrameworkProfileIds();
 
-// The profile `name` (an id of FrameworkProfileIds) fills the strategy settings no input gave
-// (not in `given`): parallel habits (SP, ZeRO, overlaps, TP comm overlap where the scale-up
-// domain allows it, CP and MoE dispatch), kernels (attention, fused cross-entropy), the host's
-// launch rate and execution habits (optimizer implementation, element-wise fusion), as validate
-// fills a case's null fields from its source's profile. Returns them as the report's
-// assumptions; InvalidArgument (field "framework") names the profiles for an unknown name.
+// The profile `name` (an id of FrameworkProfileIds or a name of its `frameworks` list; its
+// settings for hw's GPU class where it has them) fills the strategy settings no input gave (not in
+// `given`): parallel habits, kernels (attention, fused cross-entropy), the host's launch rate and
+// execution habits (optimizer implementation, element-wise fusion), as validate fills a case's
+// null fields from its source's profile. Returns them as the report's assumptions;
+// InvalidArgument (field "framework") names the profiles for an unknown name.
 Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, const HardwareSpec& hw,
                                                       Strategy& s, StrategyKeys& given);
 

@@ -93,16 +93,19 @@ std::vector<std::string> FrameworkProfileIds() {
 
 Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, const HardwareSpec& hw,
                                                       Strategy& s, StrategyKeys& given) {
-  const detail::Framework* fw = nullptr;
-  for (const detail::Framework& f : detail::Frameworks())
-    if (f.id == name) fw = &f;
+  // An id or a name of its `frameworks` list (a release: megatron-bridge-26.04.01).
+  const detail::Framework* fw = detail::NamedProfile(std::string(name));
   if (!fw) {
     std::string ids;
     for (const std::string& id : FrameworkProfileIds()) ids += (ids.empty() ? "" : ", ") + id;
     return Status::Invalid("framework", "unknown framework profile '" + std::string(name) +
                                             "' (profiles: " + ids + ")");
   }
-  const std::string why = "profile " + fw->id + " (--framework)";
+  // Its settings for the GPU's class where the profile has them (by_gpu_class).
+  fw = &detail::ForHardware(*fw, hw);
+  const std::string why =
+      "profile " + fw->id + " (--framework" +
+      (fw->gpu_class.empty() ? "" : "; its " + fw->gpu_class + " settings, " + hw.id) + ")";
   std::map<std::string, std::string> take;
   std::vector<Assumption> out;
   for (const auto& [key, value] : ProfileSettings(*fw, hw, s)) {

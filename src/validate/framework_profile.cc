@@ -123,17 +123,85 @@ std::vector<std::string> Components(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// A profile's keys over its base's: the base's keys except its identity and provenance, then the
+// profile's own; by_gpu_class entries merge class by class.
+json WithBase(const json& base, const json& f) {
+  json out = base;
+  for (const char* key : {"id", "frameworks", "match", "fallback", "basis"}) out.erase(key);
+  for (const auto& [key, value] : f.items()) {
+    if (key == "by_gpu_class" && out.contains(key) && value.is_object()) {
+      for (const auto& [cls, keys] : value.items())
+        if (out[key].contains(cls) && keys.is_object())
+          out[key][cls].update(keys);
+        else
+          out[key][cls] = keys;
+    } else {
+      out[key] = value;
+    }
+  }
+  out.erase("base");
+  return out;
+}
+
+// The profile and its per-GPU-class variants (each the profile with the class's keys over it).
+Framework ReadProfileWithClasses(const json& f) {
+  Framework w = ReadProfile(f);
+  if (!f.contains("by_gpu_class") || !f["by_gpu_class"].is_object()) return w;
+  for (const auto& [cls, keys] : f["by_gpu_class"].items()) {
+    json v = f;
+    v.erase("by_gpu_class");
+    if (keys.is_object()) v.update(keys);
+    Framework variant = ReadProfile(v);
+    variant.gpu_class = cls;
+    w.by_gpu_class.emplace_back(cls, std::make_shared<const Framework>(std::move(variant)));
+  }
+  return w;
+}
+
+}  // namespace
+
+std::vector<Framework> ParseFrameworks(std::string_view text) {
+  std::vector<Framework> out;
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!j.is_object() || !j.contains("frameworks")) return out;
+  std::vector<json> resolved;  // each profile's keys after its base's, in file order
+  for (const json& f : j["frameworks"]) {
+    json keys = f;
+    // An unknown base in the embedded file is caught by FrameworkProfiles.BasesAndClassesResolve.
+    if (f.contains("base"))
+      for (const json& r : resolved)
+        if (r.value("id", "") == f.value("base", "")) keys = WithBase(r, f);
+    resolved.push_back(keys);
+    out.push_back(ReadProfileWithClasses(keys));
+  }
+  return out;
+}
+
 const std::vector<Framework>& Frameworks() {
   static const std::vector<Framework> list = [] {
-    std::vector<Framework> out;
     const std::string_view* text = FindEmbeddedFile("frameworks.json");
-    if (!text) return out;
-    json j = json::parse(text->begin(), text->end(), nullptr, false);
-    if (!j.is_object() || !j.contains("frameworks")) return out;
-    for (const json& f : j["frameworks"]) out.push_back(ReadProfile(f));
-    return out;
+    return text ? ParseFrameworks(*text) : std::vector<Framework>{};
   }();
   return list;
+}
+
+const std::vector<std::string_view>& GpuClassNames() {
+  static const std::vector<std::string_view> names = {"fp4-rack", "fp4-node", "fp8", "pre-fp8"};
+  return names;
+}
+
+std::string_view GpuClassOf(const HardwareSpec& hw) {
+  if (hw.peak_fp4_flops > 0) return hw.scaleup_domain >= kRackScaleUpGpus ? "fp4-rack" : "fp4-node";
+  return hw.peak_fp8_flops > 0 ? "fp8" : "pre-fp8";
+}
+
+const Framework& ForHardware(const Framework& fw, const HardwareSpec& hw) {
+  const std::string_view cls = GpuClassOf(hw);
+  for (const auto& [name, variant] : fw.by_gpu_class)
+    if (name == cls) return *variant;
+  return fw;
 }
 
 bool LooksLikeSmallScriptRun(const RunShape& shape) {
@@ -157,8 +225,11 @@ const Framework* Fallback(const std::string& name) {
 
 }  // namespace
 
-ProfilePick PickFramework(const std::string& framework, const std::string& source,
-                          const HardwareSpec& hw, bool finetune, const RunShape& shape) {
+namespace {
+
+// PickFramework before the GPU-class variant.
+ProfilePick PickProfile(const std::string& framework, const std::string& source,
+                        const HardwareSpec& hw, bool finetune, const RunShape& shape) {
   // Sources and framework names are compared without case: "NeMo", "nemo" and "NEMO" name the
   // same stack.
   const std::string name = Lower(framework), text = Lower(source);
@@ -215,6 +286,23 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
     return f;
   }();
   return {&none, "no profile matches the source (no fallback profile)"};
+}
+
+}  // namespace
+
+ProfilePick PickFramework(const std::string& framework, const std::string& source,
+                          const HardwareSpec& hw, bool finetune, const RunShape& shape) {
+  ProfilePick pick = PickProfile(framework, source, hw, finetune, shape);
+  const Framework& variant = ForHardware(*pick.fw, hw);
+  if (&variant != pick.fw) {
+    pick.why += "; its " + variant.gpu_class + " settings (" + hw.id + ")";
+    pick.fw = &variant;
+  }
+  return pick;
+}
+
+const Framework* NamedProfile(const std::string& name) {
+  return Named(Lower(name));
 }
 
 bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp) {

@@ -2,7 +2,10 @@
 // validation case leaves null, and which profile a case gets.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trainsim/execution.h"
@@ -77,13 +80,38 @@ struct Framework {
   // sync), as rollout_max_age; 0 = the straggler-bound one-step-off rollout.
   int separate_rollout_max_age = 0;
   Execution exec;  // host issue rate, optimizer implementation
+  // The GPU class this variant's settings are for ("" = the profile's own settings).
+  std::string gpu_class;
+  // The profile's settings per GPU class (profile key by_gpu_class: class name -> keys that
+  // replace the profile's own on that class), each a complete profile; ForHardware picks one.
+  std::vector<std::pair<std::string, std::shared_ptr<const Framework>>> by_gpu_class;
 };
 
-// The embedded profiles, in file order.
+// The embedded profiles, in file order. A profile with "base": "<id>" (an earlier profile)
+// starts from that profile's keys (all but id, frameworks, match, fallback and basis) and
+// replaces them with its own; its by_gpu_class entries are merged class by class.
 const std::vector<Framework>& Frameworks();
+// The profiles of a frameworks.json text (Frameworks() parses the embedded one); empty when it
+// is not an object with a "frameworks" list.
+std::vector<Framework> ParseFrameworks(std::string_view text);
+
+// The GPU classes a profile's by_gpu_class may name, from the hardware's physical figures:
+// "fp4-rack" (FP4 tensor cores and a scale-up domain of at least kRackScaleUpGpus GPUs: GB200 /
+// GB300 NVL72 and their cloud shapes), "fp4-node" (FP4 tensor cores, a node-sized domain: B200,
+// B300 HGX), "fp8" (FP8 but no FP4 tensor cores: Hopper, Ada, MI300) and "pre-fp8" (A100, V100).
+inline constexpr int kRackScaleUpGpus = 36;
+const std::vector<std::string_view>& GpuClassNames();
+std::string_view GpuClassOf(const HardwareSpec& hw);
+
+// The profile's settings on this hardware: its by_gpu_class variant for the GPU's class, else the
+// profile itself.
+const Framework& ForHardware(const Framework& fw, const HardwareSpec& hw);
+
+// The profile whose id or `frameworks` list is `name` (ignoring case), or null.
+const Framework* NamedProfile(const std::string& name);
 
 struct ProfilePick {
-  const Framework* fw = nullptr;  // never null
+  const Framework* fw = nullptr;  // never null; the variant for the run's GPU class
   std::string why;  // "profile X (source matches 'Y')" or why a fallback profile was taken
 };
 
@@ -124,7 +152,8 @@ bool LooksLikeFsdpRun(const RunShape& shape);
 // "small-script" fallback profile (the nanoGPT lineage of today's small-model runs:
 // torch.compile, DDP) before the GPU-class one. Before that, on any GPU, a pre-training run with no
 // framework named that LooksLikeFsdpRun takes the "fsdp" fallback profile (the PyTorch FSDP
-// stacks' shared defaults).
+// stacks' shared defaults). The profile's by_gpu_class variant for `hw` is returned (ForHardware),
+// and `why` names the class.
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune = false,
                           const RunShape& shape = {});

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -570,6 +571,91 @@ TEST(ValidateAssumed, LoraDropoutAndEagerModules) {
   auto ia3 = ParseValidationCase(j.dump(), "case");
   ASSERT_TRUE(ia3.ok()) << ia3.status().message();
   EXPECT_EQ(Assumed(ia3->assumed).count("lora_dropout"), 0u);
+}
+
+// A profile's by_gpu_class keys replace its own only on hardware of that class; a profile with a
+// base inherits the base's keys (and class entries, merged class by class), not its names.
+TEST(FrameworkProfiles, GpuClassSettingsApplyOnlyOnThatClass) {
+  const std::vector<detail::Framework> list = detail::ParseFrameworks(R"({"frameworks": [
+      {"id": "stack", "match": ["Stack"], "sp": true, "ep_comm_overlap": 0.3,
+       "by_gpu_class": {"fp8": {"zero": 2}}},
+      {"id": "stack-1.0", "base": "stack", "frameworks": ["stack-0.9"],
+       "by_gpu_class": {"fp4-rack": {"ep_comm_overlap": 0}}}]})");
+  ASSERT_EQ(list.size(), 2u);
+  const HardwareSpec gb200 = LoadHardwarePreset("gb200_nvl72").value();
+  const HardwareSpec b200 = LoadHardwarePreset("b200_sxm_180gb").value();
+  const HardwareSpec h100 = LoadHardwarePreset("h100_sxm_80gb").value();
+  const HardwareSpec a100 = LoadHardwarePreset("a100_sxm_80gb").value();
+  EXPECT_EQ(detail::GpuClassOf(gb200), "fp4-rack");
+  EXPECT_EQ(detail::GpuClassOf(b200), "fp4-node");
+  EXPECT_EQ(detail::GpuClassOf(h100), "fp8");
+  EXPECT_EQ(detail::GpuClassOf(a100), "pre-fp8");
+  const detail::Framework& base = list[0];
+  const detail::Framework& release = list[1];
+  EXPECT_TRUE(release.match.empty());
+  EXPECT_EQ(release.names, std::vector<std::string>{"stack-0.9"});
+  // On its class: the class's value, the other keys inherited.
+  const detail::Framework& rack = detail::ForHardware(release, gb200);
+  EXPECT_EQ(rack.gpu_class, "fp4-rack");
+  EXPECT_EQ(rack.ep_overlap, 0.0);
+  EXPECT_TRUE(rack.sp);
+  EXPECT_EQ(rack.zero, 0);
+  // Elsewhere: the profile's own values (and the base's class entry on its class).
+  EXPECT_EQ(&detail::ForHardware(release, b200), &release);
+  EXPECT_EQ(detail::ForHardware(release, b200).ep_overlap, 0.3);
+  EXPECT_EQ(detail::ForHardware(release, h100).zero, 2);
+  EXPECT_EQ(detail::ForHardware(release, h100).ep_overlap, 0.3);
+  EXPECT_EQ(detail::ForHardware(base, gb200).ep_overlap, 0.3);
+  EXPECT_EQ(detail::ForHardware(base, a100).zero, 0);
+}
+
+// Megatron-Bridge by release: a case whose source names a 25.09-26.04.01 container takes
+// megatron-bridge-26.04, whose GB200/GB300 (fp4-rack) MoE recipes left the EP all-to-all exposed;
+// on B200 and for 26.06+ the megatron-bridge value holds (docs/MBRIDGE_RELEASES.md).
+TEST(FrameworkProfiles, MegatronBridgeReleaseSettingsFollowTheGpuClass) {
+  const HardwareSpec gb200 = LoadHardwarePreset("gb200_nvl72").value();
+  const HardwareSpec b200 = LoadHardwarePreset("b200_sxm_180gb").value();
+  const std::string src26_04 = "Megatron-Bridge docs, section '26.04.01 NeMo Container', table";
+  const std::string src26_06 = "Megatron-Bridge docs, section '26.06 NeMo Container', table";
+  const detail::ProfilePick rack = detail::PickFramework("", src26_04, gb200);
+  EXPECT_EQ(rack.fw->id, "megatron-bridge-26.04");
+  EXPECT_EQ(rack.fw->ep_overlap, 0.0);
+  EXPECT_TRUE(rack.fw->sp && rack.fw->tp_overlap && rack.fw->dedup);  // from its base
+  EXPECT_NE(rack.why.find("fp4-rack settings (gb200_nvl72)"), std::string::npos) << rack.why;
+  const detail::ProfilePick node = detail::PickFramework("", src26_04, b200);
+  EXPECT_EQ(node.fw->id, "megatron-bridge-26.04");
+  const double base = detail::NamedProfile("megatron-bridge")->ep_overlap;
+  EXPECT_GT(base, 0.0);
+  EXPECT_EQ(node.fw->ep_overlap, base);
+  EXPECT_EQ(node.why.find("fp4-rack"), std::string::npos) << node.why;
+  const detail::ProfilePick now = detail::PickFramework("", src26_06, gb200);
+  EXPECT_EQ(now.fw->id, "megatron-bridge");
+  EXPECT_EQ(now.fw->ep_overlap, base);
+  EXPECT_EQ(detail::PickFramework("megatron-bridge-26.02.01", "", gb200).fw->id,
+            "megatron-bridge-26.04");
+  EXPECT_EQ(detail::PickFramework("NeMo-26.08", "", gb200).fw->id, "megatron-bridge");
+}
+
+// Every embedded profile's base names an earlier profile and every by_gpu_class key names a GPU
+// class (an unknown one would silently never apply).
+TEST(FrameworkProfiles, BasesAndClassesResolve) {
+  const std::string_view* text = detail::FindEmbeddedFile("frameworks.json");
+  ASSERT_NE(text, nullptr);
+  const nlohmann::json j = nlohmann::json::parse(text->begin(), text->end());
+  std::vector<std::string> seen;
+  for (const nlohmann::json& f : j["frameworks"]) {
+    if (f.contains("base")) {
+      EXPECT_NE(std::find(seen.begin(), seen.end(), f["base"].get<std::string>()), seen.end())
+          << f["id"];
+    }
+    const nlohmann::json classes = f.value("by_gpu_class", nlohmann::json::object());
+    for (const auto& [cls, keys] : classes.items()) {
+      const auto& names = detail::GpuClassNames();
+      EXPECT_NE(std::find(names.begin(), names.end(), cls), names.end()) << f["id"] << " " << cls;
+      EXPECT_TRUE(keys.is_object()) << f["id"];
+    }
+    seen.push_back(f["id"].get<std::string>());
+  }
 }
 
 // Every profile's "attention" names a kernel (an unknown name would silently mean "fused").
