@@ -104,7 +104,7 @@ py::object SimulatePy(const py::object& model, const py::object& hardware,
     if (rep.ok()) {
       StepReport& r = rep.value();
       r.assumed.insert(r.assumed.begin(), profile.begin(), profile.end());
-      if (!stack_named) WidenForInferredStack(r);
+      if (!stack_named) WidenForInferredStack(r, finished);
     }
     text = rep.ok() ? Result<std::string>(FormatReportJson(rep.value(), m, hw, finished))
                     : Result<std::string>(rep.status());

@@ -78,7 +78,8 @@ py::object PlanPy(const py::object& model, const py::object& hardware, const py:
     if (!step.ok()) {
       text = step.status();
     } else {
-      WidenForInferredStack(step.value());  // no framework named, as the CLI's plan without one
+      WidenForInferredStack(step.value(),
+                            finished);  // no framework named, as the CLI's plan without one
       auto run = PlanStep(m, hw, finished, std::move(step).value(), req);
       text = run.ok() ? Result<std::string>(PlannedRunJson(run.value(), m, hw))
                       : Result<std::string>(run.status());

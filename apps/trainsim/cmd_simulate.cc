@@ -235,7 +235,7 @@ Result<PreparedStep> PrepareStep(const SimulateArgs& a, bool detail) {
   // one measured on runs whose stack had to be inferred (a named generic-* profile is a guess too).
   if ((a.framework.empty() || a.framework.rfind("generic-", 0) == 0) && !a.AnyFrameworkFile() &&
       !in.mg)
-    WidenForInferredStack(rep.value());
+    WidenForInferredStack(rep.value(), in.strategy);
   // Settings the library found inert (MoE switches on a dense model); the model file's unread
   // keys were named when it was loaded (LoadModelArg).
   std::string keys;

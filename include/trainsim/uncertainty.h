@@ -91,12 +91,17 @@ inline constexpr const char* kUncalibratedRegime = "uncalibrated";
 // leave unstated; LoadValidationCases with blind set), scored with the fit of the other families.
 // Its band is the error to expect when trainsim has to infer the stack; RL steps keep kRlRegime.
 inline constexpr const char* kStackInferredRegime = "stack-inferred";
-// Marks r.uncertainty.stack_inferred and widens the band to the kStackInferredRegime band of the
-// embedded table where that is wider (training and fine-tuning runs; an RL step keeps its own
-// band). Simulate cannot tell whether a stack was named; the front-ends that can call this
-// (validate for a case that took a fallback profile; the CLI, REST and Python simulate without a
-// framework profile or framework file).
-void WidenForInferredStack(StepReport& r);
+// The same for fine-tuning runs (a fine-tuning stage or PEFT method: RegimeFeatures::finetune),
+// whose blinded errors come from other settings (the fine-tuning fallback's optimizer precision,
+// loss and kernels); a fine-tuning run takes it when the table has it, else kStackInferredRegime.
+inline constexpr const char* kStackInferredFinetuneRegime = "stack-inferred/finetune";
+// Marks r.uncertainty.stack_inferred and widens the band to the kStackInferredRegime band (or
+// kStackInferredFinetuneRegime for a fine-tuning run of `s`) of the embedded table where that is
+// wider (training and fine-tuning runs; an RL step keeps its own band). Simulate cannot tell
+// whether a stack was named; the front-ends that can call this (validate for a case that took a
+// fallback profile; the CLI, REST and Python simulate without a framework profile or framework
+// file).
+void WidenForInferredStack(StepReport& r, const Strategy& s);
 
 // The regimes of held-out results: `loso.held_out` scored cases of `cases` (matched by id). Each
 // case is served by the most specific regime of RegimeNames whose served cases (those no more

@@ -291,7 +291,7 @@ Result<StepReport> SimulateInputs(SimInputs& in, bool detail) {
   // The CLI's order (cmd_simulate.cc, AddInputNotes): the file's notes before the defaults.
   r.ignored.insert(r.ignored.end(), in.ignored.begin(), in.ignored.end());
   r.assumed.insert(r.assumed.begin(), in.hw_notes.begin(), in.hw_notes.end());
-  if (!in.stack_named) WidenForInferredStack(r);
+  if (!in.stack_named) WidenForInferredStack(r, in.strategy);
   return rep;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/embedded.h"
+#include "trainsim/finetune.h"
 #include "validate/regime.h"
 
 namespace trainsim {
@@ -18,8 +19,9 @@ struct Table {
   std::vector<RegimeBand> bands;
   // ...[kind]: 0 pre-training, 1 fine-tuning, 2 RL.
   int resolved[kGenerationCount][2][2][kSizeBuckets][3] = {};
-  int uncalibrated = -1;    // index of the "uncalibrated" band; -1 = none in the table
-  int stack_inferred = -1;  // index of the "stack-inferred" band; -1 = none in the table
+  int uncalibrated = -1;       // index of the "uncalibrated" band; -1 = none in the table
+  int stack_inferred = -1;     // index of the "stack-inferred" band; -1 = none in the table
+  int stack_inferred_ft = -1;  // of "stack-inferred/finetune"
   bool ok = false;
 };
 
@@ -53,6 +55,8 @@ Table LoadTable() {
   if (!index.count("all")) return t;
   if (auto u = index.find(kUncalibratedRegime); u != index.end()) t.uncalibrated = u->second;
   if (auto u = index.find(kStackInferredRegime); u != index.end()) t.stack_inferred = u->second;
+  if (auto u = index.find(kStackInferredFinetuneRegime); u != index.end())
+    t.stack_inferred_ft = u->second;
   for (int g = 0; g < kGenerationCount; ++g)
     for (int multi = 0; multi < 2; ++multi)
       for (int moe = 0; moe < 2; ++moe)
@@ -100,11 +104,14 @@ void EstimateUncertainty(StepReport& r, const ModelSpec& m, const HardwareSpec& 
   r.step_time_s_high = r.step_time_s * (1 + b->rel_above);
 }
 
-void WidenForInferredStack(StepReport& r) {
+void WidenForInferredStack(StepReport& r, const Strategy& s) {
   r.uncertainty.stack_inferred = true;
   const Table& t = GetTable();
-  if (!t.ok || t.stack_inferred < 0 || r.uncertainty.regime.substr(0, 2) == "rl") return;
-  const RegimeBand& b = t.bands[t.stack_inferred];
+  if (!t.ok || IsRlStage(s.stage)) return;
+  const bool finetune = s.stage != TrainStage::kPretrain || s.method != FtMethod::kFull;
+  const int index = finetune && t.stack_inferred_ft >= 0 ? t.stack_inferred_ft : t.stack_inferred;
+  if (index < 0) return;
+  const RegimeBand& b = t.bands[index];
   if (b.rel_below + b.rel_above <= r.uncertainty.rel_below + r.uncertainty.rel_above) return;
   r.uncertainty.regime = b.regime;
   r.uncertainty.rel_below = b.rel_below;

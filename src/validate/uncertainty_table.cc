@@ -130,11 +130,17 @@ std::vector<Placed> PlaceHeldOut(const CrossValidation& loso,
   return placed;
 }
 
-// The non-RL cases of `blind` (source-blinded held-out results), for kStackInferredRegime.
-Residuals InferredStack(const std::vector<Placed>& blind) {
+bool IsFinetune(const Placed& p) {
+  return std::find(p.chain.begin(), p.chain.end(), "finetune") != p.chain.end();
+}
+
+// The non-RL cases of `blind` (source-blinded held-out results), pre-training ones for
+// kStackInferredRegime, fine-tuning ones for kStackInferredFinetuneRegime.
+Residuals InferredStack(const std::vector<Placed>& blind, bool finetune) {
   Residuals r;
   for (const Placed& p : blind)
-    if (!p.rl) r.errors.push_back(p.error), r.families.insert(p.family);
+    if (!p.rl && IsFinetune(p) == finetune)
+      r.errors.push_back(p.error), r.families.insert(p.family);
   return r;
 }
 
@@ -158,8 +164,10 @@ std::map<std::string, Residuals> Regimes(const std::vector<Placed>& placed, cons
   for (const Placed& p : training)
     if (p.unfitted) uncalibrated.errors.push_back(p.error), uncalibrated.families.insert(p.family);
   if (!uncalibrated.errors.empty()) regimes[kUncalibratedRegime] = std::move(uncalibrated);
-  if (Residuals inferred = InferredStack(blind); !inferred.errors.empty())
+  if (Residuals inferred = InferredStack(blind, false); !inferred.errors.empty())
     regimes[kStackInferredRegime] = std::move(inferred);
+  if (Residuals inferred = InferredStack(blind, true); !inferred.errors.empty())
+    regimes[kStackInferredFinetuneRegime] = std::move(inferred);
   return regimes;
 }
 
@@ -215,7 +223,11 @@ BandCheck Coverage(const std::vector<Placed>& placed, const std::vector<Placed>*
         if (auto it = bands.find(name); it != bands.end() && !b) b = &it->second;
       if (!b) continue;
       if (p.unfitted) b = Wider(b, bands, kUncalibratedRegime);
-      if (blind && !p.rl) b = Wider(b, bands, kStackInferredRegime);
+      if (blind && !p.rl)
+        b = Wider(b, bands,
+                  IsFinetune(p) && bands.count(kStackInferredFinetuneRegime)
+                      ? kStackInferredFinetuneRegime
+                      : kStackInferredRegime);
       const double measured = 1 / (1 + p.error);  // for a prediction of 1
       out.inside += 1 - b->rel_below <= measured && measured <= 1 + b->rel_above;
       width += (b->rel_below + b->rel_above) / 2;

@@ -91,7 +91,7 @@ TEST(EmbeddedUncertaintyTable, IsWellFormed) {
     all |= name == "all";
     // "all", "uncalibrated" and "rl" are kept whatever their size (RegimeBands).
     if (name != "all" && name != kUncalibratedRegime && name != kRlRegime &&
-        name != kStackInferredRegime) {
+        name != kStackInferredRegime && name != kStackInferredFinetuneRegime) {
       EXPECT_GE(r["cases"].get<int>(), j["min_cases"].get<int>()) << name;
       EXPECT_GE(r["families"].get<int>(), j["min_families"].get<int>()) << name;
     }
@@ -212,7 +212,8 @@ TEST(WidenForInferredStack, TakesTheStackInferredBandWhereWider) {
   r.step_time_s = 2;
   r.uncertainty.regime = "hopper/multi-node/dense";
   r.uncertainty.rel_below = r.uncertainty.rel_above = 0.05;
-  WidenForInferredStack(r);
+  const Strategy pretrain;
+  WidenForInferredStack(r, pretrain);
   EXPECT_TRUE(r.uncertainty.stack_inferred);
   EXPECT_EQ(r.uncertainty.regime, kStackInferredRegime);
   EXPECT_NEAR(r.uncertainty.rel_below + r.uncertainty.rel_above, inferred, 1e-12);
@@ -221,14 +222,25 @@ TEST(WidenForInferredStack, TakesTheStackInferredBandWhereWider) {
   StepReport wide = r;  // already wider: kept
   wide.uncertainty.regime = "uncalibrated";
   wide.uncertainty.rel_below = 0.5, wide.uncertainty.rel_above = 0.9;
-  WidenForInferredStack(wide);
+  WidenForInferredStack(wide, pretrain);
   EXPECT_EQ(wide.uncertainty.regime, "uncalibrated");
   StepReport rl;
   rl.uncertainty.regime = kRlRegime;
   rl.uncertainty.rel_below = rl.uncertainty.rel_above = 0.01;
-  WidenForInferredStack(rl);
+  Strategy grpo;
+  grpo.stage = TrainStage::kGrpo;
+  WidenForInferredStack(rl, grpo);
   EXPECT_EQ(rl.uncertainty.regime, kRlRegime);
   EXPECT_TRUE(rl.uncertainty.stack_inferred);
+  // A fine-tuning run takes the fine-tuning stack-inferred band.
+  StepReport ft;
+  ft.step_time_s = 1;
+  ft.uncertainty.regime = "finetune";
+  ft.uncertainty.rel_below = ft.uncertainty.rel_above = 0.01;
+  Strategy lora;
+  lora.method = FtMethod::kLora;
+  WidenForInferredStack(ft, lora);
+  EXPECT_EQ(ft.uncertainty.regime, kStackInferredFinetuneRegime);
 }
 
 // The stack-inferred regime comes from the blinded held-out residuals (non-RL), whatever its

@@ -366,7 +366,7 @@ Result<StepReport> SimulateCase(const ValidationCase& c, Strategy* used, Assumpt
   Result<StepReport> rep = c.recompute_auto
                                ? detail::SimulateLightestFittingRecompute(c.model, c.hw, s, &chosen)
                                : Simulate(c.model, c.hw, s, quiet);
-  if (rep.ok() && c.stack_inferred) WidenForInferredStack(rep.value());
+  if (rep.ok() && c.stack_inferred) WidenForInferredStack(rep.value(), s);
   if (used) *used = s;
   if (recompute) *recompute = std::move(chosen);
   return rep;
