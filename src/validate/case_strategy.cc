@@ -165,6 +165,8 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   s.moe_router_bytes = fw.router_bytes;
   s.moe_router_padding = fw.router_padding;
   s.attention_kernel = fw.attention;
+  const bool cudnn_sdpa = fw.attention_sdpa && SdpaPrefersCudnn(hw);
+  if (cudnn_sdpa) s.attention_kernel = AttentionImpl::kFused;
   s.flash_attention = fw.flash_attention;
   if (dp) rec.Profile("overlap_grad_reduce", B(s.overlap_grad_reduce));
   if (dp && s.zero >= 1) rec.Profile("overlap_param_gather", B(s.overlap_param_gather));
@@ -177,7 +179,10 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   if (s.ep > 1) rec.Profile("ep_comm_overlap", NumberText(s.ep_comm_overlap));
   if (s.ep > 1) rec.Profile("moe_dedup_dispatch", B(s.moe_dedup_dispatch));
   if (s.flash_attention)
-    rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)));
+    rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)),
+                cudnn_sdpa ? "torch SDPA, which prefers cuDNN's fused attention on this GPU "
+                             "(PyTorch 2.9 and later)"
+                           : "");
   else
     rec.Profile("use_flash_sdp", "false", "unfused core attention: the scores are materialised");
   // A profile's pipeline schedule (nanotron's default all-forward-all-backward engine) applies

@@ -64,6 +64,7 @@ Framework ReadProfile(const json& f) {
   // An unknown name in the embedded file is caught by FrameworkProfiles.AttentionNamesParse.
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
+  w.attention_sdpa = f.value("attention_sdpa", false);
   w.pure_bf16 = f.value("pure_bf16", false);
   w.pure_bf16_without_zero = f.value("pure_bf16_without_zero", false);
   w.lora_dropout = f.value("lora_dropout", 0.0);
@@ -215,6 +216,19 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
     return f;
   }();
   return {&none, "no profile matches the source (no fallback profile)"};
+}
+
+bool SdpaPrefersCudnn(const HardwareSpec& hw) {
+  // check_prefer_cudnn_attention (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp): compute
+  // capability 9.0, 10.0 and 10.3. Presets by GPU name; a preset derived from one (an instance
+  // type, an efficiency borrowed from a GPU) counts as that GPU.
+  constexpr std::string_view kCudnnFirst[] = {"h100", "h200", "h800",  "h20",  "gh200",
+                                              "b200", "b300", "gb200", "gb300"};
+  for (std::string_view id : {std::string_view(hw.id), std::string_view(hw.instance_of),
+                              std::string_view(hw.efficiency_from)})
+    for (std::string_view prefix : kCudnnFirst)
+      if (id.substr(0, prefix.size()) == prefix) return true;
+  return false;
 }
 
 bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp) {

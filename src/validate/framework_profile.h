@@ -20,6 +20,10 @@ struct Framework {
   bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
   bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false;
   AttentionImpl attention = AttentionImpl::kFused;  // profile "attention": fused, fa2 or fa1
+  // The stack's attention is torch.nn.functional.scaled_dot_product_attention (profile key
+  // attention_sdpa): where PyTorch prefers cuDNN's fused kernel (SdpaPrefersCudnn), `attention`
+  // gives way to fused.
+  bool attention_sdpa = false;
   double ep_overlap = 0;
   bool dedup = false;
   // The stack's attention has a flash kernel (profile key flash_attention; false: the scores
@@ -128,6 +132,12 @@ bool LooksLikeFsdpRun(const RunShape& shape);
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune = false,
                           const RunShape& shape = {});
+
+// Whether PyTorch's SDPA dispatch prefers the cuDNN attention backend on this GPU: datacenter
+// Hopper (sm90) and Blackwell (sm100) since PyTorch 2.9 (pytorch/pytorch#162073), Blackwell
+// Ultra (sm103) since 2.10 (pytorch/pytorch#170800); elsewhere it keeps the FlashAttention-2
+// kernel first.
+bool SdpaPrefersCudnn(const HardwareSpec& hw);
 
 // Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
 // domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).
