@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "spec/embedded.h"
 
@@ -65,6 +67,7 @@ Framework ReadProfile(const json& f) {
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
   w.attention_sdpa = f.value("attention_sdpa", false);
+  w.attention_cudnn_on_blackwell = f.value("attention_cudnn_on_blackwell", false);
   w.pure_bf16 = f.value("pure_bf16", false);
   w.pure_bf16_without_zero = f.value("pure_bf16_without_zero", false);
   w.lora_dropout = f.value("lora_dropout", 0.0);
@@ -218,17 +221,28 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
   return {&none, "no profile matches the source (no fallback profile)"};
 }
 
-bool SdpaPrefersCudnn(const HardwareSpec& hw) {
-  // check_prefer_cudnn_attention (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp): compute
-  // capability 9.0, 10.0 and 10.3. Presets by GPU name; a preset derived from one (an instance
-  // type, an efficiency borrowed from a GPU) counts as that GPU.
-  constexpr std::string_view kCudnnFirst[] = {"h100", "h200", "h800",  "h20",  "gh200",
-                                              "b200", "b300", "gb200", "gb300"};
+namespace {
+
+// Whether the preset, or the GPU it derives from (an instance type, an efficiency borrowed from
+// a GPU), is one of these GPUs (preset ids start with the GPU's name).
+bool IsOneOf(const HardwareSpec& hw, std::initializer_list<std::string_view> gpus) {
   for (std::string_view id : {std::string_view(hw.id), std::string_view(hw.instance_of),
                               std::string_view(hw.efficiency_from)})
-    for (std::string_view prefix : kCudnnFirst)
+    for (std::string_view prefix : gpus)
       if (id.substr(0, prefix.size()) == prefix) return true;
   return false;
+}
+
+}  // namespace
+
+bool DatacenterBlackwell(const HardwareSpec& hw) {
+  return IsOneOf(hw, {"b200", "b300", "gb200", "gb300"});
+}
+
+bool SdpaPrefersCudnn(const HardwareSpec& hw) {
+  // check_prefer_cudnn_attention (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp): compute
+  // capability 9.0 (H100, H200, H800, H20, GH200), 10.0 and 10.3 (datacenter Blackwell).
+  return IsOneOf(hw, {"h100", "h200", "h800", "h20", "gh200"}) || DatacenterBlackwell(hw);
 }
 
 bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp) {

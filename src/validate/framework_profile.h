@@ -24,6 +24,10 @@ struct Framework {
   // attention_sdpa): where PyTorch prefers cuDNN's fused kernel (SdpaPrefersCudnn), `attention`
   // gives way to fused.
   bool attention_sdpa = false;
+  // The stack's attention is FlashAttention-2 (the flash-attn package) or torch SDPA (profile
+  // key attention_cudnn_on_blackwell): on datacenter Blackwell, which FlashAttention-2 does not
+  // support, both come to cuDNN's fused attention, so there `attention` gives way to fused.
+  bool attention_cudnn_on_blackwell = false;
   double ep_overlap = 0;
   bool dedup = false;
   // The stack's attention has a flash kernel (profile key flash_attention; false: the scores
@@ -138,6 +142,9 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
 // Ultra (sm103) since 2.10 (pytorch/pytorch#170800); elsewhere it keeps the FlashAttention-2
 // kernel first.
 bool SdpaPrefersCudnn(const HardwareSpec& hw);
+
+// Whether the GPU is a datacenter Blackwell part (B200, GB200: sm100; B300, GB300: sm103).
+bool DatacenterBlackwell(const HardwareSpec& hw);
 
 // Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
 // domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).

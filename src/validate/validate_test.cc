@@ -338,6 +338,8 @@ TEST(ValidateAssumed, SdpaFallbackTakesCudnnAttentionWherePyTorchPrefersIt) {
     EXPECT_TRUE(detail::SdpaPrefersCudnn(LoadHardwarePreset(id).value())) << id;
   for (const char* id : {"a100_sxm_80gb", "l40s_48gb", "rtx4090_24gb", "mi300x_192gb"})
     EXPECT_FALSE(detail::SdpaPrefersCudnn(LoadHardwarePreset(id).value())) << id;
+  EXPECT_TRUE(detail::DatacenterBlackwell(LoadHardwarePreset("b300_sxm_288gb").value()));
+  EXPECT_FALSE(detail::DatacenterBlackwell(LoadHardwarePreset("h100_sxm_80gb").value()));
 }
 
 // A fine-tuning run nobody named that states ZeRO-2 runs DeepSpeed as LLaMA-Factory's
@@ -388,6 +390,14 @@ TEST(ValidateAssumed, SourcelessFsdpRunGetsTheInferredFsdpStack) {
   nlohmann::json a100 = j;  // on any GPU class
   a100["hardware"] = "a100_sxm_80gb";
   EXPECT_EQ(framework(a100), "generic-fsdp");
+  // On datacenter Blackwell, where FlashAttention-2 does not run, cuDNN's fused attention.
+  nlohmann::json gb200 = j;
+  gb200["hardware"] = "gb200_nvl72";
+  auto bw = ParseValidationCase(gb200.dump(), "case");
+  ASSERT_TRUE(bw.ok()) << bw.status().message();
+  EXPECT_EQ(bw->framework, "generic-fsdp");
+  EXPECT_EQ(bw->strategy.attention_kernel, AttentionImpl::kFused);
+  EXPECT_NE(Assumed(bw->assumed).at("attention_kernel").why.find("Blackwell"), std::string::npos);
   nlohmann::json zero3 = j;  // ZeRO 3 alone states full sharding too
   zero3["parallel"]["fsdp"] = nullptr;
   EXPECT_EQ(framework(zero3), "generic-fsdp");
