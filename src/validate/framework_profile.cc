@@ -245,6 +245,12 @@ bool SdpaPrefersCudnn(const HardwareSpec& hw) {
   return IsOneOf(hw, {"h100", "h200", "h800", "h20", "gh200"}) || DatacenterBlackwell(hw);
 }
 
+AttentionImpl ProfileAttention(const Framework& fw, const HardwareSpec& hw) {
+  if (fw.attention_sdpa && SdpaPrefersCudnn(hw)) return AttentionImpl::kFused;
+  if (fw.attention_cudnn_on_blackwell && DatacenterBlackwell(hw)) return AttentionImpl::kFused;
+  return fw.attention;
+}
+
 bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp) {
   return hw.scaleup_bw_bytes_per_s > kPcie5x16BytesPerS && tp <= hw.scaleup_domain;
 }

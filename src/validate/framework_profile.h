@@ -146,6 +146,10 @@ bool SdpaPrefersCudnn(const HardwareSpec& hw);
 // Whether the GPU is a datacenter Blackwell part (B200, GB200: sm100; B300, GB300: sm103).
 bool DatacenterBlackwell(const HardwareSpec& hw);
 
+// The profile's attention kernel on this GPU: `attention`, or fused where attention_sdpa meets
+// SdpaPrefersCudnn or attention_cudnn_on_blackwell meets DatacenterBlackwell.
+AttentionImpl ProfileAttention(const Framework& fw, const HardwareSpec& hw);
+
 // Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
 // domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).
 bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp);
