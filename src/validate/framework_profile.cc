@@ -201,6 +201,13 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
       return {f, "no profile matches the source: " + f->id +
                      ", stack inferred from stated FSDP sharding with tp = pp = cp = ep = 1 (a "
                      "PyTorch-FSDP-style stack: torchtitan, llm-foundry, Accelerate FSDP)"};
+  // An RL stage feeds the policy variable-length batches, which TE's userbuffers TP overlap
+  // (set up for one fixed sequence shape) cannot take: the RL stacks run without it.
+  if (fp8 && name.empty() && shape.rl)
+    if (const Framework* f = Fallback("rl"))
+      return {f, "no profile matches the source: " + f->id +
+                     " for an RL stage on GPUs with FP8 tensor cores (today's recipes without TP "
+                     "communication overlap: RL batches have variable sequence lengths)"};
   if (fp8 && name.empty() && LooksLikeSmallScriptRun(shape))
     for (const Framework& f : Frameworks())
       if (f.fallback == "small-script")

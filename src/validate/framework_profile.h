@@ -132,7 +132,8 @@ bool LooksLikeFsdpRun(const RunShape& shape);
 // "small-script" fallback profile (the nanoGPT lineage of today's small-model runs:
 // torch.compile, DDP) before the GPU-class one. Before that, on any GPU, a pre-training run with no
 // framework named that LooksLikeFsdpRun takes the "fsdp" fallback profile (the PyTorch FSDP
-// stacks' shared defaults).
+// stacks' shared defaults). On GPUs with FP8 tensor cores an RL stage with no framework named takes
+// the "rl" fallback profile (today's recipes without TP communication overlap).
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune = false,
                           const RunShape& shape = {});

@@ -358,6 +358,31 @@ TEST(ValidateAssumed, SourcelessZero2FinetuneHoldsDeepSpeedsReduceBuffer) {
   EXPECT_EQ(Assumed(c->assumed).count("deepspeed_reduce_bucket_elems"), 1u);
 }
 
+// An RL stage nobody named takes today's recipes without TP communication overlap (its
+// variable-length batches cannot use TE's userbuffers, set up for one sequence shape); a
+// pre-training run with the same layout keeps it, and a pre-FP8 GPU the 2021 habits.
+TEST(ValidateAssumed, SourcelessRlStageRunsWithoutTpOverlap) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["stage"] = "grpo";
+  j["method"] = "full";
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-rl");
+  EXPECT_FALSE(c->strategy.tp_comm_overlap);
+  EXPECT_TRUE(c->strategy.sp);
+  const auto a = Assumed(c->assumed);
+  EXPECT_EQ(a.at("tp_comm_overlap").value, "false");
+  EXPECT_NE(a.at("tp_comm_overlap").why.find("RL stage"), std::string::npos);
+  auto pretrain = ParseValidationCase(UnknownSourceCase("h100_sxm_80gb"), "case");
+  ASSERT_TRUE(pretrain.ok());
+  EXPECT_EQ(pretrain->framework, "generic-modern");
+  EXPECT_TRUE(pretrain->strategy.tp_comm_overlap);
+  j["hardware"] = "a100_sxm_80gb";
+  auto a100 = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(a100.ok()) << a100.status().message();
+  EXPECT_EQ(a100->framework, "generic-2021");
+}
+
 // A run nobody named that states FSDP with no model parallelism (the shape of torchtitan's,
 // llm-foundry's and Accelerate's FSDP runs) takes the PyTorch FSDP stacks' shared defaults,
 // and its assumed list says the stack was inferred from the stated sharding.
