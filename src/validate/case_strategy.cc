@@ -181,7 +181,7 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   if (s.flash_attention)
     rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)),
                 cudnn_sdpa ? "torch SDPA, which prefers cuDNN's fused attention on this GPU "
-                             "(PyTorch 2.9 and later)"
+                             "(PyTorch 2.11 wheels and later)"
                 : cudnn    ? "FlashAttention-2 does not run on Blackwell: SDPA's cuDNN "
                              "fused attention"
                            : "");

@@ -139,8 +139,9 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
                           const RunShape& shape = {});
 
 // Whether PyTorch's SDPA dispatch prefers the cuDNN attention backend on this GPU: datacenter
-// Hopper (sm90) and Blackwell (sm100) since PyTorch 2.9 (pytorch/pytorch#162073), Blackwell
-// Ultra (sm103) since 2.10 (pytorch/pytorch#170800); elsewhere it keeps the FlashAttention-2
+// Hopper (sm90) and Blackwell (sm100, pytorch/pytorch#162073) and Blackwell Ultra (sm103,
+// pytorch/pytorch#170800), gated on cuDNN newer than 9.15: the default of the wheels from 2.11
+// on, whose bundled cuDNN passes the gate; elsewhere it keeps the FlashAttention-2
 // kernel first.
 bool SdpaPrefersCudnn(const HardwareSpec& hw);
 

@@ -308,7 +308,7 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
   EXPECT_EQ(Assumed(modern->assumed).at("host_issue_us_per_kernel").value, "30");
 }
 
-// The small-script fallback calls torch SDPA (nanoGPT, torchtitan): PyTorch 2.9 and later
+// The small-script fallback calls torch SDPA (nanoGPT, torchtitan): PyTorch (2.11 wheels on)
 // dispatch it to cuDNN's fused attention on datacenter Hopper and Blackwell (sm90, sm100, sm103)
 // and to the FlashAttention-2 kernel elsewhere (Ada: L40S), and the assumed list says why.
 TEST(ValidateAssumed, SdpaFallbackTakesCudnnAttentionWherePyTorchPrefersIt) {
