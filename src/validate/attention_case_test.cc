@@ -177,5 +177,37 @@ TEST(PublicCases, SourceBlindStaysUnderItsRatchet) {
   EXPECT_LE(res->mape, ratchet["public_blind_time_mape_max"].get<double>());
 }
 
+// The fine-tuning cases scored source-blind: every row takes the hf-trainer fallback (the
+// Trainer stacks most fine-tuning runs use); time and memory (docs/VALIDATION.md,
+// "Source-blind").
+TEST(FinetuneCases, SourceBlindStaysUnderItsRatchet) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/finetune.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  const std::string blind = BlindCopy(cases, "finetune");
+  auto res = RunValidation({blind});
+  std::filesystem::remove(blind);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_LE(res->skipped, ratchet["finetune_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["finetune_blind_time_mape_max"].get<double>());
+  EXPECT_LE(res->mem_mape, ratchet["finetune_blind_memory_mape_max"].get<double>());
+}
+
+// The RL cases scored source-blind: every row takes the rl fallback (docs/VALIDATION.md,
+// "Source-blind").
+TEST(RlCases, SourceBlindStaysUnderItsRatchet) {
+  const std::string cases = std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/rl.jsonl";
+  if (!std::filesystem::exists(cases)) GTEST_SKIP() << "no " << cases;
+  std::ifstream in(std::string(TRAINSIM_SOURCE_DIR) + "/tests/validation_ratchet.json");
+  const nlohmann::json ratchet = nlohmann::json::parse(in);
+  const std::string blind = BlindCopy(cases, "rl");
+  auto res = RunValidation({blind});
+  std::filesystem::remove(blind);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_LE(res->skipped, ratchet["rl_skipped_max"].get<int>());
+  EXPECT_LE(res->mape, ratchet["rl_blind_time_mape_max"].get<double>());
+}
+
 }  // namespace
 }  // namespace trainsim

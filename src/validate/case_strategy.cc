@@ -164,7 +164,9 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   s.moe_permute_fusion = fw.permute_fusion;
   s.moe_router_bytes = fw.router_bytes;
   s.moe_router_padding = fw.router_padding;
-  s.attention_kernel = fw.attention;
+  s.attention_kernel = ProfileAttention(fw, hw);
+  const bool cudnn = s.attention_kernel != fw.attention;  // the GPU's SDPA / Blackwell rule
+  const bool cudnn_sdpa = cudnn && fw.attention_sdpa && SdpaPrefersCudnn(hw);
   s.flash_attention = fw.flash_attention;
   if (dp) rec.Profile("overlap_grad_reduce", B(s.overlap_grad_reduce));
   if (dp && s.zero >= 1) rec.Profile("overlap_param_gather", B(s.overlap_param_gather));
@@ -177,7 +179,12 @@ void ApplyProfile(const Framework& fw, const HardwareSpec& hw, const std::string
   if (s.ep > 1) rec.Profile("ep_comm_overlap", NumberText(s.ep_comm_overlap));
   if (s.ep > 1) rec.Profile("moe_dedup_dispatch", B(s.moe_dedup_dispatch));
   if (s.flash_attention)
-    rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)));
+    rec.Profile("attention_kernel", std::string(AttentionImplName(s.attention_kernel)),
+                cudnn_sdpa ? "torch SDPA, which prefers cuDNN's fused attention on this GPU "
+                             "(PyTorch 2.11 wheels and later)"
+                : cudnn    ? "FlashAttention-2 does not run on Blackwell: SDPA's cuDNN "
+                             "fused attention"
+                           : "");
   else
     rec.Profile("use_flash_sdp", "false", "unfused core attention: the scores are materialised");
   // A profile's pipeline schedule (nanotron's default all-forward-all-backward engine) applies

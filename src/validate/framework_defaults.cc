@@ -29,7 +29,7 @@ std::map<std::string, std::string> ProfileSettings(const detail::Framework& fw,
       {"uneven_pipeline", Bool(fw.uneven)},
       {"ep_comm_overlap", detail::NumberText(fw.ep_overlap)},
       {"moe_dedup_dispatch", Bool(fw.dedup)},
-      {"attention_kernel", std::string(AttentionImplName(fw.attention))},
+      {"attention_kernel", std::string(AttentionImplName(detail::ProfileAttention(fw, hw)))},
       {"use_flash_sdp", Bool(fw.flash_attention)},
       {"host_issue_us_per_kernel", detail::NumberText(fw.exec.host_issue_us_per_kernel)},
   };

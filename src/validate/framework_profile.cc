@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "spec/embedded.h"
 
@@ -64,6 +66,8 @@ Framework ReadProfile(const json& f) {
   // An unknown name in the embedded file is caught by FrameworkProfiles.AttentionNamesParse.
   const Result<AttentionImpl> attention = ParseAttentionImpl(f.value("attention", "fused"));
   w.attention = attention.ok() ? *attention : AttentionImpl::kFused;
+  w.attention_sdpa = f.value("attention_sdpa", false);
+  w.attention_cudnn_on_blackwell = f.value("attention_cudnn_on_blackwell", false);
   w.pure_bf16 = f.value("pure_bf16", false);
   w.pure_bf16_without_zero = f.value("pure_bf16_without_zero", false);
   w.lora_dropout = f.value("lora_dropout", 0.0);
@@ -268,6 +272,13 @@ ProfilePick PickProfile(const std::string& framework, const std::string& source,
       return {f, "no profile matches the source: " + f->id +
                      ", stack inferred from stated FSDP sharding with tp = pp = cp = ep = 1 (a "
                      "PyTorch-FSDP-style stack: torchtitan, llm-foundry, Accelerate FSDP)"};
+  // An RL stage feeds the policy variable-length batches, which TE's userbuffers TP overlap
+  // (set up for one fixed sequence shape) cannot take: the RL stacks run without it.
+  if (fp8 && name.empty() && shape.rl)
+    if (const Framework* f = Fallback("rl"))
+      return {f, "no profile matches the source: " + f->id +
+                     " for an RL stage on GPUs with FP8 tensor cores (today's recipes without TP "
+                     "communication overlap: RL batches have variable sequence lengths)"};
   if (fp8 && name.empty() && LooksLikeSmallScriptRun(shape))
     for (const Framework& f : Frameworks())
       if (f.fallback == "small-script")
@@ -303,6 +314,36 @@ ProfilePick PickFramework(const std::string& framework, const std::string& sourc
 
 const Framework* NamedProfile(const std::string& name) {
   return Named(Lower(name));
+}
+
+namespace {
+
+// Whether the preset, or the GPU it derives from (an instance type, an efficiency borrowed from
+// a GPU), is one of these GPUs (preset ids start with the GPU's name).
+bool IsOneOf(const HardwareSpec& hw, std::initializer_list<std::string_view> gpus) {
+  for (std::string_view id : {std::string_view(hw.id), std::string_view(hw.instance_of),
+                              std::string_view(hw.efficiency_from)})
+    for (std::string_view prefix : gpus)
+      if (id.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
+}  // namespace
+
+bool DatacenterBlackwell(const HardwareSpec& hw) {
+  return IsOneOf(hw, {"b200", "b300", "gb200", "gb300"});
+}
+
+bool SdpaPrefersCudnn(const HardwareSpec& hw) {
+  // check_prefer_cudnn_attention (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp): compute
+  // capability 9.0 (H100, H200, H800, H20, GH200), 10.0 and 10.3 (datacenter Blackwell).
+  return IsOneOf(hw, {"h100", "h200", "h800", "h20", "gh200"}) || DatacenterBlackwell(hw);
+}
+
+AttentionImpl ProfileAttention(const Framework& fw, const HardwareSpec& hw) {
+  if (fw.attention_sdpa && SdpaPrefersCudnn(hw)) return AttentionImpl::kFused;
+  if (fw.attention_cudnn_on_blackwell && DatacenterBlackwell(hw)) return AttentionImpl::kFused;
+  return fw.attention;
 }
 
 bool ScaleUpAllowsTpOverlap(const HardwareSpec& hw, int tp) {

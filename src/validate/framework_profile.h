@@ -23,6 +23,14 @@ struct Framework {
   bool sp = false, etp_one = false, overlap_grad = false, overlap_param = false;
   bool tp_overlap = false, cp_a2a = false, fused_ce = false, uneven = false;
   AttentionImpl attention = AttentionImpl::kFused;  // profile "attention": fused, fa2 or fa1
+  // The stack's attention is torch.nn.functional.scaled_dot_product_attention (profile key
+  // attention_sdpa): where PyTorch prefers cuDNN's fused kernel (SdpaPrefersCudnn), `attention`
+  // gives way to fused.
+  bool attention_sdpa = false;
+  // The stack's attention is FlashAttention-2 (the flash-attn package) or torch SDPA (profile
+  // key attention_cudnn_on_blackwell): on datacenter Blackwell, which FlashAttention-2 does not
+  // support, both come to cuDNN's fused attention, so there `attention` gives way to fused.
+  bool attention_cudnn_on_blackwell = false;
   double ep_overlap = 0;
   bool dedup = false;
   // The stack's attention has a flash kernel (profile key flash_attention; false: the scores
@@ -152,11 +160,26 @@ bool LooksLikeFsdpRun(const RunShape& shape);
 // "small-script" fallback profile (the nanoGPT lineage of today's small-model runs:
 // torch.compile, DDP) before the GPU-class one. Before that, on any GPU, a pre-training run with no
 // framework named that LooksLikeFsdpRun takes the "fsdp" fallback profile (the PyTorch FSDP
-// stacks' shared defaults). The profile's by_gpu_class variant for `hw` is returned (ForHardware),
-// and `why` names the class.
+// stacks' shared defaults). On GPUs with FP8 tensor cores an RL stage with no framework named takes
+// the "rl" fallback profile (today's recipes without TP communication overlap). The profile's
+// by_gpu_class variant for `hw` is returned (ForHardware), and `why` names the class.
 ProfilePick PickFramework(const std::string& framework, const std::string& source,
                           const HardwareSpec& hw, bool finetune = false,
                           const RunShape& shape = {});
+
+// Whether PyTorch's SDPA dispatch prefers the cuDNN attention backend on this GPU: datacenter
+// Hopper (sm90) and Blackwell (sm100, pytorch/pytorch#162073) and Blackwell Ultra (sm103,
+// pytorch/pytorch#170800), gated on cuDNN newer than 9.15: the default of the wheels from 2.11
+// on, whose bundled cuDNN passes the gate; elsewhere it keeps the FlashAttention-2
+// kernel first.
+bool SdpaPrefersCudnn(const HardwareSpec& hw);
+
+// Whether the GPU is a datacenter Blackwell part (B200, GB200: sm100; B300, GB300: sm103).
+bool DatacenterBlackwell(const HardwareSpec& hw);
+
+// The profile's attention kernel on this GPU: `attention`, or fused where attention_sdpa meets
+// SdpaPrefersCudnn or attention_cudnn_on_blackwell meets DatacenterBlackwell.
+AttentionImpl ProfileAttention(const Framework& fw, const HardwareSpec& hw);
 
 // Whether TP collectives can overlap GEMMs (TE userbuffers): the TP group is inside a scale-up
 // domain faster than a PCIe 5.0 x16 link (NVLink / NVSwitch / Infinity Fabric).

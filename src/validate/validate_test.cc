@@ -315,6 +315,81 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
   EXPECT_EQ(Assumed(modern->assumed).at("host_issue_us_per_kernel").value, "30");
 }
 
+// The small-script fallback calls torch SDPA (nanoGPT, torchtitan): PyTorch (2.11 wheels on)
+// dispatch it to cuDNN's fused attention on datacenter Hopper and Blackwell (sm90, sm100, sm103)
+// and to the FlashAttention-2 kernel elsewhere (Ada: L40S), and the assumed list says why.
+TEST(ValidateAssumed, SdpaFallbackTakesCudnnAttentionWherePyTorchPrefersIt) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["parallel"]["tp"] = 1;
+  j["parallel"]["zero"] = 0;
+  j["model"]["hidden_size"] = 768;
+  j["model"]["num_hidden_layers"] = 12;
+  j["model"]["num_attention_heads"] = 12;
+  j["model"]["num_key_value_heads"] = 12;
+  j["model"]["head_dim"] = 64;
+  j["model"]["intermediate_size"] = 3072;
+  auto h100 = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(h100.ok()) << h100.status().message();
+  EXPECT_EQ(h100->framework, "generic-small-script");
+  EXPECT_EQ(h100->strategy.attention_kernel, AttentionImpl::kFused);
+  const auto a = Assumed(h100->assumed);
+  EXPECT_EQ(a.at("attention_kernel").value, "fused");
+  EXPECT_NE(a.at("attention_kernel").why.find("torch SDPA"), std::string::npos);
+  j["hardware"] = "l40s_48gb";  // FP8 tensor cores, but SDPA keeps FlashAttention-2 first
+  auto l40s = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(l40s.ok()) << l40s.status().message();
+  EXPECT_EQ(l40s->framework, "generic-small-script");
+  EXPECT_EQ(l40s->strategy.attention_kernel, AttentionImpl::kFa2);
+  for (const char* id : {"h100_sxm_80gb", "h200_sxm_141gb", "gh200_96gb", "b200_sxm_180gb",
+                         "gb200_nvl72", "gb300_nvl72", "aws_p5_48xlarge"})
+    EXPECT_TRUE(detail::SdpaPrefersCudnn(LoadHardwarePreset(id).value())) << id;
+  for (const char* id : {"a100_sxm_80gb", "l40s_48gb", "rtx4090_24gb", "mi300x_192gb"})
+    EXPECT_FALSE(detail::SdpaPrefersCudnn(LoadHardwarePreset(id).value())) << id;
+  EXPECT_TRUE(detail::DatacenterBlackwell(LoadHardwarePreset("b300_sxm_288gb").value()));
+  EXPECT_FALSE(detail::DatacenterBlackwell(LoadHardwarePreset("h100_sxm_80gb").value()));
+}
+
+// A fine-tuning run nobody named that states ZeRO-2 runs DeepSpeed as LLaMA-Factory's
+// ds_z2_config.json and DeepSpeed's defaults set it: one 5e8-element 16-bit reduce buffer
+// (overlap_comm false), which the two-buffer key carries as 2 x 2.5e8, listed in assumed.
+TEST(ValidateAssumed, SourcelessZero2FinetuneHoldsDeepSpeedsReduceBuffer) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("a100_sxm_80gb"));
+  j["parallel"]["tp"] = 1;
+  j["parallel"]["zero"] = 2;
+  j["stage"] = "sft";
+  j["method"] = "full";
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "hf-trainer");
+  EXPECT_DOUBLE_EQ(c->strategy.exec.zero_reduce_bucket_elems, 2.5e8);
+  EXPECT_EQ(Assumed(c->assumed).count("deepspeed_reduce_bucket_elems"), 1u);
+}
+
+// An RL stage nobody named takes today's recipes without TP communication overlap (its
+// variable-length batches cannot use TE's userbuffers, set up for one sequence shape); a
+// pre-training run with the same layout keeps it, and a pre-FP8 GPU the 2021 habits.
+TEST(ValidateAssumed, SourcelessRlStageRunsWithoutTpOverlap) {
+  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
+  j["stage"] = "grpo";
+  j["method"] = "full";
+  auto c = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->framework, "generic-rl");
+  EXPECT_FALSE(c->strategy.tp_comm_overlap);
+  EXPECT_TRUE(c->strategy.sp);
+  const auto a = Assumed(c->assumed);
+  EXPECT_EQ(a.at("tp_comm_overlap").value, "false");
+  EXPECT_NE(a.at("tp_comm_overlap").why.find("RL stage"), std::string::npos);
+  auto pretrain = ParseValidationCase(UnknownSourceCase("h100_sxm_80gb"), "case");
+  ASSERT_TRUE(pretrain.ok());
+  EXPECT_EQ(pretrain->framework, "generic-modern");
+  EXPECT_TRUE(pretrain->strategy.tp_comm_overlap);
+  j["hardware"] = "a100_sxm_80gb";
+  auto a100 = ParseValidationCase(j.dump(), "case");
+  ASSERT_TRUE(a100.ok()) << a100.status().message();
+  EXPECT_EQ(a100->framework, "generic-2021");
+}
+
 // A run nobody named that states FSDP with no model parallelism (the shape of torchtitan's,
 // llm-foundry's and Accelerate's FSDP runs) takes the PyTorch FSDP stacks' shared defaults,
 // and its assumed list says the stack was inferred from the stated sharding.
@@ -347,6 +422,14 @@ TEST(ValidateAssumed, SourcelessFsdpRunGetsTheInferredFsdpStack) {
   nlohmann::json a100 = j;  // on any GPU class
   a100["hardware"] = "a100_sxm_80gb";
   EXPECT_EQ(framework(a100), "generic-fsdp");
+  // On datacenter Blackwell, where FlashAttention-2 does not run, cuDNN's fused attention.
+  nlohmann::json gb200 = j;
+  gb200["hardware"] = "gb200_nvl72";
+  auto bw = ParseValidationCase(gb200.dump(), "case");
+  ASSERT_TRUE(bw.ok()) << bw.status().message();
+  EXPECT_EQ(bw->framework, "generic-fsdp");
+  EXPECT_EQ(bw->strategy.attention_kernel, AttentionImpl::kFused);
+  EXPECT_NE(Assumed(bw->assumed).at("attention_kernel").why.find("Blackwell"), std::string::npos);
   nlohmann::json zero3 = j;  // ZeRO 3 alone states full sharding too
   zero3["parallel"]["fsdp"] = nullptr;
   EXPECT_EQ(framework(zero3), "generic-fsdp");
