@@ -50,6 +50,9 @@ Result<StepReport> SimulateWithAssumptions(const ModelSpec& model, const Hardwar
 
 // The ids of the embedded framework profiles (data/frameworks.json), in file order.
 std::vector<std::string> FrameworkProfileIds();
+// Every name ApplyFrameworkProfile accepts: the ids, then the names of their `frameworks` lists
+// not already listed (releases such as megatron-bridge-26.04.01), lower case, each once.
+std::vector<std::string> FrameworkProfileNames();
 
 // The profile `name` (an id of FrameworkProfileIds or a name of its `frameworks` list; its
 // settings for hw's GPU class where it has them) fills the strategy settings no input gave (not in

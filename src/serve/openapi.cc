@@ -220,7 +220,7 @@ json Components() {
                             {"megatron", MegatronSchema()},
                             {"framework",
                              {{"type", "string"},
-                              {"enum", FrameworkProfileIds()},
+                              {"enum", FrameworkProfileNames()},
                               {"description",
                                "a framework profile: its defaults for the settings nothing "
                                "else gives, listed in assumed (simulate --framework)"}}}}},

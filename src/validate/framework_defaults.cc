@@ -1,6 +1,8 @@
 // `simulate --framework NAME`: a framework profile's defaults (data/frameworks.json) for the
 // strategy settings no input gave, as validate fills a case's null fields from its source's
 // profile, each listed as an assumption.
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <string>
 
@@ -89,6 +91,17 @@ std::vector<std::string> FrameworkProfileIds() {
   std::vector<std::string> ids;
   for (const detail::Framework& f : detail::Frameworks()) ids.push_back(f.id);
   return ids;
+}
+
+std::vector<std::string> FrameworkProfileNames() {
+  std::vector<std::string> names = FrameworkProfileIds();
+  for (const detail::Framework& f : detail::Frameworks())
+    for (std::string n : f.names) {
+      std::transform(n.begin(), n.end(), n.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  return names;
 }
 
 Result<std::vector<Assumption>> ApplyFrameworkProfile(std::string_view name, const HardwareSpec& hw,
