@@ -1010,6 +1010,15 @@ json.dump(dict(hf, transformers_version="4.57.0", use_cache=True, _name_or_path=
           open(f"{fix}/hf_harmless.json", "w"))
 json.dump(dict(hf, vision_config={"hidden_size": 1024}, moe_latent_size=512),
           open(f"{fix}/hf_unread.json", "w"))
+# Nested MPT configs and the GPT-2 reader: sub-keys not modelled are named as parent.child, an
+# attention kind not modelled is refused (they were dropped, or read as multi-head).
+mpt = json.load(open(f"{sys.argv[2]}/src/spec/testdata/hf_configs/mpt-7b-instruct.json"))
+mpt["attn_config"]["prefix_lm"] = True
+json.dump(mpt, open(f"{fix}/mpt_prefix_lm.json", "w"))
+mpt["attn_config"]["attn_type"] = "linear_attention"
+json.dump(mpt, open(f"{fix}/mpt_bad_attn.json", "w"))
+gpt2 = json.load(open(f"{sys.argv[2]}/src/spec/testdata/hf_configs/gpt2.json"))
+json.dump(dict(gpt2, add_cross_attention=True), open(f"{fix}/gpt2_xattn.json", "w"))
 json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
           open(f"{fix}/overflow_strategy.json", "w"))
 case = {"id": "probe-001", "source": "probe", "model": {"name": "m", "hidden_size": 1024,

@@ -82,9 +82,24 @@ constexpr NotModelled kNotModelled[] = {
     {"vision_tower", kEncoder},
     {"audio_config", kEncoder},
     {"img_processor", kEncoder},
+    // A quantized checkpoint (FP8 blocks, GPTQ/AWQ int4, bitsandbytes) changes the weight bytes,
+    // but training loads it into the strategy's dtype (Megatron and HF trainers dequantize; QLoRA
+    // is the strategy's method, --method qlora): warned, not refused, since the costed job (the
+    // strategy's dtype) is what the user asked for; the warning says which dtype counts.
     {"quantization_config",
      "the checkpoint's quantization is not applied: weight and compute dtypes come from the "
-     "strategy (dtype)"},
+     "strategy (precision; --method qlora for a 4-bit frozen base)"},
+    {"compression_config",
+     "the checkpoint's compressed (quantized) weights are not applied: weight and compute dtypes "
+     "come from the strategy (precision; --method qlora for a 4-bit frozen base)"},
+    // GPT2Config add_cross_attention: a cross-attention block per layer (an encoder-decoder's
+    // decoder), 4 * hidden^2 more weights a layer.
+    {"add_cross_attention", "cross-attention blocks (an encoder-decoder's decoder) are not costed"},
+    // MPT attn_config (llm-foundry): masks that change the attention's FLOPs.
+    {"prefix_lm", "prefix-LM attention (bidirectional over the prompt) is costed as causal"},
+    {"attn_uses_sequence_id",
+     "attention within each packed sequence (document masking) is costed as causal attention over "
+     "the whole sequence: document lengths are not in the model file"},
     {"lm_head_bias", "a bias on the output layer (vocab_size values) is not counted"},
     {"final_logit_softcapping",
      "tanh soft-capping of the logits is not costed (one more vocabulary-sized element-wise "

@@ -18,13 +18,14 @@ bool GatedAct(const std::string& act) {
   return act == "silu" || act == "swiglu" || act == "swish" || act == "geglu";
 }
 
-Status CheckAct(FieldReader& r, const std::string& act) {
+Status CheckAct(FieldReader& r, const char* key, const std::string& act) {
   static const char* kKnown[] = {
-      "silu",      "swiglu", "swish",       "geglu", "gelu", "gelu_new", "gelu_pytorch_tanh",
-      "gelu_fast", "relu",   "squared_relu"};
+      "silu",       "swiglu",      "swish",         "geglu", "gelu",         "gelu_new",
+      "gelu_fast",  "gelu_10",     "relu",          "relu2", "squared_relu", "gelu_pytorch_tanh",
+      "quick_gelu", "gelu_python", "gelu_accurate", "tanh",  "relu6",        "leaky_relu"};
   for (const char* k : kKnown)
     if (act == k) return Status::Ok();
-  r.Fail("hidden_act", "unsupported activation '" + act + "' (silu, swiglu, gelu, relu...)");
+  r.Fail(key, "unsupported activation '" + act + "' (silu, swiglu, gelu, relu...)");
   return r.status();
 }
 
@@ -43,7 +44,7 @@ Status ReadValidationModel(const json& j, ModelSpec& m, const std::string& origi
   r.Int64("vocab_size", m.vocab);
   std::string act = "silu";
   r.String("hidden_act", act);
-  if (!CheckAct(r, act).ok()) return r.status();
+  if (!CheckAct(r, "hidden_act", act).ok()) return r.status();
   m.gated_mlp = GatedAct(act);
   if (!m.gated_mlp) {  // GPT-style Megatron models: LayerNorm, biases, dropout
     m.layernorm = true;
@@ -78,11 +79,16 @@ Status ReadValidationModel(const json& j, ModelSpec& m, const std::string& origi
 
 // SimuMax configs/models/*.json: spec/simumax_model.cc.
 
-// HF GPT-2 style config.
+// HF GPT-2 style config (transformers models/gpt2/configuration_gpt2.py, GPT2Config: n_inner
+// None = 4 * n_embd, resid_pdrop / embd_pdrop / attn_pdrop 0.1, activation_function gelu_new;
+// GPT2MLP is c_fc, act, c_proj whatever the activation). The keys it does not read are listed
+// in m.ignored_keys as the other config.json readers list theirs (hf_config_keys.cc), so that
+// e.g. add_cross_attention is named, not dropped.
 Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
   FieldReader r(j, origin);
   m.name = "gpt2";
   r.String("_name", m.name);
+  r.Ignore("model_type");
   r.Int64("n_embd", m.hidden);
   r.Int("n_layer", m.layers);
   r.Int("n_head", m.heads);
@@ -92,14 +98,30 @@ Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
   r.Int64("n_inner", m.ffn);
   r.Int64("vocab_size", m.vocab);
   r.Int64("n_positions", m.learned_pos_emb, 0);
+  std::string act = "gelu_new";
+  if (r.Has("activation_function")) {
+    r.String("activation_function", act);
+    if (!CheckAct(r, "activation_function", act).ok()) return r.status();
+  }
+  r.Ignore("activation_function");
   m.gated_mlp = false;
   m.layernorm = true;
   m.linear_bias = true;
-  m.dropout = true;
+  // Dropout masks are saved unless every dropout probability is given as 0 (GPT2Config's
+  // defaults are 0.1).
+  m.dropout = false;
+  for (const char* k : {"resid_pdrop", "embd_pdrop", "attn_pdrop"}) {
+    double p = 0.1;
+    r.Double(k, p);
+    if (p > 0) m.dropout = true;
+  }
   m.tied_embeddings = true;
   r.Bool("tie_word_embeddings", m.tied_embeddings);
   CheckHeadDimDefault(r, m);
-  return r.Finish(false);
+  if (Status s = r.Finish(false); !s.ok()) return s;
+  detail::ListIgnoredHfKeys(
+      j, [&](const std::string& k) { return r.WasRead(k); }, "", m.ignored_keys);
+  return Status::Ok();
 }
 
 }  // namespace
