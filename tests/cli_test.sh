@@ -1080,6 +1080,8 @@ while IFS= read -r probe; do
     bad "$name: exit $want_rc" "got exit $RC" "stderr: $(head -c 300 "$ERR")"
   elif [ "$want_rc" -eq 2 ] && [ "$(wc -l <"$ERR")" -ne 1 ]; then
     bad "$name: one line on stderr" "$(head -c 600 "$ERR")"
+  elif [ "$want_rc" -eq 2 ] && grep -qE '[0-9]{20}' "$ERR"; then
+    bad "$name: no number of 20+ digits in the message (a bound printed in full)" "$(head -c 300 "$ERR")"
   elif [ "$want_rc" -eq 2 ] && ! grep -qF -- "$want_text" "$ERR"; then
     bad "$name: stderr has '$want_text'" "stderr: $(head -c 300 "$ERR")"
   elif [ "$want_rc" -eq 0 ] && ! grep -qF -- "$want_text" "$OUT"; then
