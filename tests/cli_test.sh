@@ -1017,6 +1017,9 @@ mpt["attn_config"]["prefix_lm"] = True
 json.dump(mpt, open(f"{fix}/mpt_prefix_lm.json", "w"))
 mpt["attn_config"]["attn_type"] = "linear_attention"
 json.dump(mpt, open(f"{fix}/mpt_bad_attn.json", "w"))
+# A key repeated inside a nested object is named by its path (it was "attn_type: duplicate key").
+open(f"{fix}/mpt_dup.json", "w").write(json.dumps(mpt).replace(
+    '"attn_type": "linear_attention"', '"attn_type": "multihead_attention", "attn_type": "x"'))
 gpt2 = json.load(open(f"{sys.argv[2]}/src/spec/testdata/hf_configs/gpt2.json"))
 json.dump(dict(gpt2, add_cross_attention=True), open(f"{fix}/gpt2_xattn.json", "w"))
 json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
