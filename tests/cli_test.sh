@@ -1115,6 +1115,19 @@ if expect_ok "hf config with harmless extras" simulate --model "$FIX/hf_harmless
   fi
 fi
 
+# Cases left out of a success are named once on stderr (they were only in the report's table):
+# validate's skipped cases, calibrate's unparsable ones.
+cat "$FIX/one_case.jsonl" "$FIX/deep_case.jsonl" >"$FIX/one_good_one_bad.jsonl"
+for verb in validate calibrate; do
+  if expect_ok "$verb with a skipped case" "$verb" "$FIX/one_good_one_bad.jsonl"; then
+    if [ "$(grep -c "warning: $verb: 1 of 2 cases skipped" "$ERR")" -eq 1 ]; then
+      ok "$verb: one stderr line names the skipped case"
+    else
+      bad "$verb: one stderr line names the skipped case" "$(head -c 600 "$ERR")"
+    fi
+  fi
+done
+
 # --- summary -----------------------------------------------------------------------------------------
 echo
 echo "cli_test: $PASS passed, $FAIL failed"

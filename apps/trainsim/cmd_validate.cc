@@ -102,6 +102,7 @@ int RunValidate(const ValidateArgs& a) {
     for (const std::string& f : a.files) files += (files.empty() ? "" : ", ") + f;
     return Fail(Status::Invalid("files", "no validation cases in " + files));
   }
+  WarnSkipped(s.cases, "validate", "not scored");
   if (!a.svg.empty())
     if (Status st = WriteTextFile("--svg", a.svg, ValidationScatterSvg(s)); !st.ok())
       return Fail(st);
