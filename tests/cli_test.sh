@@ -1045,6 +1045,7 @@ write("one_case")
 write("overflow_case", gpus=8, parallel={"tp": 4194304, "pp": 2097152, "cp": 2097152})
 write("bad_precision", precision="bogus")
 write("zero_target", target_iter_time_s=0)
+write("case_extra_keys", bogus_key=1, parallel={"bogus": 2})
 line = json.dumps(case).replace('"model": {', '"model": ' + "[" * 50000 + "]" * 50000 + ', "x": {', 1)
 open(f"{fix}/deep_case.jsonl", "w").write(line + "\n")
 # Framework files (issue 11, second pass): a non-name YAML key, a repeated key, two documents,
@@ -1119,6 +1120,13 @@ fi
 # validate's skipped cases, calibrate's unparsable ones.
 cat "$FIX/one_case.jsonl" "$FIX/deep_case.jsonl" >"$FIX/one_good_one_bad.jsonl"
 for verb in validate calibrate; do
+  if expect_ok "$verb with keys outside the case schema" "$verb" "$FIX/case_extra_keys.jsonl"; then
+    if [ "$(grep -c "warning: $verb: case keys not read .*: bogus_key (1 case), parallel.bogus (1 case)" "$ERR")" -eq 1 ]; then
+      ok "$verb: one stderr line names the keys outside the case schema"
+    else
+      bad "$verb: one stderr line names the keys outside the case schema" "$(head -c 600 "$ERR")"
+    fi
+  fi
   if expect_ok "$verb with a skipped case" "$verb" "$FIX/one_good_one_bad.jsonl"; then
     if [ "$(grep -c "warning: $verb: 1 of 2 cases skipped" "$ERR")" -eq 1 ]; then
       ok "$verb: one stderr line names the skipped case"

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -72,6 +73,22 @@ inline void WarnSkipped(const std::vector<CaseResult>& cases, const char* verb, 
   std::fprintf(stderr, "trainsim: warning: %s: %zu of %zu %s skipped, %s (first: %s)\n", verb, n,
                total, total == 1 ? "case" : "cases", what,
                Status::Invalid("", why).OneLine().c_str());
+}
+
+// Keys of the cases outside the case schema (CaseResult::ignored), named once on stderr:
+// "trainsim: warning: validate: case keys not read: parallel.bogus (2 cases), x (1 case)".
+template <typename Case>
+void WarnIgnoredCaseKeys(const std::vector<Case>& cases, const char* verb) {
+  std::map<std::string, int> count;
+  for (const Case& c : cases)
+    for (const IgnoredInput& k : c.ignored) ++count[k.field];
+  if (count.empty()) return;
+  std::string keys;
+  for (const auto& [k, n] : count)
+    keys +=
+        (keys.empty() ? "" : ", ") + k + " (" + std::to_string(n) + (n == 1 ? " case)" : " cases)");
+  std::fprintf(stderr, "trainsim: warning: %s: case keys not read (not in the case schema): %s\n",
+               verb, Status::Invalid("", keys).OneLine().c_str());
 }
 
 // A hardware preset (or file) with the --hw-override JSON applied.

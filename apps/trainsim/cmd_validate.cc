@@ -103,6 +103,7 @@ int RunValidate(const ValidateArgs& a) {
     return Fail(Status::Invalid("files", "no validation cases in " + files));
   }
   WarnSkipped(s.cases, "validate", "not scored");
+  WarnIgnoredCaseKeys(s.cases, "validate");
   if (!a.svg.empty())
     if (Status st = WriteTextFile("--svg", a.svg, ValidationScatterSvg(s)); !st.ok())
       return Fail(st);
