@@ -117,11 +117,60 @@ Status ReadGpt2(const json& j, ModelSpec& m, const std::string& origin) {
   }
   m.tied_embeddings = true;
   r.Bool("tie_word_embeddings", m.tied_embeddings);
-  CheckHeadDimDefault(r, m);
+  // GPT2Attention's head_dim is n_embd // n_head and the format has no head_dim key to give.
+  if (m.heads > 0 && m.hidden > 0 && m.hidden % m.heads != 0)
+    r.Fail("n_head",
+           "must divide n_embd (" + std::to_string(m.hidden) + "), got " + std::to_string(m.heads));
   if (Status s = r.Finish(false); !s.ok()) return s;
   detail::ListIgnoredHfKeys(
       j, [&](const std::string& k) { return r.WasRead(k); }, "", m.ignored_keys);
   return Status::Ok();
+}
+
+// ValidateModel names a field by its HF config.json key; a file of another format is told its own
+// key (a SimuMax file has `topk`, not `num_experts_per_tok`; issue 11, "Messages": name the field
+// the user wrote). Keys the formats share are left as they are.
+struct KeyAlias {
+  const char* hf;
+  const char* own;
+};
+constexpr KeyAlias kSimuMaxKeys[] = {
+    {"num_hidden_layers", "layer_num"},
+    {"num_attention_heads", "head_num"},
+    {"num_key_value_heads", "kv_head_num"},
+    {"head_dim", "head_size"},
+    {"num_experts_per_tok", "topk"},
+    {"num_experts", "expert_num"},
+    {"moe_intermediate_size", "moe_ffn_hidden_size"},
+    {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"},
+    {"first_k_dense_replace", "dense_layers"},
+    {"qk_nope_head_dim", "qk_head_dim"},
+    {"qk_rope_head_dim", "qk_pos_emb_head_dim"}};
+constexpr KeyAlias kValidationKeys[] = {
+    {"num_experts_per_tok", "moe.top_k"},
+    {"num_experts", "moe.num_experts"},
+    {"moe_intermediate_size", "moe.moe_intermediate_size"},
+    {"shared_expert_intermediate_size", "moe.shared_expert_intermediate_size"},
+    {"first_k_dense_replace", "moe.first_k_dense"},
+    {"q_lora_rank", "mla.q_lora_rank"},
+    {"kv_lora_rank", "mla.kv_lora_rank"},
+    {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
+    {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
+    {"v_head_dim", "mla.v_head_dim"}};
+constexpr KeyAlias kGpt2Keys[] = {{"hidden_size", "n_embd"},
+                                  {"num_hidden_layers", "n_layer"},
+                                  {"num_attention_heads", "n_head"},
+                                  {"intermediate_size", "n_inner"}};
+
+template <size_t N>
+Status InFileKeys(const Status& s, const ModelSpec& m, const KeyAlias (&keys)[N]) {
+  const std::string prefix = "model " + m.name + ": ";
+  for (const KeyAlias& k : keys) {
+    const std::string head = prefix + k.hf + ": ";
+    if (s.field() == k.hf && s.message().rfind(head, 0) == 0)
+      return Status::Invalid(k.own, s.message().substr(head.size())).WithContext("model " + m.name);
+  }
+  return s;
 }
 
 }  // namespace
@@ -139,12 +188,16 @@ Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_
   const std::string type = j.contains("model_type") && j["model_type"].is_string()
                                ? j["model_type"].get<std::string>()
                                : std::string();
+  enum class Format { kGpt2, kSimuMax, kValidation, kHf } format = Format::kHf;
   if (j.contains("n_embd") && (type.empty() || type == "gpt2")) {
     s = ReadGpt2(j, m, origin);
+    format = Format::kGpt2;
   } else if (j.contains("layer_num") || j.contains("head_num")) {
     s = detail::ReadSimuMaxModel(j, m, origin);
+    format = Format::kSimuMax;
   } else if (j.contains("moe") || j.contains("mla") || j.contains("mtp_layers")) {
     s = ReadValidationModel(j, m, origin);
+    format = Format::kValidation;
   } else if (detail::LooksLikeHfConfig(j)) {
     s = detail::ReadHfConfig(j, m, origin);
   } else {
@@ -157,7 +210,12 @@ Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_
   if (m.moe.num_experts > 0 && m.moe.dense_ffn == 0 && m.moe.first_k_dense > 0)
     m.moe.dense_ffn = m.ffn;
   if (m.moe.num_experts > 0 && m.ffn == 0) m.ffn = m.moe.expert_ffn;
-  if (Status v = ValidateModel(m); !v.ok()) return v.WithContext(origin);
+  if (Status v = ValidateModel(m); !v.ok()) {
+    if (format == Format::kSimuMax) v = InFileKeys(v, m, kSimuMaxKeys);
+    if (format == Format::kValidation) v = InFileKeys(v, m, kValidationKeys);
+    if (format == Format::kGpt2) v = InFileKeys(v, m, kGpt2Keys);
+    return v.WithContext(origin);
+  }
   return m;
 }
 
