@@ -45,7 +45,12 @@ constexpr std::string_view kHarmless[] = {
     "residual_multiplier", "logits_scaling", "logit_scale", "query_pre_attn_scalar",
     "fp32_residual_connection", "swiglu_limit", "embedding_fraction",
     // Positions: the sequence length comes from the strategy; RoPE variants, ALiBi and their
-    // scaling have no parameters and an element-wise cost.
+    // scaling have no parameters and an element-wise cost. The nested rope_scaling /
+    // rope_parameters objects are judged whole, not key by key: every sub-key transformers
+    // reads (rope_type, factor, original_max_position_embeddings, low_freq_factor,
+    // high_freq_factor, short_factor, long_factor, mrope_section, beta_fast, beta_slow,
+    // mscale) rescales the rotary frequencies only. (YaRN's mscale scales the softmax: still
+    // element-wise.)
     "max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length",
     "max_sequence_length", "initial_context_length", "original_max_position_embeddings",
     "rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base", "rope_local_base_freq",
