@@ -63,9 +63,15 @@ bool HarmlessSub(const std::string& key) {
   return false;
 }
 
-std::string SubString(const json& obj, const char* key, const std::string& fallback) {
+// A string sub-key (a kind); another type fails `r` naming "<parent>.<key>" (it read as the
+// default before: attn_type 5 was multi-head attention).
+std::string SubString(const json& obj, FieldReader& r, const char* parent, const char* key,
+                      const std::string& fallback) {
   auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (it->is_string()) return it->get<std::string>();
+  r.Fail(std::string(parent) + "." + key, "must be a string, got " + std::string(it->type_name()));
+  return fallback;
 }
 
 bool SubTrue(const json& obj, const char* key) {
@@ -96,7 +102,8 @@ void ReadAttnConfig(const json& a, FieldReader& r, const std::string& type, Mode
                "attn_pdrop"});  // attn_pdrop: hf_config.cc ReadDropout
   // DBRX has no attn_type: its attention is grouped-query with kv_n_heads (default 1).
   const std::string kind =
-      SubString(a, "attn_type", type == "mpt" ? "multihead_attention" : "grouped_query_attention");
+      SubString(a, r, "attn_config", "attn_type",
+                type == "mpt" ? "multihead_attention" : "grouped_query_attention");
   int64_t kv = 1;
   const bool kv_given = SubInt(a, r, "attn_config", "kv_n_heads", kv, 1);
   if (kind == "multihead_attention" || kind == "multiquery_attention") {
@@ -122,6 +129,9 @@ void ReadAttnConfig(const json& a, FieldReader& r, const std::string& type, Mode
   if (it != a.end() && it->is_number_integer() && it->get<long long>() >= -1 &&
       it->get<long long>() <= 0)
     return;
+  if (it != a.end() && it->is_number_integer() && it->get<long long>() < -1)
+    return r.Fail("attn_config.sliding_window_size",
+                  "must be -1 or 0 (none) or an integer in [1, 2^30], got " + it->dump());
   if (SubInt(a, r, "attn_config", "sliding_window_size", window, 1)) {
     if (m.attention.window > 0)
       return r.Fail("attn_config.sliding_window_size",
@@ -138,13 +148,13 @@ void ReadFfnConfig(const json& f, FieldReader& r, const std::string& type, Model
                    std::set<std::string>& read) {
   read.insert({"ffn_hidden_size", "moe_num_experts", "moe_top_k", "ffn_type", "mlp_type"});
   if (type != "mpt") return;  // DBRX's experts are gated (DbrxExpertGLU) whatever the keys
-  const std::string kind = SubString(f, "ffn_type", "mptmlp");
+  const std::string kind = SubString(f, r, "ffn_config", "ffn_type", "mptmlp");
   if (kind == "mptmlp" || kind == "te_ln_mlp") {
     m.gated_mlp = false;
   } else if (kind == "mptglu") {
     m.gated_mlp = true;
   } else if (kind == "mb_moe" || kind == "mb_dmoe") {
-    const std::string mlp = SubString(f, "mlp_type", "mlp");
+    const std::string mlp = SubString(f, r, "ffn_config", "mlp_type", "mlp");
     if (mlp != "mlp" && mlp != "glu")
       return r.Fail("ffn_config.mlp_type", "must be mlp or glu, got '" + mlp + "'");
     m.gated_mlp = mlp == "glu";

@@ -1,6 +1,8 @@
 // Model readers: the validation-case `model` object, SimuMax model JSON and GPT-2 style configs;
 // other HF config.json files go to spec/hf_config.cc. All produce one ModelSpec and validate it.
 #include <algorithm>
+#include <functional>
+#include <initializer_list>
 #include <string>
 
 #include "spec/hf_config.h"
@@ -162,15 +164,73 @@ constexpr KeyAlias kGpt2Keys[] = {{"hidden_size", "n_embd"},
                                   {"num_attention_heads", "n_head"},
                                   {"intermediate_size", "n_inner"}};
 
+// `s` (from ValidateModel) with its field renamed by `own` (HF key -> the file's key; the
+// same key when the file spells it so).
+Status Renamed(const Status& s, const ModelSpec& m,
+               const std::function<std::string(const std::string&)>& own) {
+  const std::string head = "model " + m.name + ": " + s.field() + ": ";
+  if (s.field().empty() || s.message().rfind(head, 0) != 0) return s;
+  const std::string key = own(s.field());
+  if (key == s.field()) return s;
+  return Status::Invalid(key, s.message().substr(head.size())).WithContext("model " + m.name);
+}
+
 template <size_t N>
 Status InFileKeys(const Status& s, const ModelSpec& m, const KeyAlias (&keys)[N]) {
-  const std::string prefix = "model " + m.name + ": ";
-  for (const KeyAlias& k : keys) {
-    const std::string head = prefix + k.hf + ": ";
-    if (s.field() == k.hf && s.message().rfind(head, 0) == 0)
-      return Status::Invalid(k.own, s.message().substr(head.size())).WithContext("model " + m.name);
-  }
-  return s;
+  return Renamed(s, m, [&](const std::string& hf) {
+    for (const KeyAlias& k : keys)
+      if (hf == k.hf) return std::string(k.own);
+    return hf;
+  });
+}
+
+// An HF config.json spells a size in one of several ways (hf_config.cc ReadShape, ReadMoe):
+// the error names the spelling the file has, inside its text model (text_config.) when nested.
+struct HfSpellings {
+  const char* hf;
+  std::initializer_list<const char*> keys;
+};
+const HfSpellings kHfSpellings[] = {
+    {"hidden_size", {"hidden_size", "n_embd", "d_model", "n_embed"}},
+    {"num_hidden_layers", {"num_hidden_layers", "n_layer", "n_layers", "num_layers"}},
+    {"num_attention_heads", {"num_attention_heads", "n_head", "n_heads", "num_heads"}},
+    {"num_key_value_heads",
+     {"num_key_value_heads", "num_kv_heads", "n_head_kv", "attn_config.kv_n_heads",
+      "multi_query_group_num"}},
+    {"head_dim", {"head_dim", "kv_channels", "attention_head_dim"}},
+    {"intermediate_size",
+     {"intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", "ffn_config.ffn_hidden_size"}},
+    {"vocab_size", {"padded_vocab_size", "vocab_size"}},
+    {"num_experts_per_tok",
+     {"num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k", "ffn_config.moe_top_k"}},
+    {"num_experts",
+     {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts",
+      "ffn_config.moe_num_experts"}},
+};
+
+Status InHfKeys(const Status& s, const ModelSpec& m, const json& root) {
+  const json* text = &root;
+  std::string prefix;
+  for (const char* k : {"text_config", "llm_config", "language_config"})
+    if (prefix.empty() && root.contains(k) && root[k].is_object()) {
+      text = &root[k];
+      prefix = std::string(k) + ".";
+    }
+  auto has = [&](const std::string& key) {
+    const size_t dot = key.find('.');
+    const json& o = *text;
+    if (dot == std::string::npos) return o.contains(key) && !o[key].is_null();
+    const std::string parent = key.substr(0, dot), child = key.substr(dot + 1);
+    return o.contains(parent) && o[parent].is_object() && o[parent].contains(child) &&
+           !o[parent][child].is_null();
+  };
+  return Renamed(s, m, [&](const std::string& hf) {
+    for (const HfSpellings& sp : kHfSpellings)
+      if (hf == sp.hf)
+        for (const char* k : sp.keys)
+          if (has(k)) return prefix + k;
+    return hf;
+  });
 }
 
 }  // namespace
@@ -214,6 +274,7 @@ Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_
     if (format == Format::kSimuMax) v = InFileKeys(v, m, kSimuMaxKeys);
     if (format == Format::kValidation) v = InFileKeys(v, m, kValidationKeys);
     if (format == Format::kGpt2) v = InFileKeys(v, m, kGpt2Keys);
+    if (format == Format::kHf) v = InHfKeys(v, m, j);
     return v.WithContext(origin);
   }
   return m;
