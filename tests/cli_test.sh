@@ -1040,6 +1040,18 @@ json.dump(dict(hf, transformers_version="4.57.0", use_cache=True, _name_or_path=
           open(f"{fix}/hf_harmless.json", "w"))
 json.dump(dict(hf, vision_config={"hidden_size": 1024}, moe_latent_size=512),
           open(f"{fix}/hf_unread.json", "w"))
+# Nested MPT configs and the GPT-2 reader: sub-keys not modelled are named as parent.child, an
+# attention kind not modelled is refused (they were dropped, or read as multi-head).
+mpt = json.load(open(f"{sys.argv[2]}/src/spec/testdata/hf_configs/mpt-7b-instruct.json"))
+mpt["attn_config"]["prefix_lm"] = True
+json.dump(mpt, open(f"{fix}/mpt_prefix_lm.json", "w"))
+mpt["attn_config"]["attn_type"] = "linear_attention"
+json.dump(mpt, open(f"{fix}/mpt_bad_attn.json", "w"))
+# A key repeated inside a nested object is named by its path (it was "attn_type: duplicate key").
+open(f"{fix}/mpt_dup.json", "w").write(json.dumps(mpt).replace(
+    '"attn_type": "linear_attention"', '"attn_type": "multihead_attention", "attn_type": "x"'))
+gpt2 = json.load(open(f"{sys.argv[2]}/src/spec/testdata/hf_configs/gpt2.json"))
+json.dump(dict(gpt2, add_cross_attention=True), open(f"{fix}/gpt2_xattn.json", "w"))
 json.dump({"world_size": 8, "tp_size": 4194304, "pp_size": 2097152, "cp_size": 2097152},
           open(f"{fix}/overflow_strategy.json", "w"))
 case = {"id": "probe-001", "source": "probe", "model": {"name": "m", "hidden_size": 1024,
@@ -1063,6 +1075,7 @@ write("one_case")
 write("overflow_case", gpus=8, parallel={"tp": 4194304, "pp": 2097152, "cp": 2097152})
 write("bad_precision", precision="bogus")
 write("zero_target", target_iter_time_s=0)
+write("case_extra_keys", bogus_key=1, parallel={"bogus": 2})
 line = json.dumps(case).replace('"model": {', '"model": ' + "[" * 50000 + "]" * 50000 + ', "x": {', 1)
 open(f"{fix}/deep_case.jsonl", "w").write(line + "\n")
 # Framework files (issue 11, second pass): a non-name YAML key, a repeated key, two documents,
@@ -1101,6 +1114,8 @@ while IFS= read -r probe; do
     bad "$name: exit $want_rc" "got exit $RC" "stderr: $(head -c 300 "$ERR")"
   elif [ "$want_rc" -eq 2 ] && [ "$(wc -l <"$ERR")" -ne 1 ]; then
     bad "$name: one line on stderr" "$(head -c 600 "$ERR")"
+  elif [ "$want_rc" -eq 2 ] && grep -qE '[0-9]{20}' "$ERR"; then
+    bad "$name: no number of 20+ digits in the message (a bound printed in full)" "$(head -c 300 "$ERR")"
   elif [ "$want_rc" -eq 2 ] && ! grep -qF -- "$want_text" "$ERR"; then
     bad "$name: stderr has '$want_text'" "stderr: $(head -c 300 "$ERR")"
   elif [ "$want_rc" -eq 0 ] && ! grep -qF -- "$want_text" "$OUT"; then
@@ -1130,6 +1145,26 @@ if expect_ok "hf config with harmless extras" simulate --model "$FIX/hf_harmless
     ok "hf config: harmless extras say nothing"
   fi
 fi
+
+# Cases left out of a success are named once on stderr (they were only in the report's table):
+# validate's skipped cases, calibrate's unparsable ones.
+cat "$FIX/one_case.jsonl" "$FIX/deep_case.jsonl" >"$FIX/one_good_one_bad.jsonl"
+for verb in validate calibrate; do
+  if expect_ok "$verb with keys outside the case schema" "$verb" "$FIX/case_extra_keys.jsonl"; then
+    if [ "$(grep -c "warning: $verb: case keys not read .*: bogus_key (1 case), parallel.bogus (1 case)" "$ERR")" -eq 1 ]; then
+      ok "$verb: one stderr line names the keys outside the case schema"
+    else
+      bad "$verb: one stderr line names the keys outside the case schema" "$(head -c 600 "$ERR")"
+    fi
+  fi
+  if expect_ok "$verb with a skipped case" "$verb" "$FIX/one_good_one_bad.jsonl"; then
+    if [ "$(grep -c "warning: $verb: 1 of 2 cases skipped" "$ERR")" -eq 1 ]; then
+      ok "$verb: one stderr line names the skipped case"
+    else
+      bad "$verb: one stderr line names the skipped case" "$(head -c 600 "$ERR")"
+    fi
+  fi
+done
 
 # --- summary -----------------------------------------------------------------------------------------
 echo

@@ -3,8 +3,8 @@
 requests over real sockets, checks the status codes and that the server keeps serving.
 
 usage: serve_test.py TRAINSIM CASE [--validator DIR] [--cases FILE]
-  CASE: cli_equal plan_recommend infer endpoints openapi body_100mb deep_nesting huge_number invalid_utf8
-        slow_client path_traversal search_1e9 connections
+  CASE: cli_equal plan_recommend infer endpoints stream_errors openapi body_100mb deep_nesting
+        huge_number invalid_utf8 slow_client path_traversal search_1e9 connections
 Exit 0 = pass, 1 = fail, 77 = skipped (ctest SKIP_RETURN_CODE)."""
 import argparse
 import http.client
@@ -327,6 +327,49 @@ def case_endpoints(exe, args):
             check(status == 200 and len(json.loads(body)["cases"]) > 0, "validate: %r" % body[:300])
         else:
             check(status == 400 and error_of(body)["field"] == "cases", "validate without cases")
+
+
+def case_stream_errors(exe, _):
+    """/v1/search/stream refuses a bad request before its event stream starts, through the real
+    HTTP server (the handler alone is tested in service_test.cc): a 4xx with a JSON body whose
+    `error` is one line naming the field, not a text/event-stream."""
+    search = {"model": "llama3-8b", "gpus": 8, "gbs": 32, "top": 3}
+    rows = [  # (what, method, body or query, status, field)
+        ("malformed body", "POST", b'{"model": "llama3-8b", ', 400, "body"),
+        ("not an object", "POST", b"[1, 2]", 400, "body"),
+        ("unknown key", "POST", dict(search, gbz=32), 400, "gbz"),
+        ("gpus out of range", "POST", dict(search, gpus=2147483647), 400, "gpus"),
+        ("gbs out of range", "POST", dict(search, gbs=0), 400, "gbs"),
+        ("workload out of range", "POST",
+         dict(search, method="prompt_tuning", virtual_tokens=16777216), 400, "virtual_tokens"),
+        ("malformed query", "GET", "{", 400, "body"),
+        ("query out of range", "GET", json.dumps(dict(search, gpus=0)), 400, "gpus"),
+    ]
+    with Server(exe) as srv:
+        for what, method, body, want, field in rows:
+            if method == "GET":
+                q = "".join(c if c.isalnum() else "%%%02X" % ord(c) for c in body)
+                status, hdrs, reply = request(srv.port, "GET", "/v1/search/stream?q=" + q)
+            else:
+                status, hdrs, reply = request(srv.port, "POST", "/v1/search/stream", body)
+            check(status == want, "%s: %d %r" % (what, status, reply[:300]))
+            check(not hdrs.get("Content-Type", "").startswith("text/event-stream"),
+                  "%s: an error sent as an event stream" % what)
+            err = error_of(reply)
+            check(err.get("field") == field, "%s: field %r, want %r" % (what, err.get("field"),
+                                                                      field))
+            # One line, naming the field (a malformed body: "request: malformed JSON at byte N").
+            named = field in err["error"] or (field == "body" and "request" in err["error"])
+            check(named and "\n" not in err["error"],
+                  "%s: the error is one line naming %s: %r" % (what, field, err["error"]))
+        # A body over the request limit (1 MiB), by Content-Length: 413 before it is read.
+        big = b'{"model": "' + b"x" * (1 << 20) + b'"}'
+        status, hdrs, reply = request(srv.port, "POST", "/v1/search/stream", big)
+        check(status == 413, "over-limit body: %d %r" % (status, reply[:300]))
+        err = error_of(reply)
+        check(err.get("field") == "body" and "\n" not in err["error"] and "bytes" in err["error"],
+              "over-limit body: %r" % err)
+        still_serving(srv.port)
 
 
 def case_openapi(exe, args):

@@ -99,6 +99,20 @@ inline void RequireFiniteFloats(CLI::App& app) {
     RequireFiniteFloats(*sub);
 }
 
+// CLI11 check for a count or size that must be positive: "must be >= 1, got 0" for an integer,
+// "must be > 0, got X" otherwise. CLI11's own PositiveNumber printed its bounds in full
+// ("Value 0 not in range 0.000000 to 179769313486...", 300 digits; issue 11, "Messages"). A
+// value that is not a number is left to the option's type and DecimalInteger / FiniteDecimal.
+inline CLI::Validator Positive() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::optional<double> v = ParseFiniteDouble(value);
+        if (!v || *v > 0) return "";
+        return (IsPlainDecimal(value) ? "must be >= 1, got " : "must be > 0, got ") + value;
+      },
+      "POSITIVE", "POSITIVE");
+}
+
 // CLI11 check: a value may not be empty (`--strategy ''` is a mistake, not "not given").
 inline CLI::Validator NonEmptyValue() {
   return CLI::Validator(

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
 
 #include "trainsim/trainsim.h"
+#include "trainsim/validate.h"
 
 namespace trainsim::cli {
 
@@ -53,6 +55,40 @@ inline Result<ModelSpec> LoadModelArg(std::string_view id_or_path) {
       std::fprintf(stderr, "trainsim: warning: ignored model-file key %s: %s\n",
                    Status::Invalid(k.key).OneLine().c_str(), k.why.c_str());
   return m;
+}
+
+// A success that left cases out says so on stderr, once (issue 11's terminal contract; the report
+// lists each with its reason): "trainsim: warning: validate: 2 of 40 cases skipped, not scored
+// (first: ID: REASON)". `total`: the cases read (0: cases.size()).
+inline void WarnSkipped(const std::vector<CaseResult>& cases, const char* verb, const char* what,
+                        size_t total = 0) {
+  const CaseResult* first = nullptr;
+  size_t n = 0;
+  for (const CaseResult& c : cases)
+    if (c.skipped && ++n == 1) first = &c;
+  if (n == 0) return;
+  if (total == 0) total = cases.size();
+  const bool named = first->reason.rfind(first->id + ":", 0) == 0;
+  const std::string why = named ? first->reason : first->id + ": " + first->reason;
+  std::fprintf(stderr, "trainsim: warning: %s: %zu of %zu %s skipped, %s (first: %s)\n", verb, n,
+               total, total == 1 ? "case" : "cases", what,
+               Status::Invalid("", why).OneLine().c_str());
+}
+
+// Keys of the cases outside the case schema (CaseResult::ignored), named once on stderr:
+// "trainsim: warning: validate: case keys not read: parallel.bogus (2 cases), x (1 case)".
+template <typename Case>
+void WarnIgnoredCaseKeys(const std::vector<Case>& cases, const char* verb) {
+  std::map<std::string, int> count;
+  for (const Case& c : cases)
+    for (const IgnoredInput& k : c.ignored) ++count[k.field];
+  if (count.empty()) return;
+  std::string keys;
+  for (const auto& [k, n] : count)
+    keys +=
+        (keys.empty() ? "" : ", ") + k + " (" + std::to_string(n) + (n == 1 ? " case)" : " cases)");
+  std::fprintf(stderr, "trainsim: warning: %s: case keys not read (not in the case schema): %s\n",
+               verb, Status::Invalid("", keys).OneLine().c_str());
 }
 
 // A hardware preset (or file) with the --hw-override JSON applied.

@@ -72,6 +72,8 @@ int RunCalibrate(const CalibrateArgs& a) {
     return Fail(cases.status());
   }
   if (Status st = CheckCasesToFit(cases.value(), a); !st.ok()) return Fail(st);
+  WarnSkipped(bad, "calibrate", "not fitted", bad.size() + cases->size());
+  WarnIgnoredCaseKeys(cases.value(), "calibrate");
   // Fit from the nominal defaults, not from a previous fit, so the result is reproducible.
   const std::vector<ValidationCase> fresh = WithNominalEfficiency(cases.value());
   if (!a.band_cases.empty() && a.write_uncertainty.empty()) {

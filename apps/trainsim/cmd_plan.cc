@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "cli_numbers.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "trainsim/front_end.h"
@@ -54,7 +55,7 @@ void AddPlan(CLI::App& app, PlanArgs& a) {
   Number(c, a, "pue", "data-centre PUE (default 1.58, Uptime Institute 2023)");
   Number(c, a, "grid_kg_co2_per_kwh", "grid carbon intensity (default 0.481, world 2023, Ember)");
   Number(c, a, "host_w_per_node", "host, NIC and switch watts per node (default 2800)");
-  Number(c, a, "gpus_per_node", "GPUs per node (default 8)")->check(CLI::PositiveNumber);
+  Number(c, a, "gpus_per_node", "GPUs per node (default 8)")->check(Positive());
   Number(c, a, "idle_power_fraction", "GPU idle power / TDP (default 0.11)");
   Number(c, a, "mtbf_gpu_hours",
          "per-GPU hours between job interruptions (default 45566, Llama 3)");

@@ -2,6 +2,7 @@
 // energy under a deadline and a budget (include/trainsim/plan.h).
 #include <iostream>
 
+#include "cli_numbers.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "strategy_flags.h"
@@ -21,8 +22,8 @@ void AddRecommend(CLI::App& app, RecommendArgs& a) {
   a.given["--price-per-gpu-hour"] = c->add_option(
       "--price-per-gpu-hour", a.price, "one price for every profile (default: each profile's)");
   c->add_option("--objective", a.objective, "cost | time | energy")->capture_default_str();
-  AddSchemaOption(c, "global_batch_size", a.gbs)->check(CLI::PositiveNumber);
-  AddSchemaOption(c, "seq_len", a.seq)->check(CLI::PositiveNumber)->capture_default_str();
+  AddSchemaOption(c, "global_batch_size", a.gbs)->check(Positive());
+  AddSchemaOption(c, "seq_len", a.seq)->check(Positive())->capture_default_str();
   AddSchemaOption(c, "dtype", a.dtype)->capture_default_str();
   c->add_option("--gpus", a.gpus, "GPU counts (comma-separated; default 8, 16, ..., 16384)")
       ->delimiter(',');

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_numbers.h"
 #include "cli_util.h"
 #include "strategy_flags.h"
 #include "trainsim/results_json.h"
@@ -23,8 +24,8 @@ namespace {
 
 // --gbs, --seq, --dtype: the workload both search and sweep need (flags from the schema).
 void AddWorkloadOptions(CLI::App* c, int& gbs, int& seq, std::string& dtype) {
-  AddSchemaOption(c, "global_batch_size", gbs)->required()->check(CLI::PositiveNumber);
-  AddSchemaOption(c, "seq_len", seq)->check(CLI::PositiveNumber)->capture_default_str();
+  AddSchemaOption(c, "global_batch_size", gbs)->required()->check(Positive());
+  AddSchemaOption(c, "seq_len", seq)->check(Positive())->capture_default_str();
   AddSchemaOption(c, "dtype", dtype)->capture_default_str();
 }
 
@@ -59,7 +60,7 @@ void AddSearch(CLI::App& app, SearchArgs& a) {
   c->add_option("--model", a.model, "model preset id or config.json path")->capture_default_str();
   c->add_option("--hardware", a.hardware, "hardware preset id or JSON path")->capture_default_str();
   c->add_option("--hw-override", a.hw_override, "JSON object of hardware fields to override");
-  c->add_option("--gpus", a.gpus, "world size")->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--gpus", a.gpus, "world size")->check(Positive())->capture_default_str();
   AddWorkloadOptions(c, a.gbs, a.seq, a.dtype);
   c->add_option("--top", a.top, "how many strategies to print")
       ->check(CLI::Range(1, 100000))

@@ -102,6 +102,8 @@ int RunValidate(const ValidateArgs& a) {
     for (const std::string& f : a.files) files += (files.empty() ? "" : ", ") + f;
     return Fail(Status::Invalid("files", "no validation cases in " + files));
   }
+  WarnSkipped(s.cases, "validate", "not scored");
+  WarnIgnoredCaseKeys(s.cases, "validate");
   if (!a.svg.empty())
     if (Status st = WriteTextFile("--svg", a.svg, ValidationScatterSvg(s)); !st.ok())
       return Fail(st);

@@ -24,6 +24,9 @@ struct ValidationCase {
   // The case's null fields and unstated settings filled from its framework profile or from
   // trainsim's defaults (recompute_auto adds the policy chosen when the case is scored).
   std::vector<Assumption> assumed;
+  // Keys of the case outside the schema (shared/validation/README.md), named instead of dropped:
+  // top-level keys and `parallel.<key>` (issue 11, "silent acceptance").
+  std::vector<IgnoredInput> ignored;
   double target_s = 0;
   double measured_mem_gib = 0;  // 0 = not measured
   // The measured memory is the caching allocator's reserved bytes (the notes name
@@ -54,6 +57,7 @@ struct CaseResult {
   std::string regime;                                // the regime that set the band
   // What was assumed: the case's, the recompute policy chosen, and Simulate's (pipeline_split).
   std::vector<Assumption> assumed;
+  std::vector<IgnoredInput> ignored;  // the case's keys outside the schema (ValidationCase)
 };
 
 struct FamilyStats {

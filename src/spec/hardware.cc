@@ -97,25 +97,60 @@ Status ReadPeaks(const json& j, HardwareSpec& hw, const std::string& origin) {
   return Status::Ok();
 }
 
-// Unit conversions that overflow: finite in the file's units, not in bytes (hbm_gib 1e300).
-Status CheckFinite(const HardwareSpec& hw, const std::string& origin) {
-  struct Conv {
-    const char* name;
-    double v;
-    bool peak;  // under peak_tflops
+// One physical range per number of a hardware spec, in the file's units (docs/INPUTS.md, "Input
+// limits"). Every door (preset file, --hw-override, sweep --vary, a validation case's overrides,
+// a library caller) meets the same ranges through ValidateHardware. Lower bounds keep every
+// division finite (a denormal bandwidth would give an infinite time); upper bounds are three
+// orders of magnitude above any GPU of 2026 (B300: 2.5 PFLOP/s dense FP8... 288 GiB, 8 TB/s).
+struct HwRange {
+  const char* key;
+  double value;     // in the file's units
+  double lo, hi;    // inclusive
+  bool zero_ok;     // 0 = not supported / none
+  const char* ctx;  // nested under this key ("" = top level)
+};
+
+std::vector<HwRange> RangesOf(const HardwareSpec& hw) {
+  return {
+      {"bf16", FlopsToTflops(hw.peak_bf16_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp16", FlopsToTflops(hw.peak_fp16_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp8", FlopsToTflops(hw.peak_fp8_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp4", FlopsToTflops(hw.peak_fp4_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"fp32", FlopsToTflops(hw.peak_fp32_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"tf32", FlopsToTflops(hw.peak_tf32_flops), 1e-3, 1e6, true, "peak_tflops"},
+      {"hbm_gib", BytesToGiB(hw.hbm_bytes), 1e-3, 1e6, false, ""},
+      {"hbm_tbps", BytesPerSToTBps(hw.hbm_bw_bytes_per_s), 1e-3, 1e4, false, ""},
+      {"scaleup_gbps_per_dir", BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), 1e-3, 1e6, false, ""},
+      {"nic_gbps_per_gpu", BytesPerSToGbps(hw.nic_bw_bytes_per_s), 1e-3, 1e7, false, ""},
+      {"host_link_gbps_per_dir", BytesPerSToGBps(hw.host_link_bw_bytes_per_s), 1e-3, 1e6, false,
+       ""},
+      {"host_mem_gib", BytesToGiB(hw.host_mem_bytes), kMinHostMemGiB, kMaxHostMemGiB, true, ""},
+      {"scaleup_latency_us", SToUs(hw.scaleup_latency_s), kMinUs, 1e6, true, ""},
+      {"scaleup_hop_latency_us", SToUs(hw.scaleup_hop_latency_s), kMinUs, 1e6, true, ""},
+      {"nic_latency_us", SToUs(hw.nic_latency_s), kMinUs, 1e6, true, ""},
+      {"nic_hop_latency_us", SToUs(hw.nic_hop_latency_s), kMinUs, 1e6, true, ""},
+      {"nic_tree_level_latency_us", SToUs(hw.nic_tree_level_latency_s), kMinUs, 1e6, true, ""},
+      {"sm_count", static_cast<double>(hw.sm_count), 1, 1e6, true, ""},
+      {"scaleup_domain", static_cast<double>(hw.scaleup_domain), 1, limits::kMaxWorldSize, false,
+       ""},
+      {"tdp_w", hw.tdp_w, 1, 1e6, true, ""},
+      {"price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour, kMinUsd, 1e6, true, ""},
+      {"price_reserved_usd_per_gpu_hour", hw.price_reserved_usd_per_gpu_hour, kMinUsd, 1e6, true,
+       ""},
+      {"gpus_per_node", static_cast<double>(hw.gpus_per_node), 1, 1e6, true, ""},
+      {"rails", static_cast<double>(hw.rails), 1, 1e6, true, ""},
   };
-  for (Conv c :
-       {Conv{"bf16", hw.peak_bf16_flops, true}, Conv{"fp16", hw.peak_fp16_flops, true},
-        Conv{"fp8", hw.peak_fp8_flops, true}, Conv{"fp4", hw.peak_fp4_flops, true},
-        Conv{"fp32", hw.peak_fp32_flops, true}, Conv{"tf32", hw.peak_tf32_flops, true},
-        Conv{"hbm_gib", hw.hbm_bytes, false}, Conv{"hbm_tbps", hw.hbm_bw_bytes_per_s, false},
-        Conv{"scaleup_gbps_per_dir", hw.scaleup_bw_bytes_per_s, false},
-        Conv{"nic_gbps_per_gpu", hw.nic_bw_bytes_per_s, false},
-        Conv{"host_link_gbps_per_dir", hw.host_link_bw_bytes_per_s, false},
-        Conv{"host_mem_gib", hw.host_mem_bytes, false}})
-    if (!std::isfinite(c.v))
-      return Status::Invalid(c.name, "value too large")
-          .WithContext(c.peak ? origin + ": peak_tflops" : origin);
+}
+
+// Unit conversions that overflow: finite in the file's units, not in bytes (hbm_gib 1e300).
+// Named with the field's range (it said "value too large", which hid the rule; issue 11).
+Status CheckFinite(const HardwareSpec& hw, const std::string& origin) {
+  for (const HwRange& r : RangesOf(hw))
+    if (std::isinf(r.value))
+      return Status::Invalid(r.key, "must be in [" + detail::NumberText(r.lo) + ", " +
+                                        detail::NumberText(r.hi) + "]" +
+                                        (r.zero_ok ? " or 0" : "") + ", got a larger value")
+          .WithContext(*r.ctx ? origin + ": " + r.ctx : origin);
   return Status::Ok();
 }
 
@@ -293,50 +328,8 @@ Status ReadHardwareFields(const json& j, HardwareSpec& hw, const std::string& or
   return CheckFinite(hw, origin);
 }
 
-// One physical range per number of a hardware spec, in the file's units (docs/INPUTS.md, "Input
-// limits"). Every door (preset file, --hw-override, sweep --vary, a validation case's overrides,
-// a library caller) meets the same ranges through ValidateHardware. Lower bounds keep every
-// division finite (a denormal bandwidth would give an infinite time); upper bounds are three
-// orders of magnitude above any GPU of 2026 (B300: 2.5 PFLOP/s dense FP8... 288 GiB, 8 TB/s).
-struct HwRange {
-  const char* key;
-  double value;     // in the file's units
-  double lo, hi;    // inclusive
-  bool zero_ok;     // 0 = not supported / none
-  const char* ctx;  // nested under this key ("" = top level)
-};
-
 Status CheckRanges(const HardwareSpec& hw) {
-  const HwRange ranges[] = {
-      {"bf16", FlopsToTflops(hw.peak_bf16_flops), 1e-3, 1e6, true, "peak_tflops"},
-      {"fp16", FlopsToTflops(hw.peak_fp16_flops), 1e-3, 1e6, true, "peak_tflops"},
-      {"fp8", FlopsToTflops(hw.peak_fp8_flops), 1e-3, 1e6, true, "peak_tflops"},
-      {"fp4", FlopsToTflops(hw.peak_fp4_flops), 1e-3, 1e6, true, "peak_tflops"},
-      {"fp32", FlopsToTflops(hw.peak_fp32_flops), 1e-3, 1e6, true, "peak_tflops"},
-      {"tf32", FlopsToTflops(hw.peak_tf32_flops), 1e-3, 1e6, true, "peak_tflops"},
-      {"hbm_gib", BytesToGiB(hw.hbm_bytes), 1e-3, 1e6, false, ""},
-      {"hbm_tbps", BytesPerSToTBps(hw.hbm_bw_bytes_per_s), 1e-3, 1e4, false, ""},
-      {"scaleup_gbps_per_dir", BytesPerSToGBps(hw.scaleup_bw_bytes_per_s), 1e-3, 1e6, false, ""},
-      {"nic_gbps_per_gpu", BytesPerSToGbps(hw.nic_bw_bytes_per_s), 1e-3, 1e7, false, ""},
-      {"host_link_gbps_per_dir", BytesPerSToGBps(hw.host_link_bw_bytes_per_s), 1e-3, 1e6, false,
-       ""},
-      {"host_mem_gib", BytesToGiB(hw.host_mem_bytes), kMinHostMemGiB, kMaxHostMemGiB, true, ""},
-      {"scaleup_latency_us", SToUs(hw.scaleup_latency_s), kMinUs, 1e6, true, ""},
-      {"scaleup_hop_latency_us", SToUs(hw.scaleup_hop_latency_s), kMinUs, 1e6, true, ""},
-      {"nic_latency_us", SToUs(hw.nic_latency_s), kMinUs, 1e6, true, ""},
-      {"nic_hop_latency_us", SToUs(hw.nic_hop_latency_s), kMinUs, 1e6, true, ""},
-      {"nic_tree_level_latency_us", SToUs(hw.nic_tree_level_latency_s), kMinUs, 1e6, true, ""},
-      {"sm_count", static_cast<double>(hw.sm_count), 1, 1e6, true, ""},
-      {"scaleup_domain", static_cast<double>(hw.scaleup_domain), 1, limits::kMaxWorldSize, false,
-       ""},
-      {"tdp_w", hw.tdp_w, 1, 1e6, true, ""},
-      {"price_usd_per_gpu_hour", hw.price_usd_per_gpu_hour, kMinUsd, 1e6, true, ""},
-      {"price_reserved_usd_per_gpu_hour", hw.price_reserved_usd_per_gpu_hour, kMinUsd, 1e6, true,
-       ""},
-      {"gpus_per_node", static_cast<double>(hw.gpus_per_node), 1, 1e6, true, ""},
-      {"rails", static_cast<double>(hw.rails), 1, 1e6, true, ""},
-  };
-  for (const HwRange& r : ranges) {
+  for (const HwRange& r : RangesOf(hw)) {
     if (r.zero_ok && r.value == 0) continue;
     if (r.value >= r.lo && r.value <= r.hi) continue;  // false for NaN
     const std::string rule = "must be in [" + detail::NumberText(r.lo) + ", " +

@@ -336,7 +336,7 @@ void ReadShape(const json& j, FieldReader& r, const HfClass* cls, ModelSpec& m) 
   if (chatglm_mq) r.Int("multi_query_group_num", m.kv_heads);
   r.Ignore("multi_query_group_num");
   FirstInt(r, {"num_key_value_heads", "num_kv_heads", "n_head_kv"}, m.kv_heads);
-  NestedInt(j, r, "attn_config", "kv_n_heads", m.kv_heads, 1);  // MPT, DBRX
+  // MPT / DBRX attn_config.kv_n_heads: ReadNestedLayerConfigs (by attention type).
   m.head_dim = m.heads > 0 ? m.hidden / m.heads : 0;
   FirstInt64(r, {"head_dim", "kv_channels", "attention_head_dim"}, m.head_dim);
   FirstInt64(r, {"padded_vocab_size", "vocab_size"}, m.vocab);
@@ -901,6 +901,7 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   ReadWindow(j, r, cls, type, m);
   if (type == "gpt_neo") ReadGptNeoWindow(j, r, m);
   ReadChunk(j, r, type, m);
+  ReadNestedLayerConfigs(j, r, type, m);
   ReadMoe(j, r, type, m);
   ReadMla(r, m);
   r.Int("num_nextn_predict_layers", m.mtp_layers, 0);

@@ -14,6 +14,8 @@
 
 namespace trainsim::detail {
 
+class FieldReader;
+
 // Python's json module writes NaN, Infinity and -Infinity as bare tokens and HF's loader reads
 // them. Returns `text` with those tokens (outside strings) replaced by the JSON strings
 // kNonFiniteMarker + token, so that a strict JSON parser accepts the text and no reader can take
@@ -31,6 +33,14 @@ bool LooksLikeHfConfig(const nlohmann::json& j);
 // it did not read that are not known to be harmless (hf_config_keys.cc: metadata, token ids,
 // numerics, positions are not listed).
 Status ReadHfConfig(const nlohmann::json& root, ModelSpec& m, const std::string& origin);
+
+// MPT / DBRX attn_config and ffn_config (hf_config_nested.cc): reads the K/V head count by
+// attention type, q/k norms, a sliding window and MPT's MLP kind, refuses unknown kinds naming
+// "attn_config.attn_type" / "ffn_config.ffn_type", and lists the sub-keys it neither reads nor
+// knows to be harmless in m.ignored_keys as "attn_config.<key>". REQUIRES: the shape (heads) and
+// the class's gated flag are read.
+void ReadNestedLayerConfigs(const nlohmann::json& j, FieldReader& r, const std::string& type,
+                            ModelSpec& m);
 
 // Appends to `out` the keys of `obj` for which `read` is false, that are set (not null, false,
 // 0 or empty) and not in the table of harmless keys, each named `prefix` + key with why.

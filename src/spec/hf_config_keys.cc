@@ -45,7 +45,12 @@ constexpr std::string_view kHarmless[] = {
     "residual_multiplier", "logits_scaling", "logit_scale", "query_pre_attn_scalar",
     "fp32_residual_connection", "swiglu_limit", "embedding_fraction",
     // Positions: the sequence length comes from the strategy; RoPE variants, ALiBi and their
-    // scaling have no parameters and an element-wise cost.
+    // scaling have no parameters and an element-wise cost. The nested rope_scaling /
+    // rope_parameters objects are judged whole, not key by key: every sub-key transformers
+    // reads (rope_type, factor, original_max_position_embeddings, low_freq_factor,
+    // high_freq_factor, short_factor, long_factor, mrope_section, beta_fast, beta_slow,
+    // mscale) rescales the rotary frequencies only. (YaRN's mscale scales the softmax: still
+    // element-wise.)
     "max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length",
     "max_sequence_length", "initial_context_length", "original_max_position_embeddings",
     "rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base", "rope_local_base_freq",
@@ -82,9 +87,24 @@ constexpr NotModelled kNotModelled[] = {
     {"vision_tower", kEncoder},
     {"audio_config", kEncoder},
     {"img_processor", kEncoder},
+    // A quantized checkpoint (FP8 blocks, GPTQ/AWQ int4, bitsandbytes) changes the weight bytes,
+    // but training loads it into the strategy's dtype (Megatron and HF trainers dequantize; QLoRA
+    // is the strategy's method, --method qlora): warned, not refused, since the costed job (the
+    // strategy's dtype) is what the user asked for; the warning says which dtype counts.
     {"quantization_config",
      "the checkpoint's quantization is not applied: weight and compute dtypes come from the "
-     "strategy (dtype)"},
+     "strategy (precision; --method qlora for a 4-bit frozen base)"},
+    {"compression_config",
+     "the checkpoint's compressed (quantized) weights are not applied: weight and compute dtypes "
+     "come from the strategy (precision; --method qlora for a 4-bit frozen base)"},
+    // GPT2Config add_cross_attention: a cross-attention block per layer (an encoder-decoder's
+    // decoder), 4 * hidden^2 more weights a layer.
+    {"add_cross_attention", "cross-attention blocks (an encoder-decoder's decoder) are not costed"},
+    // MPT attn_config (llm-foundry): masks that change the attention's FLOPs.
+    {"prefix_lm", "prefix-LM attention (bidirectional over the prompt) is costed as causal"},
+    {"attn_uses_sequence_id",
+     "attention within each packed sequence (document masking) is costed as causal attention over "
+     "the whole sequence: document lengths are not in the model file"},
     {"lm_head_bias", "a bias on the output layer (vocab_size values) is not counted"},
     {"final_logit_softcapping",
      "tanh soft-capping of the logits is not costed (one more vocabulary-sized element-wise "

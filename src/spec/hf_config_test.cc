@@ -416,7 +416,7 @@ TEST(HfConfigClass, MptDbrxOptBloomSpellings) {
   // MPT: d_model / n_heads / n_layers, MLP = expansion_ratio * d_model, no_bias, tied.
   auto mpt = Parse(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
       "expansion_ratio": 4, "vocab_size": 50432, "no_bias": true,
-      "attn_config": {"alibi": true, "kv_n_heads": 8}})");
+      "attn_config": {"alibi": true, "attn_type": "grouped_query_attention", "kv_n_heads": 8}})");
   ASSERT_TRUE(mpt.ok()) << mpt.status().message();
   EXPECT_EQ(mpt->ffn, 4 * 4096);
   EXPECT_EQ(mpt->kv_heads, 8);
@@ -560,8 +560,8 @@ TEST(HfConfigKeys, CurrentCheckpointKeys) {
 
 // The keys a config sets that the reader does not read (issue 11, "silent misreading"): rows of
 // src/spec/testdata/hf_ignored_keys.jsonl give a config ("config" inline, "file" in hf_configs/
-// or "path" from the source tree) and the keys listed as ignored, exactly; "dropout" when given
-// is ModelSpec::dropout.
+// or "path" from the source tree) and the keys listed as ignored, exactly; "dropout", "kv_heads",
+// "gated_mlp", "qk_norm", "window" and "experts" when given are the ModelSpec's.
 TEST(HfConfigKeys, UnreadKeysAreListedUnlessHarmless) {
   std::istringstream in(
       ReadFile(std::string(TRAINSIM_SOURCE_DIR) + "/src/spec/testdata/hf_ignored_keys.jsonl"));
@@ -594,8 +594,25 @@ TEST(HfConfigKeys, UnreadKeysAreListedUnlessHarmless) {
     if (row.contains("dropout")) {
       EXPECT_EQ(m->dropout, row["dropout"].get<bool>());
     }
+    // What nested configs (MPT / DBRX attn_config, ffn_config) set, when the row says.
+    if (row.contains("kv_heads")) {
+      EXPECT_EQ(m->kv_heads, row["kv_heads"].get<int>());
+    }
+    if (row.contains("gated_mlp")) {
+      EXPECT_EQ(m->gated_mlp, row["gated_mlp"].get<bool>());
+    }
+    if (row.contains("qk_norm")) {
+      EXPECT_EQ(m->qk_norm, row["qk_norm"].get<bool>());
+    }
+    if (row.contains("window")) {
+      EXPECT_EQ(m->attention.window, row["window"].get<int64_t>());
+      EXPECT_EQ(m->windowed_layers(), m->layers);
+    }
+    if (row.contains("experts")) {
+      EXPECT_EQ(m->moe.num_experts, row["experts"].get<int>());
+    }
   }
-  EXPECT_GE(n, 6);
+  EXPECT_GE(n, 16);
 }
 
 // Every model preset is a config.json read whole: nothing of it is left unread.

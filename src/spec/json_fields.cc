@@ -20,16 +20,44 @@ Result<nlohmann::json> ParseJsonText(std::string_view text, std::string_view ori
     return Status::Invalid(
                "", "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels")
         .WithContext(origin);
-  // Duplicate keys: the parser would silently keep the last one. One key set per open object.
-  std::vector<std::set<std::string>> open;
+  // Duplicate keys: the parser would silently keep the last one. One frame per open object or
+  // array (its keys, its last key, its element count), so that the duplicate is named by its
+  // path ("attn_config.attn_type", "cases[2].model"), not by a bare key that may be anywhere.
+  struct Frame {
+    bool array = false;
+    size_t elements = 0;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> open;
   std::string duplicate;
+  auto path_to = [&open](const std::string& key) {
+    std::string p;
+    for (size_t i = 0; i + 1 < open.size(); ++i) {
+      if (open[i].array) {
+        p += '[';
+        p += std::to_string(open[i].elements - 1);
+        p += ']';
+      } else {
+        if (!p.empty()) p += '.';
+        p += open[i].key;
+      }
+    }
+    if (!p.empty()) p += '.';
+    return p += key;
+  };
   auto on_event = [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
     using E = nlohmann::json::parse_event_t;
-    if (ev == E::object_start) open.emplace_back();
-    if (ev == E::object_end && !open.empty()) open.pop_back();
-    if (ev == E::key && !open.empty() && parsed.is_string() &&
-        !open.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
+    const bool starts = ev == E::object_start || ev == E::array_start || ev == E::value;
+    if (starts && !open.empty() && open.back().array) ++open.back().elements;
+    if (ev == E::object_start || ev == E::array_start)
+      open.emplace_back().array = ev == E::array_start;
+    if ((ev == E::object_end || ev == E::array_end) && !open.empty()) open.pop_back();
+    if (ev == E::key && !open.empty() && parsed.is_string()) {
+      Frame& f = open.back();
+      f.key = parsed.get<std::string>();
+      if (!f.keys.insert(f.key).second && duplicate.empty()) duplicate = path_to(f.key);
+    }
     return true;
   };
   try {

@@ -174,7 +174,16 @@ TEST(JsonLimitsTest, DuplicateKeysAtAnyDepthAreErrors) {
   EXPECT_EQ(top.status().message(), "x: a: duplicate key");
   const auto nested = detail::ParseJsonText(R"({"e": [{"k": 1, "j": 2, "k": 3}]})", "x");
   ASSERT_FALSE(nested.ok());
-  EXPECT_EQ(nested.status().field(), "k");
+  EXPECT_EQ(nested.status().field(), "e[0].k");
+  // Named by the path, not by a key that may be anywhere (regression: "attn_type: duplicate key"
+  // for a key inside attn_config).
+  const auto deep = detail::ParseJsonText(
+      R"({"a": {"t": 1}, "c": {"x": [1, [2], {"t": 1}], "y": {"t": 1, "t": 2}}})", "x");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().field(), "c.y.t");
+  const auto in_array = detail::ParseJsonText(R"([1, {"a": 1}, [], {"b": 1, "b": 2}])", "x");
+  ASSERT_FALSE(in_array.ok());
+  EXPECT_EQ(in_array.status().field(), "[3].b");
 }
 
 TEST(JsonLimitsTest, TextOverTheSizeLimitIsRefused) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "memory/memory.h"
@@ -168,6 +169,32 @@ Result<HardwareSpec> detail::LoadCaseHardware(const json& j, const std::string& 
   return hw;
 }
 
+namespace {
+
+// The training-case schema's keys (shared/validation/README.md: "Schema" and "Training cases:
+// extra keys"); a set key outside them is listed in c.ignored, not dropped. `measured` and `rl`
+// hold free-form figures and are not checked key by key.
+void ListUnknownCaseKeys(const json& j, ValidationCase& c) {
+  static const std::set<std::string> kTop = {
+      // "Schema"
+      "id", "source", "model", "hardware", "hardware_overrides", "gpus", "precision", "parallel",
+      "recompute", "seq", "mbs", "gbs", "measured", "target_iter_time_s", "target_derived", "notes",
+      // "Training cases: extra keys"
+      "stage", "method", "lora", "optimizer", "framework", "rl", "attention"};
+  static const std::set<std::string> kParallel = {"tp",  "pp", "vpp", "cp",   "ep",
+                                                  "etp", "dp", "sp",  "zero", "fsdp"};
+  const std::string why = "not in the validation case schema (shared/validation/README.md)";
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!kTop.count(it.key()) && !it.value().is_null())
+      c.ignored.push_back({it.key(), it.value().dump(), why});
+  if (j.contains("parallel") && j["parallel"].is_object())
+    for (auto it = j["parallel"].begin(); it != j["parallel"].end(); ++it)
+      if (!kParallel.count(it.key()) && !it.value().is_null())
+        c.ignored.push_back({"parallel." + it.key(), it.value().dump(), why});
+}
+
+}  // namespace
+
 Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_view origin) {
   auto parsed = detail::ParseJsonText(line, origin);
   if (!parsed.ok()) return parsed.status();
@@ -175,6 +202,7 @@ Result<ValidationCase> ParseValidationCase(std::string_view line, std::string_vi
   if (!j.is_object()) return Status::Invalid(std::string(origin) + ": a case must be an object");
   ValidationCase c;
   c.id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : std::string(origin);
+  ListUnknownCaseKeys(j, c);
   const std::string where = c.id;
   c.family = Family(c.id);
   const std::string source =
@@ -381,6 +409,7 @@ ValidationSummary ScoreCases(const std::vector<ValidationCase>& cases) {
     r.framework = c.framework;
     r.target_s = c.target_s;
     r.measured_mem_gib = c.measured_mem_gib;
+    r.ignored = c.ignored;
     Strategy s;
     Assumption recompute;
     Result<StepReport> rep = SimulateCase(c, &s, &recompute);

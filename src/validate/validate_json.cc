@@ -22,6 +22,12 @@ json CaseJson(const CaseResult& r) {
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
   c["assumed"] = assumed;
+  if (!r.ignored.empty()) {  // keys outside the case schema (only when there are any)
+    json ignored = json::array();
+    for (const IgnoredInput& a : r.ignored)
+      ignored.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});
+    c["ignored"] = ignored;
+  }
   c["predicted_s"] = r.predicted_s;
   c["predicted_low_s"] = r.predicted_low_s;
   c["predicted_high_s"] = r.predicted_high_s;
