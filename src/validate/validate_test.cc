@@ -257,12 +257,9 @@ TEST(ValidateAssumed, UnknownSourceOnA100Gets2021Habits) {
   EXPECT_EQ(Assumed(c->assumed).at("recompute").value, "full");
 }
 
-// A run no profile names that looks like a single-script PyTorch run (a dense model of at most
-// 2 B parameters, data-parallel only) on a GPU with FP8 tensor cores takes the nanoGPT lineage's
-// settings (torch.compile: fused element-wise work, 70 us host issue, DDP) and says so; TP, a
-// sharded run, a larger model or a pre-FP8 GPU keep the GPU-class fallback. The execution
-// settings are listed with the profile either way.
-TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
+// A GPT-2-small-sized run (12 layers, 768 wide) on 8 H100s, data-parallel only, from a source no
+// profile matches: the shape of today's single-script small-model runs.
+nlohmann::json SmallDataParallelCase() {
   nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
   j["parallel"]["tp"] = 1;
   j["parallel"]["zero"] = 0;
@@ -272,6 +269,16 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
   j["model"]["num_key_value_heads"] = 12;
   j["model"]["head_dim"] = 64;
   j["model"]["intermediate_size"] = 3072;
+  return j;
+}
+
+// A run no profile names that looks like a single-script PyTorch run (a dense model of at most
+// 2 B parameters, data-parallel only) on a GPU with FP8 tensor cores takes the nanoGPT lineage's
+// settings (torch.compile: fused element-wise work, 70 us host issue, DDP) and says so; TP, a
+// sharded run, a larger model or a pre-FP8 GPU keep the GPU-class fallback. The execution
+// settings are listed with the profile either way.
+TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
+  nlohmann::json j = SmallDataParallelCase();
   auto c = ParseValidationCase(j.dump(), "case");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->framework, "generic-small-script");
@@ -319,15 +326,7 @@ TEST(ValidateAssumed, SmallDataParallelRunOnHopperLooksLikeACompiledScript) {
 // dispatch it to cuDNN's fused attention on datacenter Hopper and Blackwell (sm90, sm100, sm103)
 // and to the FlashAttention-2 kernel elsewhere (Ada: L40S), and the assumed list says why.
 TEST(ValidateAssumed, SdpaFallbackTakesCudnnAttentionWherePyTorchPrefersIt) {
-  nlohmann::json j = nlohmann::json::parse(UnknownSourceCase("h100_sxm_80gb"));
-  j["parallel"]["tp"] = 1;
-  j["parallel"]["zero"] = 0;
-  j["model"]["hidden_size"] = 768;
-  j["model"]["num_hidden_layers"] = 12;
-  j["model"]["num_attention_heads"] = 12;
-  j["model"]["num_key_value_heads"] = 12;
-  j["model"]["head_dim"] = 64;
-  j["model"]["intermediate_size"] = 3072;
+  nlohmann::json j = SmallDataParallelCase();
   auto h100 = ParseValidationCase(j.dump(), "case");
   ASSERT_TRUE(h100.ok()) << h100.status().message();
   EXPECT_EQ(h100->framework, "generic-small-script");
