@@ -1076,6 +1076,7 @@ write("overflow_case", gpus=8, parallel={"tp": 4194304, "pp": 2097152, "cp": 209
 write("bad_precision", precision="bogus")
 write("zero_target", target_iter_time_s=0)
 write("case_extra_keys", bogus_key=1, parallel={"bogus": 2})
+write("case_extra_rl_key", rl={"group_size": 8, "bogus_rl": 3})
 line = json.dumps(case).replace('"model": {', '"model": ' + "[" * 50000 + "]" * 50000 + ', "x": {', 1)
 open(f"{fix}/deep_case.jsonl", "w").write(line + "\n")
 # Framework files (issue 11, second pass): a non-name YAML key, a repeated key, two documents,

@@ -172,8 +172,8 @@ Result<HardwareSpec> detail::LoadCaseHardware(const json& j, const std::string& 
 namespace {
 
 // The training-case schema's keys (shared/validation/README.md: "Schema" and "Training cases:
-// extra keys"); a set key outside them is listed in c.ignored, not dropped. `measured` and `rl`
-// hold free-form figures and are not checked key by key.
+// extra keys", "RL step structure"); a set key outside them is listed in c.ignored, not dropped.
+// `measured` holds free-form figures as each source publishes them and is not checked key by key.
 void ListUnknownCaseKeys(const json& j, ValidationCase& c) {
   static const std::set<std::string> kTop = {
       // "Schema"
@@ -183,14 +183,23 @@ void ListUnknownCaseKeys(const json& j, ValidationCase& c) {
       "stage", "method", "lora", "optimizer", "framework", "rl", "attention"};
   static const std::set<std::string> kParallel = {"tp",  "pp", "vpp", "cp",   "ep",
                                                   "etp", "dp", "sp",  "zero", "fsdp"};
+  static const std::set<std::string> kRl = {
+      // "Training cases: extra keys"
+      "algorithm", "prompt_len", "response_len", "group_size", "num_prompts_per_step", "rollout",
+      "generation_engine", "actor_gpus", "rollout_gpus", "critic", "reward", "reference",
+      // "RL step structure"
+      "mean_seq_len", "max_seq_len", "mean_response_len", "max_response_len", "max_prompt_len",
+      "generation_parallel", "training_parallel", "samples_per_step", "train_samples_per_step",
+      "optimizer_steps_per_rl_step", "kl_reference"};
   const std::string why = "not in the validation case schema (shared/validation/README.md)";
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!kTop.count(it.key()) && !it.value().is_null())
       c.ignored.push_back({it.key(), it.value().dump(), why});
-  if (j.contains("parallel") && j["parallel"].is_object())
-    for (auto it = j["parallel"].begin(); it != j["parallel"].end(); ++it)
-      if (!kParallel.count(it.key()) && !it.value().is_null())
-        c.ignored.push_back({"parallel." + it.key(), it.value().dump(), why});
+  for (const auto& [name, keys] : {std::pair{"parallel", &kParallel}, std::pair{"rl", &kRl}})
+    if (j.contains(name) && j[name].is_object())
+      for (auto it = j[name].begin(); it != j[name].end(); ++it)
+        if (!keys->count(it.key()) && !it.value().is_null())
+          c.ignored.push_back({std::string(name) + "." + it.key(), it.value().dump(), why});
 }
 
 }  // namespace
