@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -122,6 +123,34 @@ TEST(Calibrate, AnUnfittedMxfp8SpeedupFollowsFp8) {
     EXPECT_EQ(std::count(r.fitted.begin(), r.fitted.end(), "mxfp8_gemm_speedup"), 0);
     EXPECT_LE(r.eff.mxfp8_gemm_speedup, 0) << r.hardware;
   }
+}
+
+// A preset whose own cases do not free the FP8 speed-up (B300: 11 cases free one parameter) takes
+// the median of the presets that fitted it (here GB200's alone), not the nominal 1.5; a preset
+// without FP8 tensor cores (A100) keeps its own.
+TEST(Calibrate, AnUnconstrainedFp8SpeedupIsPooledFromThePresetsThatFittedIt) {
+  std::vector<CaseResult> bad;
+  auto all = LoadValidationCases(
+      {std::string(TRAINSIM_SHARED_DIR) + "/validation/cases/public.jsonl"}, &bad);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  std::vector<ValidationCase> cases;
+  for (const ValidationCase& c : WithNominalEfficiency(all.value()))
+    if (c.hw.id == "b300_sxm_288gb" || c.hw.id == "gb200_nvl72" || c.hw.id == "a100_sxm_80gb")
+      cases.push_back(c);
+  auto fits = Calibrate(cases, CalibrateOptions{});
+  ASSERT_TRUE(fits.ok()) << fits.status().message();
+  std::map<std::string, CalibrationResult> by;
+  for (const CalibrationResult& r : fits.value()) by[r.hardware] = r;
+  ASSERT_EQ(by.size(), 3u);
+  const auto fitted = [](const CalibrationResult& r) {
+    return std::count(r.fitted.begin(), r.fitted.end(), "fp8_gemm_speedup") > 0;
+  };
+  ASSERT_TRUE(fitted(by["gb200_nvl72"]));
+  ASSERT_FALSE(fitted(by["b300_sxm_288gb"]));
+  EXPECT_DOUBLE_EQ(by["b300_sxm_288gb"].eff.fp8_gemm_speedup,
+                   by["gb200_nvl72"].eff.fp8_gemm_speedup);
+  EXPECT_NE(by["b300_sxm_288gb"].eff.fp8_gemm_speedup, 1.5);
+  EXPECT_DOUBLE_EQ(by["a100_sxm_80gb"].eff.fp8_gemm_speedup, 1.5);
 }
 
 TEST(AblateCalibration, OneRowPerParameterAfterTheBaseline) {
