@@ -27,27 +27,28 @@ std::string Today() {
   return date;
 }
 
+// The --band-cases files scored with the shipped presets (read source-blind when `blind`): their
+// results appended to `held_out`, their cases to `cases` when non-null.
+Status ScoreBandCases(const CalibrateArgs& a, bool blind, CrossValidation& held_out,
+                      std::vector<ValidationCase>* cases) {
+  std::vector<CaseResult> bad;
+  auto extra = LoadValidationCases(a.band_cases, &bad, blind);
+  if (!extra.ok()) return extra.status().WithContext("--band-cases");
+  const ValidationSummary sum = ScoreCases(extra.value(), bad);
+  held_out.held_out.cases.insert(held_out.held_out.cases.end(), sum.cases.begin(), sum.cases.end());
+  if (cases) cases->insert(cases->end(), extra->begin(), extra->end());
+  return Status::Ok();
+}
+
 // The held-out results with the --band-cases cases added, scored with the shipped presets (they
 // were never fitted on, so their errors are held out from the fit; the framework profiles they
-// use were set on them, which docs/VALIDATION.md says). `blind`: the same read source-blind,
-// added to `blind_cv` (cases left as they are: the blinded twins share ids and features).
+// use were set on them, which docs/VALIDATION.md says). `blind_cv`: the same read source-blind
+// (cases left as they are: the blinded twins share ids and features).
 Status AddBandCases(const CalibrateArgs& a, CrossValidation& cv, std::vector<ValidationCase>& cases,
                     CrossValidation* blind_cv) {
   if (a.band_cases.empty()) return Status::Ok();
-  std::vector<CaseResult> bad;
-  auto extra = LoadValidationCases(a.band_cases, &bad);
-  if (!extra.ok()) return extra.status().WithContext("--band-cases");
-  const ValidationSummary sum = ScoreCases(extra.value(), bad);
-  cv.held_out.cases.insert(cv.held_out.cases.end(), sum.cases.begin(), sum.cases.end());
-  cases.insert(cases.end(), extra->begin(), extra->end());
-  if (!blind_cv) return Status::Ok();
-  std::vector<CaseResult> blind_bad;
-  auto blinded = LoadValidationCases(a.band_cases, &blind_bad, /*blind=*/true);
-  if (!blinded.ok()) return blinded.status().WithContext("--band-cases");
-  const ValidationSummary blind_sum = ScoreCases(blinded.value(), blind_bad);
-  blind_cv->held_out.cases.insert(blind_cv->held_out.cases.end(), blind_sum.cases.begin(),
-                                  blind_sum.cases.end());
-  return Status::Ok();
+  if (Status st = ScoreBandCases(a, false, cv, &cases); !st.ok()) return st;
+  return blind_cv ? ScoreBandCases(a, true, *blind_cv, nullptr) : Status::Ok();
 }
 
 // Leave-one-source-out with each held-out family read source-blind (the files again, blind),

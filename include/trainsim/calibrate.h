@@ -14,6 +14,9 @@ struct CalibrationResult {
   std::string hardware;
   std::vector<std::string> case_ids;  // the cases the fit saw
   std::vector<std::string> fitted;    // parameter names that were free
+  // Parameters its own cases did not set that took the other presets' fitted value
+  // (fp8_gemm_speedup: their median, PoolFp8Speedup); listed in fitted_on.
+  std::vector<std::string> pooled;
   double mape_before = 0, mape_after = 0;
   Efficiency eff;
 };

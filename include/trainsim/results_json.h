@@ -68,10 +68,12 @@ std::string ValidationJson(const ValidationSummary& s, int indent = 2);
 
 // The "efficiency" block of a hardware preset (data/hardware/*.json) for a fit: every Efficiency
 // field in the preset's order, rounded to 4 decimals, then "fitted_on" ("N public cases
-// (first-id...); free: p1,p2") and "fitted_date" (`date` as given, e.g. "2026-11-23").
+// (first-id...); free: p1,p2", then "; pooled (median of the presets that fitted it): p3" when
+// CalibrationResult::pooled is not empty) and "fitted_date" (`date` as given, e.g. "2026-11-23").
 std::string CalibrationEfficiencyJson(const CalibrationResult& r, std::string_view date,
                                       int indent = -1);
-// [{"hardware", "cases": [id...], "fitted": [name...], "mape_before", "mape_after",
+// [{"hardware", "cases": [id...], "fitted": [name...], "pooled": [name...], "mape_before",
+//   "mape_after",
 //   "efficiency": CalibrationEfficiencyJson}...]
 std::string CalibrationJson(const std::vector<CalibrationResult>& results, std::string_view date,
                             int indent = 2);

@@ -220,6 +220,7 @@ void PoolFp8Speedup(std::vector<CalibrationResult>& fits,
         !(it->second.front().hw.peak_fp8_flops > 0))
       continue;
     r.eff.fp8_gemm_speedup = median;
+    r.pooled.push_back(kName);
   }
 }
 

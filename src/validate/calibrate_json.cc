@@ -17,7 +17,10 @@ nlohmann::ordered_json EfficiencyBlock(const CalibrationResult& r, std::string_v
     if (v.is_number_float()) v = std::round(v.get<double>() * 1e4) / 1e4;
   eff["fitted_on"] =
       fmt::format("{} public cases ({}...); free: {}", r.case_ids.size(),
-                  r.case_ids.empty() ? "" : r.case_ids.front(), fmt::join(r.fitted, ","));
+                  r.case_ids.empty() ? "" : r.case_ids.front(), fmt::join(r.fitted, ",")) +
+      (r.pooled.empty() ? ""
+                        : fmt::format("; pooled (median of the presets that fitted it): {}",
+                                      fmt::join(r.pooled, ",")));
   eff["fitted_date"] = std::string(date);
   return eff;
 }
@@ -36,6 +39,7 @@ std::string CalibrationJson(const std::vector<CalibrationResult>& results, std::
     a.push_back({{"hardware", r.hardware},
                  {"cases", r.case_ids},
                  {"fitted", r.fitted},
+                 {"pooled", r.pooled},
                  {"mape_before", r.mape_before},
                  {"mape_after", r.mape_after},
                  {"efficiency", EfficiencyBlock(r, date)}});

@@ -150,7 +150,10 @@ TEST(Calibrate, AnUnconstrainedFp8SpeedupIsPooledFromThePresetsThatFittedIt) {
   EXPECT_DOUBLE_EQ(by["b300_sxm_288gb"].eff.fp8_gemm_speedup,
                    by["gb200_nvl72"].eff.fp8_gemm_speedup);
   EXPECT_NE(by["b300_sxm_288gb"].eff.fp8_gemm_speedup, 1.5);
+  EXPECT_EQ(by["b300_sxm_288gb"].pooled, std::vector<std::string>{"fp8_gemm_speedup"});
+  EXPECT_NE(CalibrationEfficiencyJson(by["b300_sxm_288gb"], "d").find("pooled"), std::string::npos);
   EXPECT_DOUBLE_EQ(by["a100_sxm_80gb"].eff.fp8_gemm_speedup, 1.5);
+  EXPECT_TRUE(by["a100_sxm_80gb"].pooled.empty());
 }
 
 TEST(AblateCalibration, OneRowPerParameterAfterTheBaseline) {
