@@ -1077,6 +1077,7 @@ write("bad_precision", precision="bogus")
 write("zero_target", target_iter_time_s=0)
 write("case_extra_keys", bogus_key=1, parallel={"bogus": 2})
 write("case_extra_rl_key", rl={"group_size": 8, "bogus_rl": 3})
+write("case_extra_measured_key", measured={"iter_time_s": 1.0, "peak_mem_gb": 70})
 line = json.dumps(case).replace('"model": {', '"model": ' + "[" * 50000 + "]" * 50000 + ', "x": {', 1)
 open(f"{fix}/deep_case.jsonl", "w").write(line + "\n")
 # Framework files (issue 11, second pass): a non-name YAML key, a repeated key, two documents,
