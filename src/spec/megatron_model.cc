@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spec/field_text.h"
+#include "spec/model_keys.h"
 #include "trainsim/megatron.h"
 
 namespace trainsim {
@@ -321,7 +322,8 @@ Result<ModelSpec> ModelFromMegatronShape(const Shape& s) {
   m.dropout = Number(s, "--hidden-dropout", 0.1) > 0 || Number(s, "--attention-dropout", 0.1) > 0;
   if (Status st = Moe(s, m); !st.ok()) return st;
   if (Status st = WindowAttention(s, m); !st.ok()) return st;
-  if (Status st = ValidateModel(m); !st.ok()) return st.WithContext("megatron model arguments");
+  if (Status st = ValidateModel(m); !st.ok())
+    return detail::InMegatronArgs(st, m).WithContext("megatron model arguments");
   return m;
 }
 

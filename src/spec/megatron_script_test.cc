@@ -396,6 +396,30 @@ TEST(MegatronModel, BuiltFromShapeAndCheckedAgainstModel) {
   EXPECT_NE(missing.status().message().find("--hidden-size"), std::string::npos);
 }
 
+// A model the arguments describe but that breaks a rule is told in Megatron-LM's own arguments,
+// in the field and in the rule's text (issue 11: it named num_key_value_heads and
+// num_attention_heads, keys the user never wrote).
+TEST(MegatronModel, RuleNamesTheArguments) {
+  const std::string shape =
+      "--num-layers 4 --hidden-size 1024 --num-attention-heads 16 --ffn-hidden-size 4096 "
+      "--vocab-size 32000 ";
+  MegatronReading r;
+  Strategy s = Read(shape + "--group-query-attention --num-query-groups 5", &r);
+  auto m = ResolveMegatronModel(r, nullptr, s);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().field(), "--num-query-groups");
+  EXPECT_NE(m.status().message().find("--num-attention-heads (16) must be divisible"),
+            std::string::npos)
+      << m.status().message();
+  MegatronReading moe;
+  s = Read(shape + "--num-experts 4 --moe-router-topk 8", &moe);
+  m = ResolveMegatronModel(moe, nullptr, s);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().field(), "--moe-router-topk");
+  EXPECT_NE(m.status().message().find("[1, --num-experts]"), std::string::npos)
+      << m.status().message();
+}
+
 // GPT-OSS-era arguments (megatron/training/arguments.py): --quick-geglu is a gated MLP
 // (gated_linear_unit with quick_gelu), --window-size LEFT,RIGHT with --window-attn-skip-freq N
 // windows all but every N-th layer (or the 1s of a list pattern); these were listed as unknown

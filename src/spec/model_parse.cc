@@ -1,12 +1,14 @@
 // Model readers: the validation-case `model` object, SimuMax model JSON and GPT-2 style configs;
 // other HF config.json files go to spec/hf_config.cc. All produce one ModelSpec and validate it.
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <initializer_list>
 #include <string>
 
 #include "spec/hf_config.h"
 #include "spec/json_fields.h"
+#include "spec/model_keys.h"
 #include "spec/simumax.h"
 #include "trainsim/model.h"
 
@@ -159,20 +161,77 @@ constexpr KeyAlias kValidationKeys[] = {
     {"qk_nope_head_dim", "mla.qk_nope_head_dim"},
     {"qk_rope_head_dim", "mla.qk_rope_head_dim"},
     {"v_head_dim", "mla.v_head_dim"}};
+// Megatron-LM's arguments (megatron/training/arguments.py) for the fields they set.
+constexpr KeyAlias kMegatronKeys[] = {
+    {"hidden_size", "--hidden-size"},
+    {"num_hidden_layers", "--num-layers"},
+    {"num_attention_heads", "--num-attention-heads"},
+    {"num_key_value_heads", "--num-query-groups"},
+    {"head_dim", "--kv-channels"},
+    {"intermediate_size", "--ffn-hidden-size"},
+    {"vocab_size", "--vocab-size"},
+    {"num_experts_per_tok", "--moe-router-topk"},
+    {"num_experts", "--num-experts"},
+    {"moe_intermediate_size", "--moe-ffn-hidden-size"},
+    {"shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size"},
+    {"first_k_dense_replace", "--moe-layer-freq"},
+    {"q_lora_rank", "--q-lora-rank"},
+    {"kv_lora_rank", "--kv-lora-rank"},
+    {"qk_nope_head_dim", "--qk-head-dim"},
+    {"qk_rope_head_dim", "--qk-pos-emb-head-dim"},
+    {"v_head_dim", "--v-head-dim"},
+    {"mtp_layers", "--mtp-num-layers"}};
 constexpr KeyAlias kGpt2Keys[] = {{"hidden_size", "n_embd"},
                                   {"num_hidden_layers", "n_layer"},
                                   {"num_attention_heads", "n_head"},
                                   {"intermediate_size", "n_inner"}};
 
-// `s` (from ValidateModel) with its field renamed by `own` (HF key -> the file's key; the
-// same key when the file spells it so).
+// The HF keys ValidateModel's rules name besides their field ("num_attention_heads (32) must be
+// divisible by it", "must be in [1, num_experts]").
+constexpr const char* kRuleKeys[] = {"hidden_size",
+                                     "num_hidden_layers",
+                                     "num_attention_heads",
+                                     "num_key_value_heads",
+                                     "head_dim",
+                                     "intermediate_size",
+                                     "vocab_size",
+                                     "num_experts_per_tok",
+                                     "num_experts",
+                                     "moe_intermediate_size",
+                                     "first_k_dense_replace",
+                                     "qk_nope_head_dim",
+                                     "v_head_dim"};
+
+bool KeyChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
+
+// `text` with every whole-word `from` (not inside a longer key) replaced by `to`.
+std::string ReplaceKey(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    const size_t end = at + from.size();
+    if ((at > 0 && KeyChar(text[at - 1])) || (end < text.size() && KeyChar(text[end]))) {
+      at = end;
+      continue;
+    }
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
+// `s` (from ValidateModel) with its field, and the keys its rule names, renamed by `own` (HF
+// key -> the file's key; the same key when the file spells it so).
 Status Renamed(const Status& s, const ModelSpec& m,
                const std::function<std::string(const std::string&)>& own) {
   const std::string head = "model " + m.name + ": " + s.field() + ": ";
   if (s.field().empty() || s.message().rfind(head, 0) != 0) return s;
+  std::string rule = s.message().substr(head.size());
+  for (const char* hf : kRuleKeys)
+    if (const std::string key = own(hf); key != hf) rule = ReplaceKey(rule, hf, key);
   const std::string key = own(s.field());
-  if (key == s.field()) return s;
-  return Status::Invalid(key, s.message().substr(head.size())).WithContext("model " + m.name);
+  if (key == s.field() && rule == s.message().substr(head.size())) return s;
+  return Status::Invalid(key, rule).WithContext("model " + m.name);
 }
 
 template <size_t N>
@@ -234,6 +293,10 @@ Status InHfKeys(const Status& s, const ModelSpec& m, const json& root) {
 }
 
 }  // namespace
+
+Status detail::InMegatronArgs(const Status& s, const ModelSpec& m) {
+  return InFileKeys(s, m, kMegatronKeys);
+}
 
 Result<ModelSpec> ParseModelJson(std::string_view text, std::string_view origin_sv) {
   const std::string origin(origin_sv);
