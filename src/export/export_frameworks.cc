@@ -133,6 +133,9 @@ Result<ExportFile> ExportDeepSpeed(const ModelSpec& m, const Strategy& s) {
   nlohmann::ordered_json z;
   z["stage"] = s.fsdp ? 3 : s.zero;
   z["overlap_comm"] = s.overlap_grad_reduce;
+  // ZeRO-1/2 gradient buckets (omitted: DeepSpeed's default 5e8, which the reader assumes).
+  if (!s.fsdp && (s.zero == 1 || s.zero == 2) && s.exec.zero_reduce_bucket_elems > 0)
+    z["reduce_bucket_size"] = s.exec.zero_reduce_bucket_elems;
   if (s.offload_optimizer) {
     z["offload_optimizer"] = {{"device", "cpu"}};
     // ZeRO-Offload++ (DeepSpeed docs, offload_optimizer.ratio): partial offload, stage 3 only.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "memory/memory.h"
 #include "sim/step.h"
 
 namespace trainsim::sim {
@@ -127,7 +128,18 @@ double DpHidePasses(const StepContext& c) {
   return std::min(passes, static_cast<double>(std::max(1, c.micro_batches)));
 }
 
-// ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step,
+// DeepSpeed ZeRO-2 partitions the gradients, so each micro-batch's backward reduce-scatters its
+// own (deepspeed/runtime/engine.py, allreduce_gradients: "ZeRO stage >= 2 communicates during
+// non gradient accumulation boundaries as well"; Accelerate's no_sync skips DeepSpeed at stage
+// >= 2 for the same reason); Megatron-LM's distributed optimizer and DeepSpeed ZeRO-1 reduce at
+// the accumulation boundary only. A DeepSpeed ZeRO-1/2 engine is the one that holds its reduce
+// buckets (memory::HoldsReduceBuckets: a DeepSpeed stack's profile or config).
+bool ReducesEveryMicroBatch(const Strategy& s) {
+  return s.zero == 2 && memory::HoldsReduceBuckets(s);
+}
+
+// ZeRO 0-2: one gradient all-reduce (or reduce-scatter plus a parameter all-gather) per step
+// (per micro-batch under DeepSpeed ZeRO-2, above),
 // overlapped with the backward (and the next forward) when the strategy says so.
 // slack_f / slack_b: how much later than the first stage this stage starts its first forward
 // and how much earlier it ends its last backward (PipelineSlack): its gather and its reduce
@@ -148,9 +160,16 @@ void GradientComm(const StepContext& c, const StagePlan& plan, const StageCost& 
   const double passes = DpHidePasses(c);
   const double bwd_window = passes * DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s);
   const double fwd_window = passes * DpHideWindow(c, cost.fwd_s, cost.sum.fwd_comm_s);
-  const double g = c.s.overlap_grad_reduce
-                       ? std::max(out.grad_s * (1 - ovl), out.grad_s - bwd_window * ovl)
-                       : out.grad_s;
+  auto exposed_reduce = [&](double window) {
+    return c.s.overlap_grad_reduce ? std::max(out.grad_s * (1 - ovl), out.grad_s - window * ovl)
+                                   : out.grad_s;
+  };
+  // DeepSpeed ZeRO-2: every micro-batch reduces, behind its own backward.
+  const int reduces = ReducesEveryMicroBatch(c.s) ? std::max(1, c.micro_batches) : 1;
+  const double g = reduces > 1
+                       ? reduces * exposed_reduce(DpHideWindow(c, cost.bwd_s, cost.sum.bwd_comm_s))
+                       : exposed_reduce(bwd_window);
+  out.grad_bytes *= reduces;
   const double a = c.s.overlap_param_gather
                        ? std::max(out.gather_s * (1 - ovl), out.gather_s - fwd_window * ovl)
                        : out.gather_s;

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "spec/field_text.h"
 #include "spec/json_fields.h"
 #include "trainsim/execution.h"
 #include "trainsim/formats.h"
@@ -164,6 +165,29 @@ std::string OffloadDevice(Reader& r, const json& z, const char* key) {
 }
 
 // ZeRO++ (deepspeed/runtime/zero/config.py: zero_hpz_partition_size default 1,
+// ZeRO-1/2's gradient buckets: zero_optimization.reduce_bucket_size elements (DeepSpeed's default
+// 5e8, deepspeed/runtime/zero/config.py DeepSpeedZeroConfig.reduce_bucket_size); the two 16-bit
+// buffers are held in the backward (memory) and, under ZeRO-2, mark the engine that reduces in
+// every micro-batch (deepspeed/runtime/engine.py allreduce_gradients: "ZeRO stage >= 2
+// communicates during non gradient accumulation boundaries as well").
+constexpr double kDeepSpeedReduceBucketElems = 5e8;
+void ReadReduceBucket(Reader& r, const json& z) {
+  const std::string key = "zero_optimization.reduce_bucket_size";
+  const json* v = z.contains("reduce_bucket_size") ? &z["reduce_bucket_size"] : nullptr;
+  if (v && v->is_number() && v->get<double>() >= 1e3 && v->get<double>() <= 1e11) {
+    r.out.settings["deepspeed_reduce_bucket_elems"] = v->dump();
+    return;
+  }
+  if (v && !v->is_null() && !(v->is_string() && v->get<std::string>() == "auto"))
+    return r.Fail(key, "must be a number in [1e3, 1e11] or \"auto\", got " + v->dump());
+  r.out.settings["deepspeed_reduce_bucket_elems"] = detail::NumberText(kDeepSpeedReduceBucketElems);
+  r.out.assumed.push_back(
+      {key, detail::NumberText(kDeepSpeedReduceBucketElems),
+       v ? "\"auto\": HF Trainer fills hidden_size^2 (transformers integrations/deepspeed.py); "
+           "trainsim takes DeepSpeed's default, an upper bound below hidden 22360"
+         : "DeepSpeed's default (DeepSpeedZeroConfig.reduce_bucket_size)"});
+}
+
 // zero_quantized_weights / zero_quantized_gradients default false; arXiv 2306.10209): hpZ's
 // secondary weight partition and the int8 / int4 collectives, which act on stage 3 only.
 void ReadZeroPlusPlus(Reader& r, const json& z, int stage) {
@@ -250,8 +274,9 @@ void ReadZero(Reader& r, const json& j) {
   r.out.settings["overlap_grad_reduce"] = on ? "true" : "false";
   r.out.settings["overlap_param_gather"] = on ? "true" : "false";
   ReadZeroPlusPlus(r, z, stage);
+  if (stage == 1 || stage == 2) ReadReduceBucket(r, z);
   for (const auto& [k, v] : z.items())
-    if (!kZeroHarmless.count(k))
+    if (!kZeroHarmless.count(k) && !(k == "reduce_bucket_size" && (stage == 1 || stage == 2)))
       r.Ignored("zero_optimization." + k, v,
                 "not modelled (trainsim overlaps whole collectives at comm_overlap)");
 }

@@ -35,9 +35,29 @@ TEST(DeepSpeedConfig, LlamaFactoryZero2Offload) {
                         "gradient_accumulation_steps", "bf16.enabled", "fp16.enabled"})
     EXPECT_EQ(assumed.count(k), 1u) << k;
   const auto ignored = Fields(c->ignored);
-  EXPECT_EQ(ignored.count("zero_optimization.reduce_bucket_size"), 1u);
+  // ZeRO-2's gradient buckets are read (memory, and the reduce in every micro-batch).
+  EXPECT_EQ(ignored.count("zero_optimization.reduce_bucket_size"), 0u);
+  EXPECT_EQ(c->settings.at("deepspeed_reduce_bucket_elems"), "500000000.0");
   EXPECT_EQ(ignored.count("zero_optimization.allgather_bucket_size"), 1u);
   EXPECT_EQ(ignored.count("gradient_clipping"), 0u);  // does not change a step
+}
+
+// A ZeRO-1/2 config without reduce_bucket_size takes DeepSpeed's default, "auto" (HF Trainer's
+// hidden_size^2) the same, said in the assumed list; stage 3 does not read it.
+TEST(DeepSpeedConfig, ReduceBucketDefaults) {
+  auto plain = ParseDeepSpeedConfig(R"({"zero_optimization": {"stage": 2}})", "z2");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->settings.at("deepspeed_reduce_bucket_elems"), "5e+08");
+  EXPECT_EQ(Fields(plain->assumed).count("zero_optimization.reduce_bucket_size"), 1u);
+  auto autov = ParseDeepSpeedConfig(
+      R"({"zero_optimization": {"stage": 1, "reduce_bucket_size": "auto"}})", "z1");
+  ASSERT_TRUE(autov.ok()) << autov.status().message();
+  EXPECT_EQ(Fields(autov->assumed).count("zero_optimization.reduce_bucket_size"), 1u);
+  auto z3 = ParseDeepSpeedConfig(
+      R"({"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto"}})", "z3");
+  ASSERT_TRUE(z3.ok()) << z3.status().message();
+  EXPECT_EQ(z3->settings.count("deepspeed_reduce_bucket_elems"), 0u);
+  EXPECT_EQ(Fields(z3->ignored).count("zero_optimization.reduce_bucket_size"), 1u);
 }
 
 TEST(DeepSpeedConfig, LlamaFactoryZero3) {

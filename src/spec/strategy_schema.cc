@@ -736,6 +736,25 @@ constexpr StrategyField kFields[] = {
             "and pass (DeepSpeed's module hooks; FSDP's are in the kernels' host issue)",
      .set = SetExecUs<&Execution::zero3_fetch_us>,
      .get = GetExecUs<&Execution::zero3_fetch_us>},
+    {.key = "deepspeed_reduce_bucket_elems",
+     .kind = FieldKind::kNumber,
+     .flag = "--deepspeed-reduce-bucket",
+     .rule = "0 or 1e3-1e11 elements (0: not a DeepSpeed ZeRO-1/2 engine)",
+     .example = "5e+08",
+     .doc = "DeepSpeed ZeRO-1/2 only: zero_optimization.reduce_bucket_size, the elements of each "
+            "of the two 16-bit gradient buckets its backward holds; under ZeRO-2 the gradients "
+            "are reduce-scattered in every micro-batch's backward, not once per step",
+     .set =
+         [](Strategy& s, std::string_view t) {
+           double v = 0;
+           if (Status st = detail::ParseNumberText(t, 0, 1e11, v); !st.ok()) return st;
+           if (v > 0 && v < 1e3) return Status::Invalid("", "must be 0 or in [1e3, 1e11]");
+           s.exec.zero_reduce_bucket_elems = v;
+           return Status::Ok();
+         },
+     .get = [](const Strategy& s) { return detail::NumberText(s.exec.zero_reduce_bucket_elems); },
+     // A strategy without buckets is no DeepSpeed engine: written as DeepSpeed, it holds them.
+     .matters = [](const Strategy& s) { return s.exec.zero_reduce_bucket_elems > 0; }},
     {.key = "eager_modules",
      .kind = FieldKind::kBool,
      .flag = "--eager-modules",
