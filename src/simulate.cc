@@ -154,14 +154,7 @@ Result<StepReport> SimulateStep(const ModelSpec& m, const HardwareSpec& hw, cons
                          fmt::format("{:g}", hw.host_link_bw_bytes_per_s / 1e9),
                          "trainsim's default host link (PCIe 4.0 x16, 32 GB/s a direction): the "
                          "hardware file gives none; it bounds the host-device copies (offloads)"});
-  if (r.host_mem.bytes_per_node > 0 && hw.host_mem_bytes <= 0)
-    r.assumed.push_back(
-        {"host_mem_gib",
-         fmt::format("{:g}", std::round(r.host_mem.capacity_bytes_per_node / units::kGiB)),
-         fmt::format("trainsim's default host memory per node, twice the HBM of its {} GPUs: the "
-                     "hardware file gives no host_mem_gib; it bounds what the plan keeps on the "
-                     "host (offload, paged optimizer states)",
-                     detail::ServerGpus(hw))});
+  if (auto host = sim::HostMemAssumption(hw, r)) r.assumed.push_back(std::move(*host));
   return r;
 }
 

@@ -138,15 +138,18 @@ struct RlReport {
 // Host (CPU) memory of one node and the host link, for plans that keep state on the host:
 // optimizer offload (ZeRO-Offload, Megatron-LM --optimizer-cpu-offload), FSDP CPU offload,
 // activation offload and paged optimizers (docs/FINETUNE.md, "Host memory";
-// src/sim/host_memory.cc). All zero when nothing lives on the host.
+// src/sim/host_memory.cc), and an RL step's offloaded trainer, reference weights and sleeping
+// rollout engine (src/rl/host_memory.cc). All zero when nothing lives on the host.
 struct HostMemReport {
   int gpus_per_node = 0;               // GPUs of the job sharing one host
   double optimizer_bytes = 0;          // per node: offloaded fp32 master weights and states
-  double grad_bytes = 0;               // per node: gradients the host optimizer steps on
-  double param_bytes = 0;              // per node: FSDP CPU offload's parameter shards
+  double grad_bytes = 0;               // per node: gradients on the host (host optimizer, RL)
+  double param_bytes = 0;              // per node: parameter shards on the host
   double activation_bytes = 0;         // per node: activations parked on the host
   double paged_bytes = 0;              // per node: paged optimizer states that may page out
-  double bytes_per_node = 0;           // the sum of the five: host RAM the plan needs per node
+  double reference_bytes = 0;          // per node: RL: the frozen reference policy's weights
+  double engine_bytes = 0;             // per node: RL colocated: the sleeping engine's weights
+  double bytes_per_node = 0;           // the sum of the seven: host RAM the plan needs per node
   double pinned_bytes = 0;             // of bytes_per_node: page-locked (copy targets)
   double capacity_bytes_per_node = 0;  // HardwareSpec::host_mem_bytes
   double link_s = 0;                   // exposed host-link copies per step (critical rank)
@@ -154,7 +157,12 @@ struct HostMemReport {
   bool fits = true;                    // bytes_per_node <= capacity_bytes_per_node
   bool link_bound = false;             // link_s is at least half of the step
   std::string reason;                  // why host RAM or the host link limits the plan; "" = none
+  std::string phase;  // RL: the phase whose host bytes are the peak; "" for other stages
 };
+
+// "optimizer states 61.0, gradients 20.3 GiB": the nonzero byte fields of `h` (per node), as
+// the reports and the host-RAM verdicts name them.
+std::string HostMemParts(const HostMemReport& h);
 
 struct StepReport {
   double step_time_s = 0;

@@ -171,6 +171,7 @@ void WriteHostMem(JsonWriter& w, const HostMemReport& h) {
   w.Field("activation_bytes", h.activation_bytes);
   w.Field("bytes_per_node", h.bytes_per_node);
   w.Field("capacity_bytes_per_node", h.capacity_bytes_per_node);
+  w.Field("engine_bytes", h.engine_bytes);
   w.Field("fits", h.fits);
   w.Field("gpus_per_node", h.gpus_per_node);
   w.Field("grad_bytes", h.grad_bytes);
@@ -180,8 +181,10 @@ void WriteHostMem(JsonWriter& w, const HostMemReport& h) {
   w.Field("optimizer_bytes", h.optimizer_bytes);
   w.Field("paged_bytes", h.paged_bytes);
   w.Field("param_bytes", h.param_bytes);
+  StringOrNull(w, "phase", h.phase);
   w.Field("pinned_bytes", h.pinned_bytes);
   StringOrNull(w, "reason", h.reason);
+  w.Field("reference_bytes", h.reference_bytes);
   w.EndObject();
 }
 

@@ -116,6 +116,32 @@ void AddPhasesJson(nlohmann::json& j, const StepReport& r) {
   }
 }
 
+// Host RAM and host link, for plans that keep anything on the host (an RL step's offloaded
+// trainer and reference, offloads, paged optimizers).
+void AddHostMemJson(nlohmann::json& j, const HostMemReport& h) {
+  if (h.bytes_per_node <= 0 && !h.link_bound) return;
+  auto or_null = [](const std::string& v) {
+    return v.empty() ? nlohmann::json() : nlohmann::json(v);
+  };
+  j["host_mem"] = {{"activation_bytes", h.activation_bytes},
+                   {"bytes_per_node", h.bytes_per_node},
+                   {"capacity_bytes_per_node", h.capacity_bytes_per_node},
+                   {"engine_bytes", h.engine_bytes},
+                   {"fits", h.fits},
+                   {"gpus_per_node", h.gpus_per_node},
+                   {"grad_bytes", h.grad_bytes},
+                   {"link_bound", h.link_bound},
+                   {"link_s", h.link_s},
+                   {"link_share", h.link_share},
+                   {"optimizer_bytes", h.optimizer_bytes},
+                   {"paged_bytes", h.paged_bytes},
+                   {"param_bytes", h.param_bytes},
+                   {"phase", or_null(h.phase)},
+                   {"pinned_bytes", h.pinned_bytes},
+                   {"reason", or_null(h.reason)},
+                   {"reference_bytes", h.reference_bytes}};
+}
+
 // The per-layer op table (--detail).
 nlohmann::json LayersJson(const StepReport& r) {
   using nlohmann::json;
@@ -186,6 +212,7 @@ std::string ReferenceReportJson(const StepReport& r, const ModelSpec& m, const H
                            {"overhead", t.overhead_s}};
   j["stages"] = StagesJson(r);
   AddPhasesJson(j, r);
+  AddHostMemJson(j, r.host_mem);
   json assumed = json::array();
   for (const Assumption& a : r.assumed)
     assumed.push_back({{"field", a.field}, {"value", a.value}, {"why", a.why}});

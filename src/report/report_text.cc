@@ -50,15 +50,35 @@ std::string PhaseLines(const StepReport& r) {
 
 }  // namespace
 
+// "optimizer states 61.0, gradients 20.3 GiB": the nonzero parts of the host bytes.
+std::string HostMemParts(const HostMemReport& h) {
+  std::string out;
+  auto part = [&](const char* name, double bytes) {
+    if (bytes <= 0) return;
+    out += fmt::format("{}{} {:.1f}", out.empty() ? "" : ", ", name, units::BytesToGiB(bytes));
+  };
+  part("optimizer states", h.optimizer_bytes);
+  part("gradients", h.grad_bytes);
+  part("parameters", h.param_bytes);
+  part("activations", h.activation_bytes);
+  part("paged optimizer states", h.paged_bytes);
+  part("reference weights", h.reference_bytes);
+  part("sleeping engine weights", h.engine_bytes);
+  return out + " GiB";
+}
+
 // Host RAM and host link of a plan that keeps state on the host (docs/FINETUNE.md, "Host
 // memory"); nothing otherwise.
 std::string HostMemLines(const StepReport& r) {
   const HostMemReport& h = r.host_mem;
   if (h.bytes_per_node <= 0 && !h.link_bound) return "";
-  std::string o =
-      fmt::format("  host memory      {:10.2f} GiB per node of {:.0f} GiB ({} GPUs sharing it){}\n",
-                  units::BytesToGiB(h.bytes_per_node), units::BytesToGiB(h.capacity_bytes_per_node),
-                  h.gpus_per_node, h.fits ? "" : "  ** exceeds host RAM: does not fit **");
+  std::string o = fmt::format(
+      "  host memory      {:10.2f} GiB per node of {:.0f} GiB ({} GPUs sharing it{}){}\n",
+      units::BytesToGiB(h.bytes_per_node), units::BytesToGiB(h.capacity_bytes_per_node),
+      h.gpus_per_node, h.phase.empty() ? "" : ", peak during " + h.phase,
+      h.fits ? "" : "  ** exceeds host RAM: does not fit **");
+  if (!h.phase.empty())  // RL: what the peak phase keeps there
+    o += "                   " + HostMemParts(h) + " per node\n";
   if (h.link_s > 0)
     o += fmt::format("  host link        {:10.4f} s exposed copies per step ({:.1f} %){}\n",
                      h.link_s, 100 * h.link_share, h.link_bound ? "  ** host-link bound **" : "");

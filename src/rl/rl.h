@@ -61,6 +61,20 @@ Result<Generation> RolloutTime(const ModelSpec& m, const HardwareSpec& hw, const
 // law (lengths min(X, cap), X exponential), the scale mu; +inf when mean >= cap.
 double ExponentialScaleForMean(double mean, double cap);
 
+// Host RAM of an RL step per node (src/rl/host_memory.cc; docs/FINETUNE.md, "Host memory"),
+// for `gpus` training GPUs on one server: the training plan's own host bytes and the reference
+// weights (kl_reference) in every phase; colocated, the trainer's HBM states (the critic's too)
+// during generation, the sleeping engine's weights during scoring and training; the reference
+// forward's swapped-out policy weights. Returns the phase with the most (phase names it), with
+// bytes_per_node their sum; capacity, link and verdict not filled.
+HostMemReport RlHostBytes(const RlPlan& p, const Generation& g, const StepReport& tr, int gpus);
+// Fills r.host_mem of the RL step from the training report `tr` (trains: models trained a
+// step): bytes, capacity, the training passes' host-link copies per RL step, the verdict (fits
+// false when host RAM is exceeded; a note above 70 %, Ray's object store's share), and the
+// assumed host_mem_gib.
+void RlHostMemory(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, const Generation& g,
+                  const StepReport& tr, int trains, StepReport& r);
+
 // The step of an RL stage (Simulate's path for IsRlStage).
 Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, const Strategy& s,
                                   const SimOptions& opt);

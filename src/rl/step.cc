@@ -172,10 +172,17 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
                  "offload_after_refit), twice, in pageable copies at 13.4 GB/s, the host's "
                  "staging rate, at most the host link (NeMo RL v0.3 blog, Llama-3.1-8B refit "
                  "5 s on H100)"});
+  if (!p.separate)
+    a.push_back({"rollout_sleep", "vLLM sleep level 1",
+                 "between rollouts the colocated engine backs its weight shard up in pinned host "
+                 "memory (NeMo RL VllmGenerationWorker.sleep, verl VLLM_SLEEP_LEVEL = 1), counted "
+                 "in host_mem.engine_bytes; vLLM's --swap-space (4 GiB per GPU) is not counted: "
+                 "the V1 engine preempts by recompute and allocates no CPU KV cache"});
   if (p.kl_reference)
     a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
-                 "the reference weights live on the host and are swapped in for its forward, "
-                 "once per step (NeMo RL use_reference_model), counted in scoring"});
+                 "the reference weights live in pinned host memory (host_mem.reference_bytes) "
+                 "and are swapped in for its forward, once per step (NeMo RL "
+                 "use_reference_model), counted in scoring"});
   a.push_back({"step_orchestration",
                NumberText(std::round(sync.orchestration_s * 100) / 100) + " s",
                "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
@@ -255,10 +262,7 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   for (PhaseReport& ph : r.phases) ph.share = ph.time_s / r.step_time_s;
   r.peak_mem_bytes = std::max(tr.peak_mem_bytes, p.separate ? 0.0 : gen_mem);
   r.fits = tr.fits && g.fits && r.peak_mem_bytes <= hw.hbm_bytes;
-  // The training passes' host-link copies, per RL step (docs/FINETUNE.md, "Host memory").
-  r.host_mem.link_s *= p.updates * trains;
-  r.host_mem.link_share = r.step_time_s > 0 ? r.host_mem.link_s / r.step_time_s : 0;
-  sim::HostMemVerdict(hw, r);
+  RlHostMemory(hw, s, p, g, tr, trains, r);  // host RAM per node (docs/FINETUNE.md)
   const int gpus = s.world_size + (p.separate ? p.gen_gpus : 0);
   FillRlThroughput(hw, p, forwards, trains, tr, gpus, r);
   EstimateUncertainty(r, m, hw, s);  // the "rl" regime of data/uncertainty.json

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "sim/step.h"
@@ -17,21 +18,6 @@ namespace {
 // The host link limits the step when its exposed copies take at least this share of it: a faster
 // link (or less offload) would then shorten the step more than anything else could.
 constexpr double kLinkBoundShare = 0.5;
-
-// "optimizer states 61.0, gradients 20.3 GiB": the nonzero parts of the host bytes.
-std::string HostParts(const HostMemReport& h) {
-  std::string out;
-  auto part = [&](const char* name, double bytes) {
-    if (bytes <= 0) return;
-    out += fmt::format("{}{} {:.1f}", out.empty() ? "" : ", ", name, units::BytesToGiB(bytes));
-  };
-  part("optimizer states", h.optimizer_bytes);
-  part("gradients", h.grad_bytes);
-  part("parameters", h.param_bytes);
-  part("activations", h.activation_bytes);
-  part("paged optimizer states", h.paged_bytes);
-  return out + " GiB";
-}
 
 }  // namespace
 
@@ -61,10 +47,10 @@ void HostMemVerdict(const HardwareSpec& hw, StepReport& r) {
   if (!h.fits) {
     r.fits = false;
     h.reason = fmt::format(
-        "host RAM: {:.1f} GiB per node on the host ({} over {} GPUs) exceeds the node's {:.0f} "
-        "GiB{}",
-        units::BytesToGiB(h.bytes_per_node), HostParts(h), h.gpus_per_node,
-        units::BytesToGiB(h.capacity_bytes_per_node),
+        "host RAM: {:.1f} GiB per node on the host{} ({} over {} GPUs) exceeds the node's "
+        "{:.0f} GiB{}",
+        units::BytesToGiB(h.bytes_per_node), h.phase.empty() ? "" : " during " + h.phase,
+        HostMemParts(h), h.gpus_per_node, units::BytesToGiB(h.capacity_bytes_per_node),
         hw.host_mem_bytes > 0 ? "" : " (assumed: twice its HBM)");
   }
   if (h.link_bound)
@@ -73,6 +59,17 @@ void HostMemVerdict(const HardwareSpec& hw, StepReport& r) {
         "{:g} GB/s a direction per GPU",
         h.reason.empty() ? "" : "; ", h.link_s, r.step_time_s, 100 * h.link_share,
         hw.host_link_bw_bytes_per_s / 1e9);
+}
+
+std::optional<Assumption> HostMemAssumption(const HardwareSpec& hw, const StepReport& r) {
+  if (r.host_mem.bytes_per_node <= 0 || hw.host_mem_bytes > 0) return std::nullopt;
+  return Assumption{
+      "host_mem_gib",
+      fmt::format("{:g}", std::round(r.host_mem.capacity_bytes_per_node / units::kGiB)),
+      fmt::format("trainsim's default host memory per node, twice the HBM of its {} GPUs: the "
+                  "hardware file gives no host_mem_gib; it bounds what the plan keeps on the "
+                  "host (offload, paged optimizer states, an RL step's offloaded trainer)",
+                  detail::ServerGpus(hw))};
 }
 
 }  // namespace trainsim::sim

@@ -5,6 +5,8 @@
 // per step.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -126,6 +128,9 @@ void HostMemory(const StepContext& c, const std::vector<StagePlan>& plans,
                 const std::vector<StageCost>& costs, const LayerKindCosts& kinds, StepReport& r);
 // Sets r.host_mem.reason from its figures (and r.fits false when host RAM is exceeded).
 void HostMemVerdict(const HardwareSpec& hw, StepReport& r);
+// The assumed host_mem_gib when the hardware file gives none and the plan keeps anything on
+// the host (the reports list it); nullopt otherwise.
+std::optional<Assumption> HostMemAssumption(const HardwareSpec& hw, const StepReport& r);
 
 // Per-stage time fields of the report (per micro-batch costs, DP communication).
 void FillStageTimes(const StepContext& c, const std::vector<StagePlan>& plans,
