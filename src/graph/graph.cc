@@ -15,6 +15,8 @@ namespace trainsim::graph {
 namespace {
 
 constexpr double kAct = units::kBf16Bytes;  // bytes per activation element (bf16/fp16)
+// One int64 token count per expert (the dispatchers' split-size metadata, "ep_splits").
+constexpr double kSplitCountBytes = 8;
 
 struct Ctx {
   const ModelSpec& m;
@@ -396,6 +398,17 @@ void MoeMlp(Ctx& c) {
   MoeRouter(c, Tr);
   const double dispatch = R / etp * c.h * kAct;
   const bool unfused = train && !c.s.moe_permute_fusion;
+  // Before the dispatch every EP rank learns how many rows it will receive per local expert,
+  // and the host reads those counts (the split sizes and receive buffers depend on them): the
+  // all-to-all dispatcher all-gathers the [experts] int64 counts over the EP group and copies
+  // them to the host (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher.preprocess,
+  // sync point "before_ep_alltoall"); DeepEP's notify_dispatch exchanges the same counts between
+  // the ranks and the host spins on the received count (deep_ep.cpp, Buffer::intranode_dispatch,
+  // "CPU recv timeout"). A latency-bound collective on the forward's critical path, not rerun
+  // in backward, which reuses the splits ("ep_splits").
+  if (train && c.s.ep > 1)
+    Comm(c, "ep_splits", Group::kEp, Coll::kAllGather, Coll::kNone,
+         static_cast<double>(c.s.ep) * e.num_experts * kSplitCountBytes, false, kMoe);
   if (unfused) UnfusedPermute(c, Tr);
   Mem(c, "permute", 2 * dispatch, 0, kMoe);
   Comm(c, "ep_dispatch_a2a", Group::kEp, Coll::kAllToAll, Coll::kAllToAll, dispatch, false, kMoe);

@@ -225,6 +225,24 @@ TEST(MoeDispatchTest, SortChunksOnlyForAllToAllWithSeveralLocalExperts) {
   EXPECT_EQ(Find(Layer(m, s, true), "unsort_chunks"), nullptr);
 }
 
+TEST(MoeDispatchTest, SplitCountsAreAllGatheredBeforeEitherDispatcher) {
+  const ModelSpec m = Preset("mixtral-8x7b");
+  Strategy s = Tp(1);
+  s.ep = 4;
+  for (const bool dedup : {false, true}) {
+    s.moe_dedup_dispatch = dedup;  // MCore's all-to-all dispatcher, DeepEP's notify_dispatch
+    const std::vector<Op> ops = Layer(m, s, true);
+    // ep ranks x 8 experts x one int64 count; forward only, before the dispatch.
+    ExpectComm(ops, "ep_splits", Coll::kAllGather, Coll::kNone, 4.0 * 8 * 8);
+    size_t splits = ops.size(), dispatch = ops.size();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (std::string(ops[i].name) == "ep_splits") splits = i;
+      if (std::string(ops[i].name) == "ep_dispatch_a2a") dispatch = i;
+    }
+    EXPECT_LT(splits, dispatch);
+  }
+}
+
 // Megatron-Core MoE arguments that change the work (one test each; they were once read as
 // no-ops). Mixtral-8x7B at tp 1, ep 2: four local experts, R = top_k·T received rows.
 TEST(MoeArgumentsTest, SequentialMlpWithoutGroupedGemm) {
