@@ -1,6 +1,9 @@
 // Speed of one prediction (issue target: median <= 20 us for Llama-3-70B on 1,024 GPUs).
 #include <benchmark/benchmark.h>
 
+#include <string>
+
+#include "trainsim/megatron.h"
 #include "trainsim/plan.h"
 #include "trainsim/search.h"
 #include "trainsim/trainsim.h"
@@ -69,6 +72,33 @@ void BM_ParsePresetLlama70B(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ParsePresetLlama70B);
+
+// Parsers of untrusted text (the REST service's bodies, `make fuzz`): the worst inputs their
+// limits allow. A pipeline layout of a few bytes that unrolls to the 10^6-character limit,
+// "(t|)*333333" (stage list) and "t*999999" (one run), was copied one repeat and one character
+// at a time before 2026-11-25.
+void BM_ParsePipelineLayoutAtUnrollLimit(benchmark::State& state) {
+  const std::string layout = state.range(0) == 0 ? "E(t|)*333333L" : "Et*999998L";
+  for (auto _ : state) {
+    auto l = ParsePipelineLayoutStages(layout);
+    benchmark::DoNotOptimize(l);
+  }
+}
+BENCHMARK(BM_ParsePipelineLayoutAtUnrollLimit)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// A launch script whose loop never ends over a 300-command body: refused when loop rounds and
+// the bodies they run pass limits::kMaxScriptRunTokens (before 2026-11-25: after 1000 rounds,
+// 3*10^5 commands).
+void BM_MegatronScriptEndlessLoop(benchmark::State& state) {
+  std::string script = "while true; do\n";
+  for (int k = 0; k < 300; ++k) script += "A=1\n";
+  script += "done\npython pretrain_gpt.py\n";
+  for (auto _ : state) {
+    auto c = ParseMegatronScript(script);
+    benchmark::DoNotOptimize(c);
+  }
+}
+BENCHMARK(BM_MegatronScriptEndlessLoop)->Unit(benchmark::kMillisecond);
 
 // Strategies evaluated per second by the exhaustive search (issue target: >= 1,000,000/s on two
 // cores for Llama-3-70B on 1,024 H100s).

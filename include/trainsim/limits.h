@@ -58,6 +58,11 @@ inline constexpr int kMaxScriptEvalNesting = 8;
 // 1000 rounds together; a loop whose condition never changes ends in an error, cheaply (10^4
 // rounds took 150 ms per input under the sanitizers and slowed the fuzzer 25-fold).
 inline constexpr int kMaxScriptLoopRounds = 1000;
+// The tokens those rounds and the bodies of function calls, eval and sh -c run, all together,
+// at most 2^18 (262,144; an argument loop of 400 tokens over 50 arguments runs 2*10^4): 1000
+// rounds of a 20 KB loop body ran 5*10^6 commands, 82 s under the sanitizers, and a REST body of
+// a megabyte would have run for minutes (the request time limit is checked after the answer).
+inline constexpr size_t kMaxScriptRunTokens = size_t{1} << 18;
 // YAML files (LLaMA-Factory, Accelerate): a mapping converted to JSON (fsdp_config, deepspeed)
 // holds at most 10^5 values once aliases are expanded (a six-deep alias nest is 10^7).
 inline constexpr size_t kMaxYamlValues = 100000;

@@ -176,6 +176,11 @@ class Interpreter {
   std::vector<Running> loops_;  // while / until loops being run, innermost last
   static constexpr int kMaxLoop = limits::kMaxScriptLoopRounds;
   int loop_runs_ = 0;
+  // Tokens that loop rounds and function / eval / sh -c bodies ran, shared like loop_runs_:
+  // bounds rounds x body, which kMaxLoop alone leaves proportional to the script's size.
+  static constexpr size_t kMaxRunTokens = limits::kMaxScriptRunTokens;
+  size_t run_tokens_ = 0;
+  Status RunTokens(size_t tokens, int line);
   std::string runs_script_;  // the first other script this one runs ("bash x.sh (line 3)")
   // Bytes all expansions of the script may still produce: each word is bounded by
   // shell::kMaxWordBytes, the whole script (and so every variable) by this budget.
@@ -190,6 +195,14 @@ Status Interpreter::Spend(size_t bytes, int line) {
                                              " MiB of text (variables that double themselves?)");
   expand_budget_ -= bytes;
   return Status::Ok();
+}
+
+Status Interpreter::RunTokens(size_t tokens, int line) {
+  run_tokens_ += tokens;
+  if (run_tokens_ <= kMaxRunTokens) return Status::Ok();
+  return Status::Invalid(LineOf(line), "loops and function / eval / sh -c bodies run more than " +
+                                           std::to_string(kMaxRunTokens) +
+                                           " tokens in all (a loop that never ends?)");
 }
 
 Result<std::vector<std::string>> Interpreter::Expand(std::string_view raw, int line) {
@@ -270,6 +283,7 @@ Result<MegatronCommand> Interpreter::RunInner(const std::vector<Token>& toks,
     for (const std::string& e : v) copied += e.size() + sizeof(std::string);
   }
   if (Status st = Spend(copied, line); !st.ok()) return st;
+  if (Status st = RunTokens(toks.size(), line); !st.ok()) return st;
   Interpreter inner(toks, {});
   inner.vars_ = vars_;
   if (args) SetPositional(inner.vars_, *args);
@@ -277,9 +291,11 @@ Result<MegatronCommand> Interpreter::RunInner(const std::vector<Token>& toks,
   inner.depth_ = depth_ + 1;
   inner.expand_budget_ = expand_budget_;
   inner.loop_runs_ = loop_runs_;  // one bound on the loops of the script and what it runs
+  inner.run_tokens_ = run_tokens_;
   auto r = inner.Run();
   expand_budget_ = inner.expand_budget_;
   loop_runs_ = inner.loop_runs_;
+  run_tokens_ = inner.run_tokens_;
   if (!r.ok()) return r.status().WithContext(LineOf(line));
   if (args) {  // a function's assignments are global; its arguments are not
     const std::vector<std::string> outer = vars_[shell::kPositionalAll];
@@ -498,6 +514,8 @@ Status Interpreter::Loop(const std::string& w, size_t& i) {
   if (run && ++loop_runs_ > kMaxLoop)  // all loops of the script together, nested ones included
     return Status::Invalid(LineOf(line), "loops run more than " + std::to_string(kMaxLoop) +
                                              " times (does a loop's condition ever change?)");
+  if (run)
+    if (Status st = RunTokens(done - start, line); !st.ok()) return st;
   if (!loops_.empty() && loops_.back().start == start) {
     if (!run) loops_.pop_back();
   } else if (run) {

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <regex.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,14 +18,24 @@ namespace {
 // [[ x =~ re ]]: POSIX extended regular expression, matched anywhere in x (bash(1),
 // "CONDITIONAL EXPRESSIONS"). Bounded so that glibc's matcher stays cheap on any input: a pattern
 // of at most kMaxRegex characters without interval expressions ({n,m} copies the expression n
-// times when compiled: nested, a short pattern compiles to millions of nodes), a word of at most
-// kMaxRegexSubject characters (the matcher's work grows with both). Launch scripts test short
-// names against short patterns; anything else cannot be evaluated.
-constexpr size_t kMaxRegex = 256, kMaxRegexSubject = 4096;
+// times when compiled: nested, a short pattern compiles to millions of nodes), with at most
+// kMaxRegexPlus '+' (glibc's parse_dup_op, posix/regcomp.c, compiles "x+" as "x x*", a copy of
+// x: each '+' may double the pattern, and "(qw+++...+en)" with forty of them took 2 GB) and
+// without back-references (\1 to \9: glibc matches them by backtracking), and a word of at
+// most kMaxRegexSubject characters (the matcher's work grows with both). Launch scripts test
+// short names against short patterns; anything else cannot be evaluated.
+constexpr size_t kMaxRegex = 256, kMaxRegexSubject = 4096, kMaxRegexPlus = 4;
+
+bool RegexIsBounded(const std::string& re) {
+  if (re.size() > kMaxRegex || re.find('{') != std::string::npos) return false;
+  if (static_cast<size_t>(std::count(re.begin(), re.end(), '+')) > kMaxRegexPlus) return false;
+  for (size_t i = 0; i + 1 < re.size(); ++i)
+    if (re[i] == '\\' && re[i + 1] >= '1' && re[i + 1] <= '9') return false;
+  return true;
+}
 
 std::optional<bool> RegexMatch(const std::string& x, const std::string& re) {
-  if (re.size() > kMaxRegex || x.size() > kMaxRegexSubject || re.find('{') != std::string::npos)
-    return std::nullopt;
+  if (x.size() > kMaxRegexSubject || !RegexIsBounded(re)) return std::nullopt;
   regex_t compiled;
   if (regcomp(&compiled, re.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return std::nullopt;
   const bool match = regexec(&compiled, x.c_str(), 0, nullptr, 0) == 0;

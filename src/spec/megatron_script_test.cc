@@ -693,6 +693,11 @@ TEST(MegatronScript, RegexConditions) {
       ParseMegatronScript("if [[ x =~ " + std::string(2000, 'a') + " ]]; then L=1; fi\n").ok());
   // Interval expressions copy their operand when compiled: nested, they explode; refused.
   EXPECT_FALSE(ParseMegatronScript("if [[ x =~ ((a{1,99}){1,99}){1,99} ]]; then L=1; fi\n").ok());
+  // So does '+' (glibc compiles x+ as x x*): four are read, more are refused (forty took 2 GB,
+  // `make fuzz`, 2026-11-25; the row in parse_errors.jsonl), and so are back-references.
+  EXPECT_EQ(layers("[[ $M =~ ^l+a+m+a+[0-9]*-[0-9]b$ ]]"), "32");
+  EXPECT_FALSE(ParseMegatronScript("if [[ x =~ ((((a+)+)+)+)+ ]]; then L=1; fi\n").ok());
+  EXPECT_FALSE(ParseMegatronScript("R='(x)\\1'\nif [[ xx =~ $R ]]; then L=1; fi\n").ok());
 }
 
 // Shell functions run when called, with their own positional parameters; their assignments are

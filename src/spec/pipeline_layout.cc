@@ -62,16 +62,45 @@ bool MatchSingle(const std::string& s, size_t i, RepeatMatch& m) {
   return true;
 }
 
+// Where a match of each pattern can start, from `from` on: at a '(' for the group, one before
+// a '*' for the single character; the text before it is copied in one piece.
+size_t NextGroupStart(const std::string& s, size_t from) {
+  return std::min(s.find('(', from), s.size());
+}
+size_t NextSingleStart(const std::string& s, size_t from) {
+  const size_t star = s.find('*', from + 1);
+  return star == std::string::npos ? s.size() : star - 1;
+}
+
+struct Pattern {
+  bool (*match)(const std::string&, size_t, RepeatMatch&);
+  size_t (*next_start)(const std::string&, size_t);
+};
+
+// Appends in[from, from + len) n times, doubling what was appended: log2(n) copies rather
+// than n (a layout of ten bytes unrolls to a million characters).
+void AppendRepeated(std::string& out, const std::string& in, size_t from, size_t len, size_t n) {
+  if (n == 0 || len == 0) return;
+  const size_t start = out.size(), total = len * n;
+  out.reserve(start + total);  // the copies below read `out` itself: no reallocation
+  out.append(in, from, len);
+  for (size_t have = len; have < total; have = out.size() - start)
+    out.append(out, start, std::min(have, total - have));
+}
+
 // One re.sub pass of parse_str_to_list: leftmost non-overlapping matches, each replaced by its
 // unit repeated count times. A linear scan (std::regex recursed once per character and
 // overflowed the stack on long inputs). False when the result passes kMaxUnrolled.
-bool UnrollPass(const std::string& in, bool (*match)(const std::string&, size_t, RepeatMatch&),
-                std::string& out) {
+bool UnrollPass(const std::string& in, Pattern pattern, std::string& out) {
   out.clear();
   size_t i = 0;
   RepeatMatch m;
   while (i < in.size()) {
-    if (!match(in, i, m)) {
+    const size_t start = pattern.next_start(in, i);
+    out.append(in, i, start - i);
+    i = start;
+    if (i >= in.size()) break;
+    if (!pattern.match(in, i, m)) {
       out += in[i++];
       continue;
     }
@@ -82,7 +111,7 @@ bool UnrollPass(const std::string& in, bool (*match)(const std::string&, size_t,
     }
     const size_t len = m.unit_end - m.unit_begin;
     if (n > (kMaxUnrolled - std::min(out.size(), kMaxUnrolled)) / len) return false;
-    for (size_t r = 0; r < n; ++r) out.append(in, m.unit_begin, len);
+    AppendRepeated(out, in, m.unit_begin, len, n);
     i = m.digits_end;
   }
   return out.size() <= kMaxUnrolled;
@@ -90,10 +119,15 @@ bool UnrollPass(const std::string& in, bool (*match)(const std::string&, size_t,
 
 Result<std::string> Unroll(std::string_view layout, std::string_view field) {
   std::string s;
-  for (char c : layout)
-    if (c != ',') s += c;  // "purely cosmetic commas"
+  s.reserve(layout.size());
+  for (size_t at = 0; at < layout.size();) {  // "purely cosmetic commas"
+    const size_t comma = std::min(layout.find(',', at), layout.size());
+    s.append(layout, at, comma - at);
+    at = comma + 1;
+  }
   std::string once, twice;
-  if (!UnrollPass(s, MatchGroup, once) || !UnrollPass(once, MatchSingle, twice))
+  if (!UnrollPass(s, {MatchGroup, NextGroupStart}, once) ||
+      !UnrollPass(once, {MatchSingle, NextSingleStart}, twice))
     return Status::Invalid(std::string(field),
                            "unrolls to more than " + S(kMaxUnrolled) + " layers");
   return twice;
@@ -113,7 +147,12 @@ Result<PipelineLayout> ParsePipelineLayoutStages(std::string_view layout, std::s
   PipelineLayout out;
   out.chunk_layers.push_back(0);
   out.chunk_mtp.push_back(0);
-  for (char c : flat.value()) {
+  const std::string& text = flat.value();
+  // A run of one character at a time (the unrolled text is up to a million characters).
+  for (size_t at = 0, end = 0; at < text.size(); at = end) {
+    const char c = text[at];
+    for (end = at + 1; end < text.size() && text[end] == c;) ++end;
+    const int n = static_cast<int>(end - at);  // <= kMaxUnrolled
     const int chunk = static_cast<int>(out.chunk_layers.size()) - 1;
     if (c != '|') {
       if (out.first == 0) out.first = c;
@@ -121,22 +160,26 @@ Result<PipelineLayout> ParsePipelineLayoutStages(std::string_view layout, std::s
     }
     switch (c) {
       case '|':
-        out.chunk_layers.push_back(0);
-        out.chunk_mtp.push_back(0);
+        for (int k = 0; k < n; ++k) {
+          out.chunk_layers.push_back(0);
+          out.chunk_mtp.push_back(0);
+        }
         break;
       case 't':
-        ++out.chunk_layers.back();
+        out.chunk_layers.back() += n;
         out.decoder_after_mtp = out.decoder_after_mtp || out.mtp_layers > 0;
         break;
       case 'm':
-        ++out.chunk_mtp.back();
-        ++out.mtp_layers;
+        out.chunk_mtp.back() += n;
+        out.mtp_layers += n;
         break;
       case 'E':
-        if (out.embeddings++ == 0) out.embedding_chunk = chunk;
+        if (out.embeddings == 0) out.embedding_chunk = chunk;
+        out.embeddings += n;
         break;
       case 'L':
-        if (out.losses++ == 0) out.loss_chunk = chunk;
+        if (out.losses == 0) out.loss_chunk = chunk;
+        out.losses += n;
         break;
       default:
         return Status::Invalid(std::string(field),

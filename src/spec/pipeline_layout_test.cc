@@ -2,7 +2,10 @@
 // examples of Megatron-LM's documentation, and the split the simulator then uses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "trainsim/megatron.h"
@@ -87,6 +90,90 @@ TEST(PipelineLayout, LongInputsAreScannedWithoutRecursion) {
   auto l = ParsePipelineLayoutStages("(" + std::string(1 << 16, 't') + ")*2");
   ASSERT_TRUE(l.ok()) << l.status().message();
   EXPECT_EQ(l->layers(), 2 << 16);
+}
+
+// A per-character reference of parse_str_to_list and the stage fold (what pipeline_layout.cc
+// did before it copied runs and repeats in one piece): the parser must agree with it on every
+// input, error or not. "" = the unrolled text passes 10^6 characters.
+std::string ReferencePass(const std::string& in, bool group, bool& over) {
+  constexpr size_t kMax = 1000000;
+  std::string out;
+  for (size_t i = 0; i < in.size() && !over;) {
+    size_t unit = i, len = 1, digits = i + 2;  // (.)\*(\d+)
+    bool star = in[i] != '\n' && i + 1 < in.size() && in[i + 1] == '*';
+    if (group) {  // \(([^)]+)\)\*(\d+)
+      const size_t close = in[i] == '(' ? in.find(')', i + 1) : std::string::npos;
+      star = close != std::string::npos && close > i + 1 && close + 1 < in.size() &&
+             in[close + 1] == '*';
+      unit = i + 1, len = close - i - 1, digits = close + 2;
+    }
+    size_t end = digits, n = 0;
+    for (; star && end < in.size() && in[end] >= '0' && in[end] <= '9'; ++end)
+      n = std::min<size_t>(n * 10 + static_cast<size_t>(in[end] - '0'), kMax + 1);
+    if (!star || end == digits) {
+      out += in[i++];
+      continue;
+    }
+    over = n > kMax || n * len > kMax - std::min(out.size(), kMax);
+    for (size_t r = 0; r < n && !over; ++r) out += in.substr(unit, len);
+    i = end;
+  }
+  over = over || out.size() > kMax;
+  return out;
+}
+
+void ExpectSameAsReference(const std::string& layout) {
+  std::string flat;
+  for (char c : layout)
+    if (c != ',') flat += c;
+  bool over = false;
+  flat = ReferencePass(ReferencePass(flat, true, over), false, over);
+  auto l = ParsePipelineLayoutStages(layout);
+  if (over) {
+    ASSERT_FALSE(l.ok()) << layout;
+    EXPECT_NE(l.status().message().find("unrolls to more than"), std::string::npos) << layout;
+    return;
+  }
+  PipelineLayout want;
+  want.chunk_layers = want.chunk_mtp = {0};
+  for (char c : flat) {
+    const int chunk = static_cast<int>(want.chunk_layers.size()) - 1;
+    if (c != '|') want.first = want.first ? want.first : c, want.last = c;
+    if (c == '|') want.chunk_layers.push_back(0), want.chunk_mtp.push_back(0);
+    if (c == 't') ++want.chunk_layers.back(), want.decoder_after_mtp |= want.mtp_layers > 0;
+    if (c == 'm') ++want.chunk_mtp.back(), ++want.mtp_layers;
+    if (c == 'E' && want.embeddings++ == 0) want.embedding_chunk = chunk;
+    if (c == 'L' && want.losses++ == 0) want.loss_chunk = chunk;
+    if (std::string("|tmEL").find(c) == std::string::npos) {
+      ASSERT_FALSE(l.ok()) << layout;
+      EXPECT_NE(l.status().message().find(std::string("character '") + c + "'"), std::string::npos)
+          << layout << ": " << l.status().message();
+      return;
+    }
+  }
+  ASSERT_TRUE(l.ok()) << layout << ": " << l.status().message();
+  EXPECT_EQ(l->chunk_layers, want.chunk_layers) << layout;
+  EXPECT_EQ(l->chunk_mtp, want.chunk_mtp) << layout;
+  EXPECT_EQ(std::make_tuple(l->embedding_chunk, l->loss_chunk, l->embeddings, l->losses, l->first,
+                            l->last, l->decoder_after_mtp, l->mtp_layers),
+            std::make_tuple(want.embedding_chunk, want.loss_chunk, want.embeddings, want.losses,
+                            want.first, want.last, want.decoder_after_mtp, want.mtp_layers))
+      << layout;
+}
+
+// Random layouts over the grammar's characters (and a few it refuses), and long unrolls near
+// the 10^6 limit: the same stages, counts and errors as the per-character reference.
+TEST(PipelineLayout, AgreesWithThePerCharacterReference) {
+  const std::string alphabet = "Etml|()**,0123456789\nx";
+  std::mt19937 rng(11);
+  for (int k = 0; k < 20000; ++k) {
+    std::string s(rng() % 24, ' ');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    ExpectSameAsReference(s);
+  }
+  for (const char* s : {"(t|)*333333", "Et*999998L", "Et*999999L", "(tt|)*400000", "t*5*3",
+                        "(Et*3|)*2,m*2|L", "(t*2|)*99999L", "((t)*2|)*3", "(|)*500000"})
+    ExpectSameAsReference(s);
 }
 
 // What Megatron refuses, each with the rule.
