@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rl/rl.h"
+#include "rl/rl_test_util.h"
 #include "trainsim/trainsim.h"
 #include "util/units.h"
 
@@ -117,21 +118,7 @@ HardwareSpec H100(double host_gib = 0) {
   return hw;
 }
 
-// GRPO on one 8-GPU node, FSDP (ZeRO-3) over its 8 GPUs.
-Strategy Grpo() {
-  Strategy s;
-  s.world_size = 8;
-  s.stage = TrainStage::kGrpo;
-  s.seq = 4096;
-  s.gbs = 64;
-  s.group_size = 8;
-  s.response_len = 1024;
-  s.rollout_tp = 1;
-  s.zero = 3;
-  s.fsdp = true;
-  s.recompute = Recompute::kFull;
-  return s;
-}
+using rl_test::Grpo;
 
 StepReport Step(const HardwareSpec& hw, const Strategy& s) {
   auto r = Simulate(Llama8b(), hw, s);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "rl/rl_test_util.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/validate.h"
 
@@ -29,21 +30,7 @@ HardwareSpec Hw(const char* id) {
   return h.value();
 }
 
-// GRPO on one 8-GPU node: 64 prompts x 8 responses of 1024 (cap 4096 - 256).
-Strategy Grpo() {
-  Strategy s;
-  s.world_size = 8;
-  s.stage = TrainStage::kGrpo;
-  s.seq = 4096;
-  s.gbs = 64;
-  s.group_size = 8;
-  s.response_len = 1024;
-  s.rollout_tp = 1;
-  s.zero = 3;
-  s.fsdp = true;
-  s.recompute = Recompute::kFull;
-  return s;
-}
+using rl_test::Grpo;
 
 double Phase(const StepReport& r, const char* name) {
   for (const PhaseReport& p : r.phases)
