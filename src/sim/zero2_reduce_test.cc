@@ -32,7 +32,7 @@ TEST(Zero2Reduce, DeepSpeedReducesEveryMicroBatch) {
   const double reduce = (eight - one) / 7, gather = one - reduce;
   EXPECT_GT(reduce, 0);
   EXPECT_GT(gather, 0.1 * reduce);
-  // The reduce alone is what a ZeRO-1 step exposes beyond the same gather.
+  // At one micro-batch a ZeRO-1 step does the same: one reduce-scatter and one gather.
   EXPECT_NEAR(ExposedDp(1, 5e8, 16), one, 1e-12);
 }
 
