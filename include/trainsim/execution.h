@@ -122,6 +122,13 @@ struct Execution {
   // (2), later releases add eps in place (1); 0 = none (fused). Not under DeepSpeed ZeRO, whose
   // own optimizer steps. Profile key adam_foreach_temporaries.
   int adam_foreach_temporaries = 0;
+  // RL with a KL reference: for the reference's forward the trainer swaps the policy's weight
+  // shard out to pinned host memory and the reference's in, then back (NeMo RL policy workers,
+  // use_reference_model): the policy's shard sits on the host too. false: the reference is a
+  // module of its own whose weights live on the host and stream in for its forward (verl
+  // actor_rollout_ref.ref.fsdp_config.param_offload, set in its recipes), the policy stays in
+  // HBM. Profile key rl_reference_swap (src/rl/step.cc, host_memory.cc).
+  bool reference_swap = true;
 };
 
 }  // namespace trainsim

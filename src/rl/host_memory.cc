@@ -79,14 +79,15 @@ HostMemReport RlHostBytes(const RlPlan& p, const Generation& g, const StepReport
   // Scoring and training, colocated: the sleeping engine's weight shard is backed up in pinned
   // host memory (vLLM sleep level 1, "the model weights are backed up in CPU memory"; NeMo RL
   // VllmGenerationWorker.sleep and verl's VLLM_SLEEP_LEVEL = 1). The reference's forward swaps
-  // the policy's weights out to pinned host memory meanwhile (NeMo RL use_reference_model).
+  // the policy's weights out to pinned host memory meanwhile (NeMo RL use_reference_model);
+  // verl's reference is a module of its own and the policy stays in HBM (reference_swap false).
   HostMemReport train = base;
   train.phase = "training";
   if (!p.separate) {
     train.engine_bytes = n * g.weight_bytes;
     train.pinned_bytes += train.engine_bytes;
   }
-  if (p.kl_reference) {
+  if (p.kl_reference && p.reference_swap) {
     const double policy = n * WeightShard(tr);
     train.param_bytes += policy;
     train.pinned_bytes += policy;

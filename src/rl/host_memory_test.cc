@@ -89,6 +89,23 @@ TEST(RlHostMemory, SeparateRolloutCountsNoTrainerOffload) {
   EXPECT_TRUE(none.phase.empty());
 }
 
+// verl's reference is a module of its own whose offloaded weights stream in for its forward
+// (reference_swap false): the policy is never swapped out, so a separate trainer's host holds
+// only the reference, 8 x 10, and the colocated scoring peak loses the policy's 8 x 10.
+TEST(RlHostMemory, VerlReferenceModuleSwapsNoPolicyOut) {
+  rl::RlPlan sep = Plan(true);
+  sep.reference_swap = false;
+  const HostMemReport h = rl::RlHostBytes(sep, Engine(), Trainer(), 8);
+  EXPECT_DOUBLE_EQ(h.reference_bytes, 80);
+  EXPECT_DOUBLE_EQ(h.param_bytes, 0);
+  EXPECT_DOUBLE_EQ(h.bytes_per_node, 80);
+  rl::RlPlan col = Plan(false);
+  col.reference_swap = false;
+  const HostMemReport c = rl::RlHostBytes(col, Engine(100), Trainer(10, 0, 5), 8);
+  EXPECT_DOUBLE_EQ(c.bytes_per_node, 880);  // 8 x (100 engine + 10 reference), no policy copy
+  EXPECT_DOUBLE_EQ(c.param_bytes, 0);
+}
+
 // PPO offloads the critic's states too (same size): generation holds 8 x (2 x 90 + 10).
 TEST(RlHostMemory, PpoOffloadsTheCriticToo) {
   rl::RlPlan p = Plan(false);

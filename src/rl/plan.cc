@@ -138,6 +138,7 @@ void ResolveModels(const Strategy& s, RlPlan& p, std::vector<Assumption>& a) {
   // The old policy's log-probs: recomputed by the trainer (NeMo RL, verl's colocated trainer)
   // unless the engine's own are used (verl fully_async: use_rollout_log_probs).
   p.rollout_logprobs = s.rollout_logprobs == 1;
+  p.reference_swap = s.exec.reference_swap;
 }
 
 // The generation engines: pool, tensor parallel size, memory share.

@@ -23,6 +23,9 @@ struct RlPlan {
   double prompt = 0, response = 0, max_response = 0;  // tokens (means; cap)
   bool kl_reference = true, reward_model = false, critic = false;
   bool rollout_logprobs = false;  // old-policy log-probs from the engine: no trainer forward
+  // The reference's forward swaps the policy's weights out to the host (NeMo RL); false: the
+  // reference's own weights stream in from the host (verl). Execution::reference_swap.
+  bool reference_swap = true;
   bool separate = false, async = true;
   // Steps the rollout may run ahead (separate async pools); >= 2: streaming generation.
   int max_age = 1;

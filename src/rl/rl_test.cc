@@ -86,6 +86,28 @@ TEST(Rl, RolloutLogprobsDropTheOldPolicyForward) {
   EXPECT_DOUBLE_EQ(Phase(*engine, "generation"), Phase(*base, "generation"));
 }
 
+// verl's reference module streams its offloaded shard in (one copy over the host link), NeMo RL
+// swaps the policy out and the reference in and back (three): scoring differs by exactly two
+// shard copies, training and generation not at all, and the assumption says which.
+TEST(Rl, VerlReferenceStreamsOneShardCopyNotThree) {
+  Strategy s = Grpo();
+  const HardwareSpec hw = Hw("h100_sxm_80gb");
+  auto nemo = Simulate(Model("llama3-8b"), hw, s);
+  s.exec.reference_swap = false;
+  auto verl = Simulate(Model("llama3-8b"), hw, s);
+  ASSERT_TRUE(nemo.ok() && verl.ok());
+  double shard = 0;
+  for (const StageReport& st : nemo->stages) shard = std::max(shard, st.weight_bytes);
+  EXPECT_NEAR(Phase(*nemo, "scoring") - Phase(*verl, "scoring"),
+              2 * shard / hw.host_link_bw_bytes_per_s, 1e-9);
+  EXPECT_DOUBLE_EQ(Phase(*verl, "training"), Phase(*nemo, "training"));
+  EXPECT_DOUBLE_EQ(Phase(*verl, "generation"), Phase(*nemo, "generation"));
+  std::string said;
+  for (const Assumption& a : verl->assumed)
+    if (a.field == "reference_swap") said = a.value;
+  EXPECT_EQ(said, "1 x the trainer's weight shard over the host link");
+}
+
 TEST(Rl, DecodeTimeScalesWithResponseLengthAtSmallBatch) {
   // 8 sequences on 8 engines: one sequence per engine, so every step reads all weights
   // (memory-bound): twice the response, about twice the decode time.

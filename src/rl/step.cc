@@ -146,14 +146,17 @@ Sync WeightSync(const HardwareSpec& hw, const Strategy& s, const RlPlan& p, cons
   return out;
 }
 
-// The reference policy's weights live on the host and are swapped in for its forward (NeMo RL
-// megatron/dtensor policy workers, use_reference_model: the policy's state dict to pinned host
+// The reference policy's weights live on the host. NeMo RL swaps them in for its forward
+// (megatron/dtensor policy workers, use_reference_model: the policy's state dict to pinned host
 // memory, the reference's in, the policy's back): three copies of the trainer's weight shard
-// over the host link, once per step.
-double ReferenceSwap(const HardwareSpec& hw, const StepReport& tr) {
+// over the host link, once per step. verl's reference is a module of its own with offloaded
+// parameters (ref.fsdp_config.param_offload): its shard comes in for the forward, one copy (a
+// lower bound: FSDP's CPU offload brings it in for every micro-batch of that forward).
+double ReferenceSwap(const HardwareSpec& hw, const StepReport& tr, const RlPlan& p) {
   double weights = 0;
   for (const StageReport& st : tr.stages) weights = std::max(weights, st.weight_bytes);
-  return hw.host_link_bw_bytes_per_s > 0 ? 3 * weights / hw.host_link_bw_bytes_per_s : 0;
+  const double copies = p.reference_swap ? 3 : 1;
+  return hw.host_link_bw_bytes_per_s > 0 ? copies * weights / hw.host_link_bw_bytes_per_s : 0;
 }
 
 // The weight-sync defaults, each with its source.
@@ -178,11 +181,16 @@ void AssumeSync(const RlPlan& p, const Sync& sync, std::vector<Assumption>& a) {
                  "memory (NeMo RL VllmGenerationWorker.sleep, verl VLLM_SLEEP_LEVEL = 1), counted "
                  "in host_mem.engine_bytes; vLLM's --swap-space (4 GiB per GPU) is not counted: "
                  "the V1 engine preempts by recompute and allocates no CPU KV cache"});
-  if (p.kl_reference)
+  if (p.kl_reference && p.reference_swap)
     a.push_back({"reference_swap", "3 x the trainer's weight shard over the host link",
                  "the reference weights live in pinned host memory (host_mem.reference_bytes) "
-                 "and are swapped in for its forward, once per step (NeMo RL "
-                 "use_reference_model), counted in scoring"});
+                 "and are swapped in for its forward, once per step, the policy's swapped out "
+                 "meanwhile (NeMo RL use_reference_model), counted in scoring"});
+  else if (p.kl_reference)
+    a.push_back({"reference_swap", "1 x the trainer's weight shard over the host link",
+                 "the reference is a module of its own whose weights live in host memory "
+                 "(host_mem.reference_bytes) and come in for its forward, the policy stays in "
+                 "HBM (verl ref.fsdp_config.param_offload), counted in scoring"});
   a.push_back({"step_orchestration",
                NumberText(std::round(sync.orchestration_s * 100) / 100) + " s",
                "per-step work outside the phases (rewards, advantages, Ray transfers), counted "
@@ -239,8 +247,8 @@ Result<StepReport> SimulateRlStep(const ModelSpec& m, const HardwareSpec& hw, co
   // (KL), the critic's values (PPO) and the reward model, each a forward of the policy's size.
   const int forwards = !p.rollout_logprobs + p.kl_reference + p.critic + p.reward_model;
   const int trains = 1 + p.critic;  // actor, and PPO's critic
-  const double scoring_s =
-      p.updates * forwards * ForwardPass(tr, t.pp) + (p.kl_reference ? ReferenceSwap(hw, tr) : 0);
+  const double scoring_s = p.updates * forwards * ForwardPass(tr, t.pp) +
+                           (p.kl_reference ? ReferenceSwap(hw, tr, p) : 0);
   const double training_s = p.updates * trains * tr.step_time_s;
   const Sync sync = WeightSync(hw, s, p, tr);
   const double sync_s = sync.refit_s + sync.offload_s + sync.orchestration_s;

@@ -69,6 +69,7 @@ void ApplyExecution(const detail::Framework& fw, Strategy& s) {
   s.exec.loss_fp32_by_autocast = fw.exec.loss_fp32_by_autocast;
   s.exec.zero_reduce_bucket_elems = fw.exec.zero_reduce_bucket_elems;
   s.exec.adam_foreach_temporaries = fw.exec.adam_foreach_temporaries;
+  s.exec.reference_swap = fw.exec.reference_swap;
 }
 
 // Whether a setting changes this strategy's step, so that the report lists it (as validate's

@@ -20,7 +20,7 @@ constexpr double kPcie5x16BytesPerS = 64e9;
 // A profile's execution keys: host_issue_us_per_kernel, zero3_fetch_us, optimizer_impl (fused |
 // foreach | per_tensor), muon_distributed, fused_elementwise, qlora_dequant (fused | torch_unpack),
 // grad_set_to_none, eager_modules, loss_bytes_per_logit, loss_fp32_by_autocast,
-// deepspeed_reduce_bucket_elems, adam_foreach_temporaries.
+// deepspeed_reduce_bucket_elems, adam_foreach_temporaries, rl_reference_swap.
 void ReadExecution(const json& f, Execution& e) {
   e.host_issue_us_per_kernel = f.value("host_issue_us_per_kernel", 0.0);
   e.zero3_fetch_us = f.value("zero3_fetch_us", 0.0);
@@ -38,6 +38,7 @@ void ReadExecution(const json& f, Execution& e) {
   e.loss_fp32_by_autocast = f.value("loss_fp32_by_autocast", false);
   e.zero_reduce_bucket_elems = f.value("deepspeed_reduce_bucket_elems", 0.0);
   e.adam_foreach_temporaries = f.value("adam_foreach_temporaries", 0);
+  e.reference_swap = f.value("rl_reference_swap", true);
 }
 
 Framework ReadProfile(const json& f) {
