@@ -237,6 +237,33 @@ TEST(TrlArgsJson, GrpoVllmModesAndBeta) {
   }
 }
 
+// GRPOConfig steps_per_generation / generation_batch_size: a generation batch of k optimizer
+// steps was listed as ignored and costed as one update's generation; now k updates per RL step.
+TEST(TrlArgsJson, GenerationBatchSpansUpdates) {
+  const std::string base =
+      R"("num_generations": 8, "per_device_train_batch_size": 8, "gradient_accumulation_steps": 2)";
+  struct Row {
+    std::string extra;
+    int gbs, rl_minibatch;
+  };
+  for (const Row& r : std::vector<Row>{{"", 16, 0},
+                                       {R"(, "steps_per_generation": 8)", 64, 16},
+                                       {R"(, "generation_batch_size": 512)", 64, 16},
+                                       {R"(, "steps_per_generation": 3)", 16, 0},
+                                       {R"(, "generation_batch_size": 64)", 16, 0}}) {
+    auto c = ParseTrlArgsJson("{" + base + r.extra + "}", "t");
+    ASSERT_TRUE(c.ok()) << r.extra << c.status().message();
+    Strategy s = Apply(c.value(), {{"world_size", "8"}});
+    ASSERT_TRUE(ResolveFrameworkBatch(c.value(), s, false).ok()) << r.extra;
+    EXPECT_EQ(s.gbs, r.gbs) << r.extra;  // 8 x 2 x 8 = 128 completions an update, 16 prompts
+    EXPECT_EQ(s.rl_minibatch, r.rl_minibatch) << r.extra;  // 0: one update (gbs)
+  }
+  auto odd = ParseTrlArgsJson("{" + base + R"(, "generation_batch_size": 100})", "t");
+  ASSERT_TRUE(odd.ok());
+  Strategy o = Apply(odd.value(), {{"world_size", "8"}});
+  EXPECT_EQ(ResolveFrameworkBatch(odd.value(), o, false).field(), "generation_batch_size");
+}
+
 // A DPOConfig may give max_completion_length (the completion's cap) beside max_length: it was
 // read as GRPO and then refused max_length as an unknown key. KTOConfig's weights name KTO.
 TEST(TrlArgsJson, PreferenceFilesWithACompletionCap) {

@@ -248,6 +248,36 @@ void ReadGrpoVllm(TrainerKeys& k) {
     k.Assume("vllm_tensor_parallel_size", "1", "GRPOConfig's default for vllm_mode colocate");
 }
 
+// steps_per_generation / generation_batch_size (mutually exclusive, grpo_config.py): one
+// generation batch feeds steps_per_generation micro-batches per rank. A whole number k of
+// optimizer steps (k x gradient_accumulation_steps) is k updates per RL step
+// (ResolveFrameworkBatch); fewer micro-batches than an update generate several times per update,
+// which is costed as one generation of the update's completions (listed in ignored).
+void ReadGenerationBatch(TrainerKeys& k) {
+  auto steps = k.Int("steps_per_generation", 1);
+  auto total = k.Int("generation_batch_size", 1);
+  if (steps && total)
+    return k.Fail("generation_batch_size", "contradicts steps_per_generation (TRL sets one)");
+  const int gas = std::stoi(k.out().settings["micro_batch_num"]);
+  if (steps && *steps % gas != 0) {
+    k.out().ignored.push_back(
+        {"steps_per_generation", std::to_string(*steps),
+         "not a multiple of gradient_accumulation_steps: costed as one generation of each "
+         "optimizer step's completions"});
+  } else if (steps) {
+    k.out().steps_per_generation = *steps;
+    k.Assume("steps_per_generation", std::to_string(*steps),
+             "a generation batch trained in " + std::to_string(*steps / gas) +
+                 " optimizer updates (rl_minibatch: one update's prompts)");
+  }
+  if (total) {
+    k.out().generation_batch_size = *total;
+    k.Assume("generation_batch_size", std::to_string(*total),
+             "completions generated together, trained in generation_batch_size / "
+             "(per_device_train_batch_size x gradient_accumulation_steps x dp) updates");
+  }
+}
+
 void ReadGrpo(TrainerKeys& k) {
   const int g = k.Int("num_generations", 1).value_or(8);
   if (!k.Has("num_generations")) k.Assume("num_generations", "8", "TRL GRPOConfig's default");
@@ -282,8 +312,7 @@ void ReadGrpo(TrainerKeys& k) {
   }
   ReadGrpoVllm(k);
   k.Ignore("num_iterations", "several updates per generation are not modelled (one update)");
-  k.Ignore("steps_per_generation", "one generation per optimizer step is modelled");
-  k.Ignore("generation_batch_size", "one generation per optimizer step is modelled");
+  ReadGenerationBatch(k);
   // per_device_train_batch_size x gradient_accumulation_steps in 64 bits (two large counts wrapped
   // an int, to 0 at 65536 x 65536, and the batch then read as "not given").
   const long long mbs = std::stoll(k.out().settings["micro_batch_size"]);
@@ -294,6 +323,7 @@ void ReadGrpo(TrainerKeys& k) {
         "x per_device_train_batch_size (" + std::to_string(mbs * gas) +
             " completions per rank) must be <= " + std::to_string(limits::kMaxGlobalBatch));
   k.out().completions_per_rank = static_cast<int>(mbs * gas);
+  k.out().micro_completions_per_rank = static_cast<int>(mbs);
 }
 
 // max_length / max_seq_length, packing, padding_free (SFT and DPO).
@@ -394,6 +424,26 @@ Result<FrameworkConfig> ParseTrlArgsJson(std::string_view text, std::string_view
   return out;
 }
 
+namespace {
+
+// Completions per generation: the update's, or the generation batch of several updates.
+Result<long long> GenerationCompletions(const FrameworkConfig& c, long long update_completions,
+                                        int dp) {
+  // generation_batch_size % (per_device_train_batch_size x processes): TRL refuses otherwise.
+  if (c.steps_per_generation > 0)
+    return 1LL * c.micro_completions_per_rank * c.steps_per_generation * dp;
+  if (c.generation_batch_size <= 0) return update_completions;
+  const long long gen = c.generation_batch_size;
+  if (gen % (1LL * c.micro_completions_per_rank * dp) != 0)
+    return Status::Invalid("generation_batch_size",
+                           "must be divisible by per_device_train_batch_size x dp (" +
+                               std::to_string(1LL * c.micro_completions_per_rank * dp) +
+                               ", TRL's rule), got " + std::to_string(gen));
+  return gen;
+}
+
+}  // namespace
+
 Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_given) {
   if (c.completions_per_rank <= 0 || gbs_given || s.dp() < 1) return Status::Ok();
   const int g = s.group_size > 0 ? s.group_size : 1;
@@ -403,14 +453,20 @@ Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_giv
                            "x gradient_accumulation_steps x dp (" + std::to_string(completions) +
                                " completions) must be divisible by num_generations (" +
                                std::to_string(g) + ")");
-  if (completions / g > limits::kMaxGlobalBatch)
+  auto gen = GenerationCompletions(c, completions, s.dp());
+  if (!gen.ok()) return gen.status();
+  // A generation batch that is not whole updates (fewer completions than one update, or not a
+  // multiple of it) is costed as one generation per update.
+  const long long generated =
+      gen.value() > completions && gen.value() % completions == 0 ? gen.value() : completions;
+  if (generated / g > limits::kMaxGlobalBatch)
     return Status::Invalid("per_device_train_batch_size",
                            "x gradient_accumulation_steps x dp / num_generations (" +
-                               std::to_string(completions / g) +
+                               std::to_string(generated / g) +
                                " prompts) must be <= " + std::to_string(limits::kMaxGlobalBatch));
-  s.gbs = static_cast<int>(completions / g);
+  s.gbs = static_cast<int>(generated / g);
   s.micro_batch_num = 0;
-  s.rl_minibatch = 0;
+  s.rl_minibatch = generated > completions ? static_cast<int>(completions / g) : 0;
   s = NormaliseStrategy(s);
   return Status::Ok();
 }
