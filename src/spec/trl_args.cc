@@ -53,6 +53,7 @@ const std::set<std::string> kHarmless = {
     "max_completion_length", "loss_type", "desirable_weight", "undesirable_weight",
     "pad_to_multiple_of", "eval_packing", "num_generations_eval", "ds3_gather_for_generation",
     "vllm_group_port", "vllm_model_impl", "vllm_structured_outputs_regex", "chat_template_kwargs",
+    "vllm_max_model_length", "vllm_max_model_len", "vllm_enable_prefix_caching", "vllm_dtype",
     // TrlParser's env mapping; ScriptArguments (trl/scripts/
     // utils.py) and DatasetMixtureConfig
     "env", "dataset_name", "dataset_config", "dataset_train_split", "dataset_test_split",
@@ -207,6 +208,8 @@ void ReadGrpoVllm(TrainerKeys& k) {
     return k.Fail("vllm_mode", "must be colocate or server, got '" + *mode + "'");
   auto mem = k.Number("vllm_gpu_memory_utilization", 0.01, 1);
   auto tp = k.Int("vllm_tensor_parallel_size", 1);
+  k.Ignore("vllm_enable_sleep_mode",
+           "the colocated engine's sleep during the optimizer step is not modelled apart");
   if (!vllm) {
     k.Assume("use_vllm", "false",
              "model.generate on the training GPUs, costed as a colocated vLLM engine (HF "
