@@ -288,6 +288,15 @@ TEST(TrlArgsJson, PreferenceFilesWithACompletionCap) {
   EXPECT_TRUE(Fields(apo->assumed).count("loss_type"));
 }
 
+// SFTConfig max_length None (null: no truncation) was dropped as absent and read as TRL's 1024.
+TEST(TrlArgsJson, MaxLengthNullIsNoTruncation) {
+  auto c = ParseTrlArgsJson(R"({"max_length": null, "packing": true})", "t");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->settings.count("seq_len"), 0u);  // trainsim's default or --seq, assumed there
+  EXPECT_EQ(Fields(c->assumed)["max_length"], "null");
+  EXPECT_TRUE(Apply(c.value()).packing);
+}
+
 // `trl grpo|sft --config FILE` and open-r1's recipes are YAML (TrlParser): they were refused as
 // malformed JSON. The open-r1 demos: GRPO on a vLLM GPU of its own (vllm_device, beta 0.04 in
 // those releases), SFT with the older use_liger (the loss without whole logits).

@@ -90,6 +90,9 @@ Result<std::map<std::string, std::string>> Flatten(const json& j, const std::str
                                                    std::string& deepspeed) {
   std::map<std::string, std::string> out;
   for (const auto& [key, v] : j.items()) {
+    // null is the field's None: its default for most keys, but SFTConfig / DPOConfig
+    // max_length None is "no truncation" (default 1024), kept apart.
+    if (v.is_null() && key == "max_length") out[key] = "(null)";
     if (v.is_null()) continue;
     if (key == "model_init_kwargs")
       if (Status st = InitKwargsDtype(v, origin, out); !st.ok()) return st;
@@ -331,6 +334,15 @@ void ReadGrpo(TrainerKeys& k) {
 
 // max_length / max_seq_length, packing, padding_free (SFT and DPO).
 void ReadLength(TrainerKeys& k) {
+  if (k.Str("max_length") == "(null)") {
+    k.Assume("max_length", "null",
+             "no truncation: the sequences are the data's own length, which the file does not "
+             "say (give --seq)");
+    const bool packed = k.Bool("packing").value_or(false) || k.Bool("padding_free").value_or(false);
+    k.Set("packing", packed ? "true" : "false");
+    k.Str("packing_strategy");
+    return;
+  }
   auto len = k.Int("max_length", 1);
   auto old = k.Int("max_seq_length", 1);
   if (len && old && *len != *old)
