@@ -90,6 +90,15 @@ Result<FrameworkConfig> ParseAccelerateConfig(std::string_view text, std::string
 // already has (the training file's batch wins over DeepSpeed's "auto"), with its notes.
 void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c);
 
+// A training file (LLaMA-Factory YAML, TRL / TrainingArguments) run under `accelerate launch
+// --config_file` (ParseAccelerateConfig): HF Trainer takes the process count from the launcher,
+// its FSDP / DeepSpeed plugin unless the training file names its own `fsdp` / `deepspeed`, and
+// its mixed_precision unless the file sets bf16 / fp16 (transformers TrainingArguments
+// __post_init__ overwrites ACCELERATE_MIXED_PRECISION then); every other setting is the training
+// file's. Recompute is on when either checkpoints (FSDP's activation_checkpointing or the
+// Trainer's gradient_checkpointing). The launcher's notes for settings the file decided drop.
+void MergeAccelerateUnderTrainer(const FrameworkConfig& launcher, FrameworkConfig& trainer);
+
 // TRL GRPO's completions (completions_per_rank) as trainsim prompts: gbs = completions x dp /
 // group_size, one optimizer update per step; a generation batch of k optimizer steps
 // (steps_per_generation k x gradient_accumulation_steps, or generation_batch_size k x the

@@ -327,6 +327,42 @@ TEST(TrlArgsYaml, OpenR1Recipes) {
   EXPECT_FALSE(bad.ok());
 }
 
+// `accelerate launch --config_file A train.py FILE`, the way TRL and LLaMA-Factory run on several
+// GPUs, was refused ("give one of"). The launcher gives the processes and its FSDP / DeepSpeed
+// plugin; the training file's precision, batch and checkpointing win; a 16-bit load under
+// DeepSpeed keeps fp32 master partitions.
+TEST(TrainerArgs, UnderAccelerateLaunch) {
+  auto ds3 = ParseAccelerateConfig(Data("accelerate/deepspeed_zero3.yaml"), "ds3.yaml");
+  ASSERT_TRUE(ds3.ok()) << ds3.status().message();
+  auto sft = ParseTrlArgsJson(Data("trl/open_r1_sft_demo.yaml"), "sft.yaml");
+  ASSERT_TRUE(sft.ok()) << sft.status().message();
+  FrameworkConfig c = sft.value();
+  MergeAccelerateUnderTrainer(ds3.value(), c);
+  Strategy s = Apply(c);
+  EXPECT_EQ(s.world_size, 8);
+  EXPECT_EQ(s.zero, 3);
+  EXPECT_TRUE(s.offload_optimizer);
+  EXPECT_EQ(s.micro_batch_num, 1);  // the Trainer's gradient_accumulation_steps, not the plugin's
+  EXPECT_EQ(s.mbs, 2);
+  EXPECT_TRUE(s.master_weights);  // torch_dtype bfloat16 under DeepSpeed: fp32 partitions
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  // A LLaMA-Factory file without bf16 / fp16 takes the launcher's mixed_precision; its own
+  // deepspeed wins over the launcher's plugin.
+  auto lf = ParseLlamaFactoryYaml("stage: sft\nfinetuning_type: lora\n", "t.yaml");
+  ASSERT_TRUE(lf.ok());
+  FrameworkConfig l = lf.value();
+  MergeAccelerateUnderTrainer(ds3.value(), l);
+  EXPECT_EQ(Apply(l).dtype, DType::kBf16);
+  EXPECT_EQ(Fields(l.assumed).count("bf16"), 0u);
+  auto own = ParseLlamaFactoryYaml("bf16: true\ndeepspeed:\n  zero_optimization:\n    stage: 2\n",
+                                   "t.yaml");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  FrameworkConfig o = own.value();
+  MergeAccelerateUnderTrainer(ds3.value(), o);
+  EXPECT_EQ(Apply(o).zero, 2);
+  EXPECT_EQ(Apply(o).world_size, 8);
+}
+
 TEST(TrlArgsJson, DeepSpeedObjectIsRead) {
   auto c =
       ParseTrlArgsJson(R"({"deepspeed": {"zero_optimization": {"stage": 2}}, "bf16": true})", "t");
