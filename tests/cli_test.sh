@@ -759,6 +759,21 @@ assert d["strategy"]["zero_state"] == 3, d["strategy"]
     bad "Accelerate: deepspeed_config_file read beside the YAML" "$msg"
   fi
 fi
+# accelerate launch --config_file A train.py FILE: the launcher's layout under a TRL YAML config
+if expect_ok "Accelerate + TRL config" simulate --json --model llama3-8b \
+  --accelerate-config "$FW/accelerate/deepspeed_zero3.yaml" --trl-args "$FW/trl/open_r1_sft_demo.yaml"; then
+  if msg=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["strategy"]
+assert s["world_size"] == 8 and s["zero_state"] == 3 and s["offload_optimizer"], s
+assert s["seq_len"] == 32768 and s["micro_batch_size"] == 2 and s["master_weights"], s
+' <"$OUT" 2>&1); then
+    ok "Accelerate + TRL: DeepSpeed ZeRO-3 from the launcher, batch and length from the TRL YAML"
+  else
+    bad "Accelerate + TRL: the launcher's layout under the training file" "$msg"
+  fi
+fi
 printf 'distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  deepspeed_config_file: nowhere.json\n' >"$TMP/acc_ds.yaml"
 expect_field_error "Accelerate DeepSpeed file missing" "deepspeed_config.deepspeed_config_file" simulate \
   --model llama3-8b --accelerate-config "$TMP/acc_ds.yaml"

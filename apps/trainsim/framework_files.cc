@@ -134,15 +134,24 @@ Result<FrameworkConfig> ReadAccelerateFile(const std::string& path) {
 Result<FrameworkConfig> ReadFrameworkFiles(const SimulateArgs& a, ModelSpec& model) {
   const int files = !a.deepspeed_config.empty() + !a.torchtitan_config.empty() +
                     !a.llamafactory.empty() + !a.trl_args.empty() + !a.accelerate_config.empty();
-  if (files > 1)
+  const bool trainer = !a.llamafactory.empty() || !a.trl_args.empty();
+  // `accelerate launch --config_file A train.py FILE`: the launcher's file under the training
+  // file's (MergeAccelerateUnderTrainer).
+  const bool launched = trainer && !a.accelerate_config.empty() && files == 2;
+  if (files > 1 && !launched)
     return Status::Invalid(
         "give one of --deepspeed-config, --torchtitan-config, --llamafactory, --trl-args and "
-        "--accelerate-config");
-  if (!a.accelerate_config.empty()) return ReadAccelerateFile(a.accelerate_config);
-  if (!a.llamafactory.empty() || !a.trl_args.empty()) {
+        "--accelerate-config (--accelerate-config may come with --llamafactory or --trl-args)");
+  if (!a.accelerate_config.empty() && !trainer) return ReadAccelerateFile(a.accelerate_config);
+  if (trainer) {
     auto text = ReadTextFile(a.llamafactory.empty() ? a.trl_args : a.llamafactory);
     if (!text.ok()) return text.status();
-    return ReadTrainerFile(a, text.value(), model);
+    auto fw = ReadTrainerFile(a, text.value(), model);
+    if (!fw.ok() || !launched) return fw;
+    auto launcher = ReadAccelerateFile(a.accelerate_config);
+    if (!launcher.ok()) return launcher.status();
+    MergeAccelerateUnderTrainer(launcher.value(), fw.value());
+    return fw;
   }
   const std::string& path = a.deepspeed_config.empty() ? a.torchtitan_config : a.deepspeed_config;
   if (path.empty()) return FrameworkConfig{};

@@ -36,6 +36,12 @@ struct FrameworkConfig {
   // completions per optimizer step, group_size of them per prompt. Set (> 0) to the completions
   // per DP rank per step; ResolveFrameworkBatch turns them into trainsim's prompts.
   int completions_per_rank = 0;
+  // GRPOConfig's generation batch when it spans several optimizer updates: steps_per_generation
+  // (micro-batches per rank per generation; default gradient_accumulation_steps) or
+  // generation_batch_size (completions over every process). 0 = one generation per update.
+  int micro_completions_per_rank = 0;  // per_device_train_batch_size
+  int steps_per_generation = 0;
+  long long generation_batch_size = 0;
   // FSDP hybrid sharding (HYBRID_SHARD / HYBRID_SHARD_ZERO2) asked by a file that does not count
   // the nodes (HF TrainingArguments `fsdp`): the key and the strategy name; "" = none.
   // ResolveFrameworkLayout shards within a node and replicates across the nodes.
@@ -84,9 +90,21 @@ Result<FrameworkConfig> ParseAccelerateConfig(std::string_view text, std::string
 // already has (the training file's batch wins over DeepSpeed's "auto"), with its notes.
 void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c);
 
+// A training file (LLaMA-Factory YAML, TRL / TrainingArguments) run under `accelerate launch
+// --config_file` (ParseAccelerateConfig): HF Trainer takes the process count from the launcher,
+// its FSDP / DeepSpeed plugin unless the training file names its own `fsdp` / `deepspeed`, and
+// its mixed_precision unless the file sets bf16 / fp16 (transformers TrainingArguments
+// __post_init__ overwrites ACCELERATE_MIXED_PRECISION then); every other setting is the training
+// file's. Recompute is on when either checkpoints (FSDP's activation_checkpointing or the
+// Trainer's gradient_checkpointing). The launcher's notes for settings the file decided drop.
+void MergeAccelerateUnderTrainer(const FrameworkConfig& launcher, FrameworkConfig& trainer);
+
 // TRL GRPO's completions (completions_per_rank) as trainsim prompts: gbs = completions x dp /
-// group_size, one optimizer update per step. `gbs_given`: the command line gave the batch,
-// which wins. Error naming per_device_train_batch_size when the group does not divide it.
+// group_size, one optimizer update per step; a generation batch of k optimizer steps
+// (steps_per_generation k x gradient_accumulation_steps, or generation_batch_size k x the
+// global batch) is gbs = k x that, rl_minibatch = that: k updates per RL step. `gbs_given`: the
+// command line gave the batch, which wins. Error naming per_device_train_batch_size when the group
+// does not divide it.
 Status ResolveFrameworkBatch(const FrameworkConfig& c, Strategy& s, bool gbs_given);
 
 // FSDP hybrid sharding of a file that leaves the node count to the launcher (hybrid_shard_key):

@@ -208,8 +208,13 @@ void ReadFsdp(TrainerKeys& k, int machines) {
     return k.Fail("fsdp_config.fsdp_offload_params",
                   "parameter offload to the host is not represented (trainsim offloads "
                   "optimizer states only)");
-  const bool ac = k.Bool("fsdp_config.fsdp_activation_checkpointing").value_or(false);
-  k.Set("recompute", ac ? "full" : "none");
+  auto ac = k.Bool("fsdp_config.fsdp_activation_checkpointing");
+  k.Set("recompute", ac.value_or(false) ? "full" : "none");
+  if (!ac)
+    k.Assume("fsdp_config.fsdp_activation_checkpointing", "false",
+             "Accelerate's default: no recompute; a script's own gradient checkpointing "
+             "(TrainingArguments gradient_checkpointing, TRL's default) is not in this file: "
+             "give --recompute full");
   // Prefetching: trainsim hides the all-gathers behind the layers' compute (all but one
   // layer's share), which is what BACKWARD_PRE and FSDP2 do.
   auto bwd = k.Str("fsdp_config.fsdp_backward_prefetch");

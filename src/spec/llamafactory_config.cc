@@ -341,20 +341,42 @@ void ReadKernels(TrainerKeys& k) {
   } else {
     return k.Fail("flash_attn", "must be auto, disabled, sdpa, fa2, fa3 or fa4, got '" + f + "'");
   }
+  // model_utils/checkpointing.py prepare_model_for_training checkpoints unless
+  // disable_gradient_checkpointing; TrainingArguments' gradient_checkpointing true turns it on
+  // too (Trainer), false turns nothing off.
   auto off = k.Bool("disable_gradient_checkpointing");
   auto gc = k.Bool("gradient_checkpointing");
-  const bool on = off ? !*off : gc.value_or(true);
+  const bool on = !off.value_or(false) || gc.value_or(false);
   k.Set("recompute", on ? "full" : "none");
-  if (!off && !gc)
+  if (!off)
     k.Assume("disable_gradient_checkpointing", "false",
              "LLaMA-Factory checkpoints every layer unless disabled");
-  k.Ignore("enable_liger_kernel", "Liger's fused kernels are not modelled");
+  if (gc && !*gc && on)
+    k.out().ignored.push_back({"gradient_checkpointing", "false",
+                               "LLaMA-Factory checkpoints every layer unless "
+                               "disable_gradient_checkpointing is true"});
   k.Ignore("use_unsloth", "Unsloth's kernels are not modelled");
   k.Ignore("use_unsloth_gc", "Unsloth's offloaded checkpointing is not modelled");
   k.Ignore("shift_attn", "S^2-Attn is not modelled");
   k.Ignore("mixture_of_depths", "mixture-of-depths is not modelled");
   if (k.Bool("fp8").value_or(false)) k.Set("dtype", "fp8");
   k.Ignore("fp8_backend", "the FP8 recipe is the hardware preset's");
+}
+
+// enable_liger_kernel (model_utils/liger_kernel.py, called with require_logits = stage not pt /
+// sft): Liger's fused linear cross-entropy for pt and sft, the logits never held whole (read as
+// a fused cross-entropy); the other stages keep the logits (their log-probs need them). Liger's
+// RMSNorm, RoPE and SwiGLU kernels are not modelled.
+void ReadLiger(TrainerKeys& k) {
+  if (!k.Bool("enable_liger_kernel").value_or(false)) return;
+  const std::string stage = k.out().settings["stage"];
+  const bool fused = stage == "pretrain" || stage == "sft";
+  if (fused) k.Set("fused_cross_entropy", "true");
+  k.out().ignored.push_back(
+      {"enable_liger_kernel", "true",
+       std::string(fused ? "the fused linear cross-entropy is read (fused_cross_entropy); "
+                         : "stage " + stage + " keeps the logits (no fused loss); ") +
+           "Liger's RMSNorm, RoPE and SwiGLU kernels are not modelled"});
 }
 
 // Reference and reward models besides the policy (DPO, KTO, PPO).
@@ -399,6 +421,7 @@ Result<FrameworkConfig> ParseLlamaFactoryYaml(std::string_view text, std::string
   ReadKernels(k);
   ReadTrainerBatch(k);
   ReadTrainerPrecision(k, k.Bool("pure_bf16").value_or(false));
+  ReadLiger(k);  // after the precision keys, which set the unfused loss
   if (out.settings.count("optimizer") == 0 || k.Has("optim")) ReadTrainerOptim(k);
   // deepspeed as a mapping: the DeepSpeed config itself (a path otherwise).
   std::string ds_object;

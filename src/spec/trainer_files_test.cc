@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "spec/spec_test_util.h"
 #include "trainsim/export.h"
@@ -74,6 +75,31 @@ TEST(LlamaFactoryYaml, PrefLossPicksTheStage) {
     auto c = ParseLlamaFactoryYaml("stage: dpo\npref_loss: " + loss + "\n", "t.yaml");
     ASSERT_TRUE(c.ok()) << c.status().message();
     EXPECT_EQ(Apply(c.value()).stage, stage) << loss;
+  }
+}
+
+// LLaMA-Factory checkpoints unless disable_gradient_checkpointing (model_utils/checkpointing.py):
+// a TrainingArguments gradient_checkpointing false turned recompute off. enable_liger_kernel
+// gives pt / sft Liger's fused linear cross-entropy (liger_kernel.py, require_logits), listed
+// as ignored before.
+TEST(LlamaFactoryYaml, CheckpointingAndLiger) {
+  struct Row {
+    const char* yaml;
+    Recompute recompute;
+    bool fused;
+  };
+  for (const Row& r :
+       std::vector<Row>{{"gradient_checkpointing: false\n", Recompute::kFull, false},
+                        {"disable_gradient_checkpointing: true\n", Recompute::kNone, false},
+                        {"disable_gradient_checkpointing: true\ngradient_checkpointing: true\n",
+                         Recompute::kFull, false},
+                        {"enable_liger_kernel: true\n", Recompute::kFull, true},
+                        {"stage: dpo\nenable_liger_kernel: true\n", Recompute::kFull, false}}) {
+    auto c = ParseLlamaFactoryYaml(r.yaml, "t.yaml");
+    ASSERT_TRUE(c.ok()) << r.yaml << c.status().message();
+    Strategy s = Apply(c.value());
+    EXPECT_EQ(s.recompute, r.recompute) << r.yaml;
+    EXPECT_EQ(s.fused_cross_entropy, r.fused) << r.yaml;
   }
 }
 
@@ -173,6 +199,168 @@ TEST(TrlArgsJson, GrpoCountsCompletions) {
   auto no_kl = ParseTrlArgsJson(R"({"num_generations": 4, "beta": 0.0})", "t");
   ASSERT_TRUE(no_kl.ok());
   EXPECT_EQ(Apply(no_kl.value()).kl_reference, 0);  // beta 0: no reference model
+}
+
+// GRPOConfig's vLLM modes (grpo_config.py): use_vllm without vllm_mode is "server", a
+// `trl vllm-serve` engine on GPUs of its own (read as colocated before); colocate's engine takes
+// 0.3 of HBM and TP 1 (read as 0.6 and the smallest TP that fits); the server's memory flag is
+// the server's own; the trainer waits for its completions (no async rollout); beta absent is 0.0,
+// no reference model (read as the stage's reference forward), 0.04 in the vllm_device releases.
+TEST(TrlArgsJson, GrpoVllmModesAndBeta) {
+  struct Row {
+    const char* json;
+    bool separate;
+    int gpus, tp;
+    double mem;
+    int kl;
+  };
+  for (const Row& r : std::vector<Row>{
+           {R"({"num_generations": 8, "use_vllm": true})", true, 1, 1, 0, 0},
+           {R"({"use_vllm": true, "vllm_mode": "colocate"})", false, 0, 1, 0.3, 0},
+           {R"({"use_vllm": true, "vllm_mode": "colocate", "vllm_gpu_memory_utilization": 0.5,
+                "vllm_tensor_parallel_size": 2, "beta": 0.01})",
+            false, 0, 2, 0.5, 1},
+           {R"({"use_vllm": true, "vllm_mode": "server", "vllm_gpu_memory_utilization": 0.5})",
+            true, 1, 1, 0, 0},
+           {R"({"num_generations": 4})", false, 0, 0, 0, 0},
+           {R"({"use_vllm": true, "vllm_device": "auto"})", true, 1, 1, 0, 1}}) {
+    auto c = ParseTrlArgsJson(r.json, "t");
+    ASSERT_TRUE(c.ok()) << r.json << ": " << c.status().message();
+    Strategy s = Apply(c.value(), {{"world_size", "8"}});
+    EXPECT_EQ(s.stage, TrainStage::kGrpo) << r.json;
+    EXPECT_EQ(s.rollout_separate, r.separate) << r.json;
+    EXPECT_EQ(s.rollout_gpus, r.gpus) << r.json;
+    EXPECT_EQ(s.rollout_tp, r.tp) << r.json;
+    EXPECT_DOUBLE_EQ(s.rollout_mem_fraction, r.mem) << r.json;
+    EXPECT_EQ(s.kl_reference, r.kl) << r.json;
+    EXPECT_FALSE(s.async_rollout) << r.json;  // GRPOTrainer waits for its completions
+  }
+}
+
+// GRPOConfig steps_per_generation / generation_batch_size: a generation batch of k optimizer
+// steps was listed as ignored and costed as one update's generation; now k updates per RL step.
+TEST(TrlArgsJson, GenerationBatchSpansUpdates) {
+  const std::string base =
+      R"("num_generations": 8, "per_device_train_batch_size": 8, "gradient_accumulation_steps": 2)";
+  struct Row {
+    std::string extra;
+    int gbs, rl_minibatch;
+  };
+  for (const Row& r : std::vector<Row>{{"", 16, 0},
+                                       {R"(, "steps_per_generation": 8)", 64, 16},
+                                       {R"(, "generation_batch_size": 512)", 64, 16},
+                                       {R"(, "steps_per_generation": 3)", 16, 0},
+                                       {R"(, "generation_batch_size": 64)", 16, 0}}) {
+    auto c = ParseTrlArgsJson("{" + base + r.extra + "}", "t");
+    ASSERT_TRUE(c.ok()) << r.extra << c.status().message();
+    Strategy s = Apply(c.value(), {{"world_size", "8"}});
+    ASSERT_TRUE(ResolveFrameworkBatch(c.value(), s, false).ok()) << r.extra;
+    EXPECT_EQ(s.gbs, r.gbs) << r.extra;  // 8 x 2 x 8 = 128 completions an update, 16 prompts
+    EXPECT_EQ(s.rl_minibatch, r.rl_minibatch) << r.extra;  // 0: one update (gbs)
+  }
+  auto odd = ParseTrlArgsJson("{" + base + R"(, "generation_batch_size": 100})", "t");
+  ASSERT_TRUE(odd.ok());
+  Strategy o = Apply(odd.value(), {{"world_size", "8"}});
+  EXPECT_EQ(ResolveFrameworkBatch(odd.value(), o, false).field(), "generation_batch_size");
+}
+
+// A DPOConfig may give max_completion_length (the completion's cap) beside max_length: it was
+// read as GRPO and then refused max_length as an unknown key. KTOConfig's weights name KTO.
+TEST(TrlArgsJson, PreferenceFilesWithACompletionCap) {
+  auto d = ParseTrlArgsJson(R"({"max_length": 1024, "max_prompt_length": 512,
+      "max_completion_length": 512, "beta": 0.1, "per_device_train_batch_size": 2})",
+                            "t");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  Strategy s = Apply(d.value());
+  EXPECT_EQ(s.stage, TrainStage::kDpo);
+  EXPECT_EQ(s.seq, 1024);
+  auto g = ParseTrlArgsJson(R"({"max_prompt_length": 256, "max_completion_length": 768})", "t");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(Apply(g.value()).stage, TrainStage::kGrpo);  // GRPOConfig has no max_length
+  auto kto = ParseTrlArgsJson(
+      R"({"desirable_weight": 1.0, "undesirable_weight": 1.33, "max_length": 512})", "t");
+  ASSERT_TRUE(kto.ok()) << kto.status().message();
+  EXPECT_EQ(Apply(kto.value()).stage, TrainStage::kKto);
+  EXPECT_EQ(Apply(kto.value()).seq, 512);
+  auto apo = ParseTrlArgsJson(R"({"loss_type": "apo_zero_unpaired"})", "t");
+  ASSERT_TRUE(apo.ok()) << apo.status().message();
+  EXPECT_EQ(Apply(apo.value()).stage, TrainStage::kKto);
+  EXPECT_TRUE(Fields(apo->assumed).count("loss_type"));
+}
+
+// SFTConfig max_length None (null: no truncation) was dropped as absent and read as TRL's 1024.
+TEST(TrlArgsJson, MaxLengthNullIsNoTruncation) {
+  auto c = ParseTrlArgsJson(R"({"max_length": null, "packing": true})", "t");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->settings.count("seq_len"), 0u);  // trainsim's default or --seq, assumed there
+  EXPECT_EQ(Fields(c->assumed)["max_length"], "null");
+  EXPECT_TRUE(Apply(c.value()).packing);
+}
+
+// `trl grpo|sft --config FILE` and open-r1's recipes are YAML (TrlParser): they were refused as
+// malformed JSON. The open-r1 demos: GRPO on a vLLM GPU of its own (vllm_device, beta 0.04 in
+// those releases), SFT with the older use_liger (the loss without whole logits).
+TEST(TrlArgsYaml, OpenR1Recipes) {
+  auto g = ParseTrlArgsJson(Data("trl/open_r1_grpo_demo.yaml"), "open_r1_grpo_demo.yaml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  Strategy s = Apply(g.value(), {{"world_size", "7"}});
+  EXPECT_EQ(s.stage, TrainStage::kGrpo);
+  EXPECT_EQ(s.group_size, 7);
+  EXPECT_EQ(s.seq, 512 + 1024);
+  EXPECT_TRUE(s.rollout_separate);
+  EXPECT_EQ(s.rollout_gpus, 1);
+  EXPECT_DOUBLE_EQ(s.rollout_mem_fraction, 0.7);
+  EXPECT_EQ(s.kl_reference, 1);
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  ASSERT_TRUE(ResolveFrameworkBatch(g.value(), s, false).ok());
+  EXPECT_EQ(s.gbs, 16 * 16 * 7 / 7);  // completions per step / num_generations
+  EXPECT_EQ(Fields(g->ignored).count("num_processes"), 1u);
+  auto f = ParseTrlArgsJson(Data("trl/open_r1_sft_demo.yaml"), "open_r1_sft_demo.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  Strategy t = Apply(f.value(), {{"world_size", "8"}});
+  EXPECT_EQ(t.stage, TrainStage::kSft);
+  EXPECT_EQ(t.seq, 32768);
+  EXPECT_TRUE(t.packing);
+  EXPECT_TRUE(t.fused_cross_entropy);  // use_liger
+  EXPECT_EQ(t.gbs, 2 * 1 * 8);
+  auto bad = ParseTrlArgsJson("per_device_train_batch_size: [1, 2\n", "t.yaml");
+  EXPECT_FALSE(bad.ok());
+}
+
+// `accelerate launch --config_file A train.py FILE`, the way TRL and LLaMA-Factory run on several
+// GPUs, was refused ("give one of"). The launcher gives the processes and its FSDP / DeepSpeed
+// plugin; the training file's precision, batch and checkpointing win; a 16-bit load under
+// DeepSpeed keeps fp32 master partitions.
+TEST(TrainerArgs, UnderAccelerateLaunch) {
+  auto ds3 = ParseAccelerateConfig(Data("accelerate/deepspeed_zero3.yaml"), "ds3.yaml");
+  ASSERT_TRUE(ds3.ok()) << ds3.status().message();
+  auto sft = ParseTrlArgsJson(Data("trl/open_r1_sft_demo.yaml"), "sft.yaml");
+  ASSERT_TRUE(sft.ok()) << sft.status().message();
+  FrameworkConfig c = sft.value();
+  MergeAccelerateUnderTrainer(ds3.value(), c);
+  Strategy s = Apply(c);
+  EXPECT_EQ(s.world_size, 8);
+  EXPECT_EQ(s.zero, 3);
+  EXPECT_TRUE(s.offload_optimizer);
+  EXPECT_EQ(s.micro_batch_num, 1);  // the Trainer's gradient_accumulation_steps, not the plugin's
+  EXPECT_EQ(s.mbs, 2);
+  EXPECT_TRUE(s.master_weights);  // torch_dtype bfloat16 under DeepSpeed: fp32 partitions
+  EXPECT_EQ(s.recompute, Recompute::kFull);
+  // A LLaMA-Factory file without bf16 / fp16 takes the launcher's mixed_precision; its own
+  // deepspeed wins over the launcher's plugin.
+  auto lf = ParseLlamaFactoryYaml("stage: sft\nfinetuning_type: lora\n", "t.yaml");
+  ASSERT_TRUE(lf.ok());
+  FrameworkConfig l = lf.value();
+  MergeAccelerateUnderTrainer(ds3.value(), l);
+  EXPECT_EQ(Apply(l).dtype, DType::kBf16);
+  EXPECT_EQ(Fields(l.assumed).count("bf16"), 0u);
+  auto own = ParseLlamaFactoryYaml("bf16: true\ndeepspeed:\n  zero_optimization:\n    stage: 2\n",
+                                   "t.yaml");
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  FrameworkConfig o = own.value();
+  MergeAccelerateUnderTrainer(ds3.value(), o);
+  EXPECT_EQ(Apply(o).zero, 2);
+  EXPECT_EQ(Apply(o).world_size, 8);
 }
 
 TEST(TrlArgsJson, DeepSpeedObjectIsRead) {

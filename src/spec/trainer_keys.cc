@@ -383,4 +383,107 @@ void MergeDeepSpeedConfig(const FrameworkConfig& ds, FrameworkConfig& c) {
   }
 }
 
+namespace {
+
+// The settings a launcher's FSDP / DeepSpeed plugin decides (spec/accelerate_config.cc,
+// accelerate_sections.cc, ParseDeepSpeedConfig).
+bool IsLayoutKey(const std::string& key) {
+  static const std::set<std::string> kKeys = {"fsdp",
+                                              "zero_state",
+                                              "dist_opt_instances",
+                                              "offload_optimizer",
+                                              "optimizer_offload_fraction",
+                                              "overlap_grad_reduce",
+                                              "overlap_param_gather",
+                                              "zero3_fetch_us",
+                                              "deepspeed_reduce_bucket_elems",
+                                              "zero_hpz_size",
+                                              "zero_quant_weights",
+                                              "zero_quant_grads",
+                                              "tp_size",
+                                              "pp_size",
+                                              "cp_size",
+                                              "enable_sequence_parallel"};
+  return kKeys.count(key) > 0;
+}
+
+bool TrainerNamesLayout(const FrameworkConfig& t) {
+  const auto z = t.settings.find("zero_state");
+  const auto f = t.settings.find("fsdp");
+  return !t.deepspeed_file.empty() || !t.hybrid_shard_key.empty() ||
+         (z != t.settings.end() && z->second != "0") ||
+         (f != t.settings.end() && f->second == "true");
+}
+
+}  // namespace
+
+void MergeAccelerateUnderTrainer(const FrameworkConfig& launcher, FrameworkConfig& trainer) {
+  const bool own_layout = TrainerNamesLayout(trainer);
+  // Neither bf16 nor fp16 in the training file: the readers note "bf16" false (TRL's default
+  // true is the file's own: TrainingArguments sets it over the launcher's).
+  bool own_precision = true;
+  for (const Assumption& a : trainer.assumed)
+    if (a.field == "bf16" && a.value == "false") own_precision = false;
+  std::set<std::string> decided = {"attention_kernel", "host_issue_us_per_kernel"};
+  auto& t = trainer.settings;
+  for (const auto& [key, value] : launcher.settings) {
+    if (key == "world_size" || (IsLayoutKey(key) && !own_layout)) {
+      t[key] = value;
+    } else if ((key == "dtype" || key == "master_weights" || key == "use_fp32_accum_grad") &&
+               !own_precision) {
+      t[key] = value;
+    } else if (key == "recompute") {
+      if (value != "none" && t["recompute"] == "none") t[key] = value;
+    } else {
+      t.emplace(key, value);
+    }
+  }
+  // DeepSpeed keeps and reduces the gradients in the 16-bit training dtype (MergeDeepSpeedConfig).
+  const auto zero = launcher.settings.find("zero_state");
+  if (!own_layout && zero != launcher.settings.end() && zero->second != "0" &&
+      launcher.settings.count("fsdp") && launcher.settings.at("fsdp") != "true" &&
+      (t["dtype"] == "bf16" || t["dtype"] == "fp16"))
+    t["use_fp32_accum_grad"] = "false";
+  // A 16-bit load trained in place (TRL dtype bfloat16, LLaMA-Factory pure_bf16) under the
+  // launcher's DeepSpeed or FSDP: DeepSpeed's bf16 / fp16 optimizer keeps fp32 master partitions
+  // and Accelerate upcasts an FSDP model to fp32 under mixed precision (as ReadTrlPrecision reads
+  // a file's own deepspeed / fsdp).
+  const auto fsdp = launcher.settings.find("fsdp");
+  const bool by_fsdp = fsdp != launcher.settings.end() && fsdp->second == "true";
+  const bool sharded =
+      !own_layout && (by_fsdp || (zero != launcher.settings.end() && zero->second != "0"));
+  if (sharded && t["master_weights"] == "false" && (t["dtype"] == "bf16" || t["dtype"] == "fp16")) {
+    t["master_weights"] = "true";
+    t["use_fp32_accum_grad"] = by_fsdp ? "true" : "false";
+    trainer.assumed.erase(std::remove_if(trainer.assumed.begin(), trainer.assumed.end(),
+                                         [](const Assumption& a) {
+                                           return a.why.starts_with("16-bit weights train");
+                                         }),
+                          trainer.assumed.end());
+    trainer.assumed.push_back(
+        {"master_weights", "true",
+         by_fsdp ? "the launcher's FSDP under mixed precision upcasts the 16-bit model to fp32 "
+                   "(AMP: fp32 master weights and gradients)"
+                 : "the launcher's DeepSpeed keeps fp32 master partitions of the 16-bit model"});
+  }
+  if (own_precision) decided.insert("mixed_precision");
+  if (own_layout) decided.insert("deepspeed_config.zero_stage");
+  decided.insert("fsdp_config.fsdp_activation_checkpointing");
+  if (!own_precision)  // the launcher's mixed_precision decides, noted by the launcher
+    trainer.assumed.erase(std::remove_if(trainer.assumed.begin(), trainer.assumed.end(),
+                                         [](const Assumption& a) { return a.field == "bf16"; }),
+                          trainer.assumed.end());
+  for (const Assumption& a : launcher.assumed)
+    if (!decided.count(a.field)) trainer.assumed.push_back(a);
+  trainer.ignored.insert(trainer.ignored.end(), launcher.ignored.begin(), launcher.ignored.end());
+  if (!own_layout) {
+    trainer.hybrid_shard_key = launcher.hybrid_shard_key;
+    trainer.hybrid_shard_name = launcher.hybrid_shard_name;
+  }
+  if (trainer.stated_global_batch == 0 && launcher.stated_global_batch > 0) {
+    trainer.stated_global_batch = launcher.stated_global_batch;
+    trainer.stated_global_batch_key = launcher.stated_global_batch_key;
+  }
+}
+
 }  // namespace trainsim
