@@ -235,6 +235,91 @@ TEST(HfConfigKeys, NestedTextConfigTakesItsClassDefaults) {
                    .ok());
 }
 
+// A top-level key that shapes the model without sizing it takes its class's default when absent
+// (transformers builds Class(**config)); `null` is Python's None. Regression: a hand-written
+// Mixtral config without expert keys was costed as a dense model, a Mistral one as MHA without
+// its 4096-token window.
+TEST(HfConfigKeys, TopLevelShapeKeysTakeTheClassDefaults) {
+  auto mistral = Parse(Cfg("mistral"));
+  ASSERT_TRUE(mistral.ok()) << mistral.status().message();
+  EXPECT_EQ(mistral->kv_heads, 8);  // MistralConfig num_key_value_heads
+  EXPECT_EQ(mistral->attention.window, 4096);
+  EXPECT_EQ(mistral->windowed_layers(), 4);
+  auto none = Parse(Cfg("mistral", R"("sliding_window": null, "num_key_value_heads": null)"));
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->attention.window, 0);
+  EXPECT_EQ(none->kv_heads, 16);
+  auto mixtral = Parse(Cfg("mixtral"));
+  ASSERT_TRUE(mixtral.ok()) << mixtral.status().message();
+  EXPECT_EQ(mixtral->moe.num_experts, 8);
+  EXPECT_EQ(mixtral->moe.top_k, 2);
+  EXPECT_EQ(mixtral->attention.window, 0);  // MixtralConfig sliding_window None
+  auto gemma2 = Parse(Cfg("gemma2"));
+  ASSERT_TRUE(gemma2.ok()) << gemma2.status().message();
+  EXPECT_EQ(gemma2->head_dim, 256);
+  EXPECT_EQ(gemma2->kv_heads, 4);
+  EXPECT_EQ(gemma2->windowed_layers(), 2);
+  auto cohere2 = Parse(Cfg("cohere2"));
+  ASSERT_TRUE(cohere2.ok()) << cohere2.status().message();
+  EXPECT_EQ(cohere2->windowed_layers(), 3);  // every 4th layer global
+  // A file's own value wins, and the llama class keeps MHA without a window.
+  auto llama = Parse(Cfg("llama"));
+  ASSERT_TRUE(llama.ok());
+  EXPECT_EQ(llama->kv_heads, 16);
+  EXPECT_EQ(llama->attention.window, 0);
+  EXPECT_EQ(Parse(Cfg("mistral", R"("num_key_value_heads": 2)"))->kv_heads, 2);
+}
+
+// EXAONE-4.0 / 4.5 checkpoints spell the local/global layout as letters ("LLLG"), beside
+// layer_types; an integer pattern is Exaone4Config's (i + 1) % N. Regression: the published
+// configs were refused ("sliding_window_pattern: must be an integer, got string").
+TEST(HfConfigKeys, ExaoneLetterPatternNamesTheLocalLayers) {
+  const std::string base =
+      R"("hidden_size": 5120, "intermediate_size": 27392, "num_attention_heads": 40,
+         "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 102400, "sliding_window": 4096)";
+  auto lllg = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 64,
+      "sliding_window_pattern": "LLLG", )" + base + "}");
+  ASSERT_TRUE(lllg.ok()) << lllg.status().message();
+  EXPECT_EQ(lllg->windowed_layers(), 48);
+  // The last layer is global whatever its letter (TensorRT-LLM check_is_sliding).
+  auto llg = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 6,
+      "sliding_window_pattern": "LLG", )" + base + "}");
+  ASSERT_TRUE(llg.ok()) << llg.status().message();
+  EXPECT_EQ(llg->windowed_layers(), 4);  // L L G L L (G)
+  auto listed = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 4,
+      "sliding_window_pattern": "LLLG", "layer_types": ["sliding_attention",
+      "full_attention", "full_attention", "full_attention"], )" + base + "}");
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  EXPECT_EQ(listed->windowed_layers(), 1);
+  // Exaone4Config's defaults: a 4096 window on all but every 4th layer.
+  auto dflt = Parse(Cfg("exaone4"));
+  ASSERT_TRUE(dflt.ok()) << dflt.status().message();
+  EXPECT_EQ(dflt->attention.window, 4096);
+  EXPECT_EQ(dflt->windowed_layers(), 3);
+  EXPECT_EQ(Parse(Cfg("exaone4", R"("sliding_window": null)"))->attention.window, 0);
+}
+
+// EXAONE-MoE names its MoE layers per layer: is_moe_layer (TensorRT-LLM's ExaoneMoEConfig
+// fixture, which sets no first_k_dense_replace) or mlp_layer_types (transformers). Regression:
+// without first_k_dense_replace the dense first layer was costed as an MoE layer.
+TEST(HfConfigKeys, ExaoneMoeLayerListsPlaceTheDenseLayer) {
+  const std::string base =
+      R"("model_type": "exaone_moe", "hidden_size": 6144, "intermediate_size": 18432,
+         "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+         "num_hidden_layers": 4, "vocab_size": 153600, "moe_intermediate_size": 2048,
+         "num_experts": 128, "num_experts_per_tok": 8, "num_shared_experts": 1)";
+  for (const char* list : {R"("is_moe_layer": [false, true, true, true])",
+                           R"("mlp_layer_types": ["dense", "sparse", "sparse", "sparse"])"}) {
+    auto m = Parse("{" + base + ", " + list + "}");
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    EXPECT_EQ(m->moe.first_k_dense, 1) << list;
+    EXPECT_EQ(m->moe.layer_freq, 1) << list;
+    EXPECT_EQ(m->moe.dense_ffn, 18432) << list;
+    EXPECT_TRUE(m->qk_norm) << list;  // ExaoneMoeAttention normalises q and k
+  }
+  EXPECT_FALSE(Parse("{" + base + R"(, "mlp_layer_types": ["dense", "sparse", "sparse"]})").ok());
+}
+
 TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
   auto m = Parse(Cfg("mistral", R"("sliding_window": Infinity, "rope_theta": NaN)"));
   ASSERT_TRUE(m.ok()) << m.status().message();
