@@ -56,8 +56,9 @@ constexpr HfClass kClasses[] = {
     {"olmo2", true, false, false, false, false, true, false, 0},
     {"olmoe", true, false, false, false, false, true, false, 0},
     {"olmo3", true, false, false, false, false, true, false, 0},
-    {"exaone4", true, false, false, false, false, true, false, 0},   // Exaone4Attention q/k norms
-    {"exaone_moe", true, false, false, false, false, true, false, 0},  // ExaoneMoeAttention q/k norms
+    {"exaone4", true, false, false, false, false, true, false, 0},  // Exaone4Attention q/k norms
+    {"exaone_moe", true, false, false, false, false, true, false,
+     0},                                                             // ExaoneMoeAttention q/k norms
     {"apertus", false, false, false, false, false, true, false, 0},  // ApertusMLP: up, xIELU, down
     {"phi3", true, false, false, false, false, false, false, 0},
     {"phimoe", true, false, true, false, false, false, false, 0},
@@ -485,8 +486,8 @@ int PatternWindowLayers(const json& j, FieldReader& r, const std::string& type, 
     r.Ignore(key);
     const std::string& p = j[key].get_ref<const std::string&>();
     if (p.empty() || p.find_first_not_of("LG") != std::string::npos) {
-      r.Fail(key, "must be an integer or a string of L (local) and G (global) letters, got '" +
-                      p + "'");
+      r.Fail(key,
+             "must be an integer or a string of L (local) and G (global) letters, got '" + p + "'");
       return -1;
     }
     int n = 0;
@@ -887,7 +888,11 @@ void FillNestedDefaults(const std::string& type, json& j) {
 // num_local_experts 8, num_experts_per_tok 2 (sliding_window None); Gemma2Config
 // num_key_value_heads 4, head_dim 256, sliding_window 4096; Gemma3TextConfig num_key_value_heads
 // 4, head_dim 256, sliding_window 4096; Cohere2Config and Exaone4Config sliding_window 4096;
-// GptOssConfig sliding_window 128.
+// GptOssConfig sliding_window 128; Qwen2Config / Qwen3Config sliding_window 4096 (applied only
+// with use_sliding_window) and max_window_layers 28, Qwen3Config head_dim 128; Qwen3MoeConfig
+// num_key_value_heads 4, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768.
+// (Qwen2Config's and Qwen3Config's num_key_value_heads 32 is left out: with fewer than 32 heads
+// transformers cannot build the model either, and trainsim keeps MHA.)
 void FillClassDefaults(const std::string& type, json& j) {
   struct Default {
     const char* type;
@@ -907,7 +912,17 @@ void FillClassDefaults(const std::string& type, json& j) {
                                           {"gemma3_text", "sliding_window", 4096},
                                           {"cohere2", "sliding_window", 4096},
                                           {"exaone4", "sliding_window", 4096},
-                                          {"gpt_oss", "sliding_window", 128}};
+                                          {"gpt_oss", "sliding_window", 128},
+                                          {"qwen2", "sliding_window", 4096},
+                                          {"qwen2", "max_window_layers", 28},
+                                          {"qwen3", "head_dim", 128},
+                                          {"qwen3", "sliding_window", 4096},
+                                          {"qwen3", "max_window_layers", 28},
+                                          {"qwen3_moe", "num_key_value_heads", 4},
+                                          {"qwen3_moe", "num_experts", 128},
+                                          {"qwen3_moe", "num_experts_per_tok", 8},
+                                          {"qwen3_moe", "moe_intermediate_size", 768},
+                                          {"qwen3_moe", "sliding_window", 4096}};
   for (const Default& d : kDefaults)
     if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
 }

@@ -268,6 +268,20 @@ TEST(HfConfigKeys, TopLevelShapeKeysTakeTheClassDefaults) {
   EXPECT_EQ(llama->kv_heads, 16);
   EXPECT_EQ(llama->attention.window, 0);
   EXPECT_EQ(Parse(Cfg("mistral", R"("num_key_value_heads": 2)"))->kv_heads, 2);
+  auto qwen3 = Parse(R"({"model_type": "qwen3", "hidden_size": 1024, "num_attention_heads": 16,
+      "num_hidden_layers": 32, "intermediate_size": 4096, "vocab_size": 32000,
+      "use_sliding_window": true})");
+  ASSERT_TRUE(qwen3.ok()) << qwen3.status().message();
+  EXPECT_EQ(qwen3->head_dim, 128);  // Qwen3Config head_dim, not hidden / heads (64)
+  EXPECT_EQ(qwen3->attention.window, 4096);
+  EXPECT_EQ(qwen3->windowed_layers(), 4);               // layers 28..31 (max_window_layers 28)
+  EXPECT_EQ(Parse(Cfg("qwen2"))->attention.window, 0);  // no use_sliding_window
+  auto qmoe = Parse(Cfg("qwen3_moe"));
+  ASSERT_TRUE(qmoe.ok()) << qmoe.status().message();
+  EXPECT_EQ(qmoe->kv_heads, 4);
+  EXPECT_EQ(qmoe->moe.num_experts, 128);
+  EXPECT_EQ(qmoe->moe.top_k, 8);
+  EXPECT_EQ(qmoe->moe.expert_ffn, 768);
 }
 
 // EXAONE-4.0 / 4.5 checkpoints spell the local/global layout as letters ("LLLG"), beside
@@ -278,17 +292,20 @@ TEST(HfConfigKeys, ExaoneLetterPatternNamesTheLocalLayers) {
       R"("hidden_size": 5120, "intermediate_size": 27392, "num_attention_heads": 40,
          "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 102400, "sliding_window": 4096)";
   auto lllg = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 64,
-      "sliding_window_pattern": "LLLG", )" + base + "}");
+      "sliding_window_pattern": "LLLG", )" +
+                    base + "}");
   ASSERT_TRUE(lllg.ok()) << lllg.status().message();
   EXPECT_EQ(lllg->windowed_layers(), 48);
   // The last layer is global whatever its letter (TensorRT-LLM check_is_sliding).
   auto llg = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 6,
-      "sliding_window_pattern": "LLG", )" + base + "}");
+      "sliding_window_pattern": "LLG", )" +
+                   base + "}");
   ASSERT_TRUE(llg.ok()) << llg.status().message();
   EXPECT_EQ(llg->windowed_layers(), 4);  // L L G L L (G)
   auto listed = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 4,
       "sliding_window_pattern": "LLLG", "layer_types": ["sliding_attention",
-      "full_attention", "full_attention", "full_attention"], )" + base + "}");
+      "full_attention", "full_attention", "full_attention"], )" +
+                      base + "}");
   ASSERT_TRUE(listed.ok()) << listed.status().message();
   EXPECT_EQ(listed->windowed_layers(), 1);
   // Exaone4Config's defaults: a 4096 window on all but every 4th layer.
