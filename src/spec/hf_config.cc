@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ constexpr HfClass kClasses[] = {
     {"granite", true, false, false, false, false, false, false, 0},
     {"granitemoe", true, false, false, false, false, false, false, 0},
     {"granitemoeshared", true, false, false, false, false, false, false, 0},
+    {"granitemoehybrid", true, false, false, false, false, false, false, 0},
     {"exaone", true, false, false, false, false, false, false, 0},
     {"olmo", true, false, false, false, false, false, false, 0},
     {"olmo2", true, false, false, false, false, true, false, 0},
@@ -122,8 +124,8 @@ const HfClass* FindClass(const std::string& type) {
 // are not decoder-only: ModelSpec has one layer kind, so these are refused by name.
 constexpr const char* kRefusedTypes[] = {
     "mamba", "mamba2", "falcon_mamba", "falcon_h1", "jamba", "zamba", "zamba2", "bamba",
-    "nemotron_h", "rwkv", "recurrent_gemma", "granitemoehybrid", "lfm2", "qwen3_next", "minimax",
-    "minimax_text_01", "minimax_m1", "t5", "bart", "whisper",
+    "nemotron_h", "rwkv", "recurrent_gemma", "lfm2", "qwen3_next", "minimax", "minimax_text_01",
+    "minimax_m1", "t5", "bart", "whisper",
     // Gemma-3n: per-layer embeddings, AltUp and LAuReL blocks; Kimi-Linear: KDA linear attention
     // layers; LongCat-Flash: two attention and MLP sublayers per layer and zero-compute experts;
     // PLaMo-2, Hymba, Phi-4-mini-flash (SambaY), xLSTM: recurrent / state-space layers; JetMoE:
@@ -879,6 +881,42 @@ void FillNestedDefaults(const std::string& type, json& j) {
     if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
 }
 
+// Granite-4.0 (GraniteMoeHybridConfig, transformers models/granitemoehybrid): each layer's mixer
+// is layers_block_type[i] (layer_types, absent = every layer "mamba"), so a model is representable
+// only when every entry is "attention" (granite-4.0-micro, -1b, -350m); Mamba layers are refused.
+// Every layer has a gated shared_mlp of shared_intermediate_size (default 1024) and, when
+// num_local_experts (default 8, top-2) > 0, experts of intermediate_size
+// (modular_granitemoehybrid.py GraniteMoeHybridDecoderLayer). The all-attention file is rewritten
+// to the keys the reader knows: layer_types of full_attention, and the dense MLP width
+// shared_intermediate_size when there are no experts; the mamba_* keys size no layer and are
+// dropped.
+Status NormalizeGraniteHybrid(json& j, const std::string& origin) {
+  const char* key = j.contains("layer_types") ? "layer_types" : "layers_block_type";
+  bool attention_only = j.contains(key) && j[key].is_array() && !j[key].empty();
+  if (attention_only)
+    for (const json& t : j[key]) attention_only = attention_only && t == "attention";
+  if (!attention_only)
+    return Status::Invalid(key,
+                           "Granite-4.0 hybrid Mamba/attention layers are not representable "
+                           "(only a list of \"attention\" is; absent means every layer Mamba)")
+        .WithContext(origin);
+  j["layer_types"] = json::array();
+  for (size_t i = 0; i < j[key].size(); ++i) j["layer_types"].push_back("full_attention");
+  j.erase("layers_block_type");
+  for (auto it = j.begin(); it != j.end();)
+    it = it.key().rfind("mamba_", 0) == 0 ? j.erase(it) : std::next(it);
+  if (!j.contains("num_local_experts")) j["num_local_experts"] = 8;
+  if (!j.contains("num_experts_per_tok")) j["num_experts_per_tok"] = 2;
+  if (!j.contains("shared_intermediate_size")) j["shared_intermediate_size"] = 1024;
+  const json& experts = j["num_local_experts"];
+  if (experts.is_number_integer() && experts.get<int64_t>() == 0) {
+    j["intermediate_size"] = j["shared_intermediate_size"];
+    j.erase("shared_intermediate_size");
+    j.erase("num_experts_per_tok");
+  }
+  return Status::Ok();
+}
+
 // Keys that change the architecture's shape, not its size, which a file (top-level or nested) may
 // leave to its class: transformers builds Class(**config), so an absent key takes the class's
 // default, while `null` is Python's None (no window; KV heads = heads). Sizes stay required at
@@ -980,6 +1018,8 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
   if (nested) FillNestedDefaults(type, j);
   FillClassDefaults(type, j);
+  if (type == "granitemoehybrid")
+    if (Status s = NormalizeGraniteHybrid(j, origin); !s.ok()) return s;
   if (Status s = Refusals(j, type, origin); !s.ok()) return s;
   if (Status s = CollapsePerLayerLists(j, origin); !s.ok()) return s;
   if (nested)

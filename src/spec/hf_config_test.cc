@@ -337,6 +337,45 @@ TEST(HfConfigKeys, ExaoneMoeLayerListsPlaceTheDenseLayer) {
   EXPECT_FALSE(Parse("{" + base + R"(, "mlp_layer_types": ["dense", "sparse", "sparse"]})").ok());
 }
 
+// Granite-4.0 dense models (granite-4.0-micro, -1b, -350m) are GraniteMoeHybrid configs whose
+// layer_types are all "attention"; their MLP is the shared_mlp of shared_intermediate_size.
+// Regression: refused by model_type as a state-space hybrid. Layers from the "4.0-micro" entry of
+// a Granite-4 test's GRANITE4_FULLSIZE table (code index file id 56628895354).
+TEST(HfConfigKeys, GraniteHybridWithOnlyAttentionLayers) {
+  std::string types;
+  for (int i = 0; i < 40; ++i) types += std::string(i ? ", " : "") + "\"attention\"";
+  const std::string micro =
+      R"("model_type": "granitemoehybrid", "vocab_size": 100352, "hidden_size": 2560,
+         "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 8,
+         "intermediate_size": 8192, "shared_intermediate_size": 8192, "num_local_experts": 0,
+         "num_experts_per_tok": 0, "position_embedding_type": "rope", "mamba_d_state": 128,
+         "tie_word_embeddings": true, "layer_types": [)" +
+      types + "]";
+  auto m = Parse("{" + micro + "}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_FALSE(m->is_moe());
+  EXPECT_EQ(m->ffn, 8192);
+  EXPECT_TRUE(m->gated_mlp);
+  EXPECT_TRUE(m->ignored_keys.empty()) << m->ignored_keys[0].key;
+  EXPECT_NEAR(CountParams(m.value()).total / 3.403e9, 1, 0.001);
+  // With experts: routed experts of intermediate_size beside the shared MLP on every layer.
+  auto moe = Parse(R"({"model_type": "granitemoehybrid", "vocab_size": 100352,
+      "hidden_size": 2560, "num_hidden_layers": 2, "num_attention_heads": 40,
+      "intermediate_size": 768, "shared_intermediate_size": 1536, "num_local_experts": 72,
+      "num_experts_per_tok": 10, "layer_types": ["attention", "attention"]})");
+  ASSERT_TRUE(moe.ok()) << moe.status().message();
+  EXPECT_EQ(moe->moe.num_experts, 72);
+  EXPECT_EQ(moe->moe.expert_ffn, 768);
+  EXPECT_EQ(moe->moe.shared_ffn, 1536);
+  // Mamba layers, or no list (every layer Mamba), stay refused naming the key.
+  auto hybrid = Parse(R"({"model_type": "granitemoehybrid", "vocab_size": 100352,
+      "hidden_size": 2560, "num_hidden_layers": 2, "num_attention_heads": 40,
+      "intermediate_size": 768, "layer_types": ["mamba", "attention"]})");
+  ASSERT_FALSE(hybrid.ok());
+  EXPECT_NE(hybrid.status().message().find("layer_types"), std::string::npos);
+  EXPECT_FALSE(Parse(Cfg("granitemoehybrid")).ok());
+}
+
 TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
   auto m = Parse(Cfg("mistral", R"("sliding_window": Infinity, "rope_theta": NaN)"));
   ASSERT_TRUE(m.ok()) << m.status().message();
