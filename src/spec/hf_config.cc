@@ -373,7 +373,7 @@ void RequireShape(FieldReader& r, const ModelSpec& m, bool dense_layers) {
 }
 
 void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::string& type,
-                            ModelSpec& m) {
+                            bool named_type, ModelSpec& m) {
   std::string act;
   const char* act_key = nullptr;
   for (const char* k : {"hidden_activation", "hidden_act", "activation_function"}) {
@@ -386,7 +386,13 @@ void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::strin
   if (act_key && !CheckActivation(r, act_key, act).ok()) return;
   if (act.empty()) act = "silu";
   m.gated_mlp = cls ? cls->gated : GatedActivation(act);
-  m.tied_embeddings = cls ? cls->tied : false;
+  // A class this table does not know: PretrainedConfig's tie_word_embeddings default is True and
+  // transformers' save (PretrainedConfig.to_diff_dict) writes the key whenever its value differs
+  // from that default, so a saved config.json that names a model_type and leaves the key out
+  // ties (the tied GPT-2 and Gemma checkpoints ship no key; every untied Llama-family config writes
+  // false). A text model whose type the reader synthesised ("<wrapper>_text") and a file without
+  // a model_type (trainsim's own model objects) stay untied.
+  m.tied_embeddings = cls ? cls->tied : named_type;
   r.Bool("tie_word_embeddings", m.tied_embeddings);
   if (cls) {
     m.layernorm = cls->layernorm;
@@ -1034,7 +1040,8 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   ReadShape(j, r, cls, m);
   // Qwen-1 (remote code, modeling_qwen.py QWenMLP): each of w1, w2 is intermediate_size / 2 wide.
   if (type == "qwen") m.ffn /= 2;
-  ReadActivationAndFlags(r, cls, type, m);
+  const bool named_type = !type.empty() && j.contains("model_type") && j["model_type"].is_string();
+  ReadActivationAndFlags(r, cls, type, named_type, m);
   ReadWindow(j, r, cls, type, m);
   if (type == "gpt_neo") ReadGptNeoWindow(j, r, m);
   ReadChunk(j, r, type, m);

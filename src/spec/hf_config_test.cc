@@ -376,6 +376,30 @@ TEST(HfConfigKeys, GraniteHybridWithOnlyAttentionLayers) {
   EXPECT_FALSE(Parse(Cfg("granitemoehybrid")).ok());
 }
 
+// A model_type the class table does not know takes PretrainedConfig's tie_word_embeddings
+// default (True): transformers writes the key whenever it is false, so a saved config that names
+// its type and leaves the key out ties. Regression: such files were costed with a separate
+// output layer (vocab x hidden more weights).
+TEST(HfConfigKeys, UnknownClassTiesLikePretrainedConfig) {
+  auto minicpm = Parse(Cfg("minicpm", R"("scale_emb": 12, "dim_model_base": 256)"));
+  ASSERT_TRUE(minicpm.ok()) << minicpm.status().message();
+  EXPECT_TRUE(minicpm->tied_embeddings);
+  EXPECT_FALSE(Parse(Cfg("minicpm", R"("tie_word_embeddings": false)"))->tied_embeddings);
+  // No model_type (trainsim's own model objects), or a nested text model without one: untied.
+  std::string plain_text = "{";
+  plain_text += kBase;
+  plain_text += "}";
+  auto plain = Parse(plain_text);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->tied_embeddings);
+  std::string wrapped_text = R"({"model_type": "llava", "text_config": {)";
+  wrapped_text += kBase;
+  wrapped_text += "}}";
+  auto wrapped = Parse(wrapped_text);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.status().message();
+  EXPECT_FALSE(wrapped->tied_embeddings);
+}
+
 TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {
   auto m = Parse(Cfg("mistral", R"("sliding_window": Infinity, "rope_theta": NaN)"));
   ASSERT_TRUE(m.ok()) << m.status().message();
