@@ -927,8 +927,8 @@ Status NormalizeGraniteHybrid(json& j, const std::string& origin) {
 // leave to its class: transformers builds Class(**config), so an absent key takes the class's
 // default, while `null` is Python's None (no window; KV heads = heads). Sizes stay required at
 // the top level (FillNestedDefaults). Defaults of the configuration classes (transformers
-// src/transformers/models/<type>/configuration_<type>.py @ 008e574): MistralConfig
-// num_key_value_heads 8, sliding_window 4096; MixtralConfig num_key_value_heads 8,
+// src/transformers/models/<type>/configuration_<type>.py @ 008e574; mistral @ 001f85b):
+// MistralConfig num_key_value_heads 8, sliding_window 4096; MixtralConfig num_key_value_heads 8,
 // num_local_experts 8, num_experts_per_tok 2 (sliding_window None); Gemma2Config
 // num_key_value_heads 4, head_dim 256, sliding_window 4096; Gemma3TextConfig num_key_value_heads
 // 4, head_dim 256, sliding_window 4096; Cohere2Config and Exaone4Config sliding_window 4096;
