@@ -866,7 +866,9 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
 // text_config gives no head counts and Gemma-3-27B's no vocabulary; LLaVA-1.5's gives only a
 // vocabulary. Defaults from Gemma3TextConfig.__init__ (transformers
 // src/transformers/models/gemma3/configuration_gemma3.py @ 008f5c8) and LlamaConfig.__init__
-// (models/llama/configuration_llama.py). Top-level configs keep the error naming a missing key.
+// (models/llama/configuration_llama.py), MistralConfig.__init__ (models/mistral, the
+// text_config of Pixtral / Mistral-3 wrappers; its KV heads and window: FillClassDefaults).
+// Top-level configs keep the error naming a missing key.
 void FillNestedDefaults(const std::string& type, json& j) {
   struct Default {
     const char* type;
@@ -882,7 +884,12 @@ void FillNestedDefaults(const std::string& type, json& j) {
                                           {"llama", "hidden_size", 4096},
                                           {"llama", "intermediate_size", 11008},
                                           {"llama", "num_hidden_layers", 32},
-                                          {"llama", "num_attention_heads", 32}};
+                                          {"llama", "num_attention_heads", 32},
+                                          {"mistral", "vocab_size", 32000},
+                                          {"mistral", "hidden_size", 4096},
+                                          {"mistral", "intermediate_size", 14336},
+                                          {"mistral", "num_hidden_layers", 32},
+                                          {"mistral", "num_attention_heads", 32}};
   for (const Default& d : kDefaults)
     if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
 }

@@ -229,6 +229,15 @@ TEST(HfConfigKeys, NestedTextConfigTakesItsClassDefaults) {
   EXPECT_EQ(llava->layers, 32);
   EXPECT_EQ(llava->ffn, 11008);
   EXPECT_NEAR(CountParams(llava.value()).total / 6.74e9, 1, 0.01);
+  // A Mistral-3 / Pixtral text_config saved with MistralConfig's defaults left out.
+  auto pixtral = Parse(R"({"model_type": "mistral3", "text_config": {"model_type": "mistral",
+      "hidden_size": 5120, "head_dim": 128, "intermediate_size": 32768, "num_hidden_layers": 40,
+      "vocab_size": 131072, "sliding_window": null}})");
+  ASSERT_TRUE(pixtral.ok()) << pixtral.status().message();
+  EXPECT_EQ(pixtral->heads, 32);
+  EXPECT_EQ(pixtral->kv_heads, 8);
+  EXPECT_EQ(pixtral->attention.window, 0);
+  EXPECT_NEAR(CountParams(pixtral.value()).total / 23.57e9, 1, 0.01);  // Mistral-Small-3.1 text
   // At the top level a missing key is still named, not defaulted.
   EXPECT_FALSE(Parse(R"({"model_type": "gemma3_text", "hidden_size": 2560,
       "intermediate_size": 10240, "num_hidden_layers": 34})")
