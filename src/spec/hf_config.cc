@@ -922,7 +922,8 @@ Status NormalizeGraniteHybrid(json& j, const std::string& origin) {
   if (!j.contains("num_experts_per_tok")) j["num_experts_per_tok"] = 2;
   if (!j.contains("shared_intermediate_size")) j["shared_intermediate_size"] = 1024;
   const json& experts = j["num_local_experts"];
-  if (experts.is_number_integer() && experts.get<int64_t>() == 0) {
+  if (experts.is_number_integer() && experts.get<int64_t>() == 0 &&
+      j["shared_intermediate_size"].is_number_integer()) {
     j["intermediate_size"] = j["shared_intermediate_size"];
     j.erase("shared_intermediate_size");
     j.erase("num_experts_per_tok");
