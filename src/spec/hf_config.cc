@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -51,12 +52,15 @@ constexpr HfClass kClasses[] = {
     {"granite", true, false, false, false, false, false, false, 0},
     {"granitemoe", true, false, false, false, false, false, false, 0},
     {"granitemoeshared", true, false, false, false, false, false, false, 0},
+    {"granitemoehybrid", true, false, false, false, false, false, false, 0},
     {"exaone", true, false, false, false, false, false, false, 0},
     {"olmo", true, false, false, false, false, false, false, 0},
     {"olmo2", true, false, false, false, false, true, false, 0},
     {"olmoe", true, false, false, false, false, true, false, 0},
     {"olmo3", true, false, false, false, false, true, false, 0},
-    {"exaone4", true, false, false, false, false, true, false, 0},   // Exaone4Attention q/k norms
+    {"exaone4", true, false, false, false, false, true, false, 0},  // Exaone4Attention q/k norms
+    {"exaone_moe", true, false, false, false, false, true, false,
+     0},                                                             // ExaoneMoeAttention q/k norms
     {"apertus", false, false, false, false, false, true, false, 0},  // ApertusMLP: up, xIELU, down
     {"phi3", true, false, false, false, false, false, false, 0},
     {"phimoe", true, false, true, false, false, false, false, 0},
@@ -120,8 +124,8 @@ const HfClass* FindClass(const std::string& type) {
 // are not decoder-only: ModelSpec has one layer kind, so these are refused by name.
 constexpr const char* kRefusedTypes[] = {
     "mamba", "mamba2", "falcon_mamba", "falcon_h1", "jamba", "zamba", "zamba2", "bamba",
-    "nemotron_h", "rwkv", "recurrent_gemma", "granitemoehybrid", "lfm2", "qwen3_next", "minimax",
-    "minimax_text_01", "minimax_m1", "t5", "bart", "whisper",
+    "nemotron_h", "rwkv", "recurrent_gemma", "lfm2", "qwen3_next", "minimax", "minimax_text_01",
+    "minimax_m1", "t5", "bart", "whisper",
     // Gemma-3n: per-layer embeddings, AltUp and LAuReL blocks; Kimi-Linear: KDA linear attention
     // layers; LongCat-Flash: two attention and MLP sublayers per layer and zero-compute experts;
     // PLaMo-2, Hymba, Phi-4-mini-flash (SambaY), xLSTM: recurrent / state-space layers; JetMoE:
@@ -369,7 +373,7 @@ void RequireShape(FieldReader& r, const ModelSpec& m, bool dense_layers) {
 }
 
 void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::string& type,
-                            ModelSpec& m) {
+                            bool named_type, ModelSpec& m) {
   std::string act;
   const char* act_key = nullptr;
   for (const char* k : {"hidden_activation", "hidden_act", "activation_function"}) {
@@ -382,7 +386,13 @@ void ReadActivationAndFlags(FieldReader& r, const HfClass* cls, const std::strin
   if (act_key && !CheckActivation(r, act_key, act).ok()) return;
   if (act.empty()) act = "silu";
   m.gated_mlp = cls ? cls->gated : GatedActivation(act);
-  m.tied_embeddings = cls ? cls->tied : false;
+  // A class this table does not know: PretrainedConfig's tie_word_embeddings default is True and
+  // transformers' save (PretrainedConfig.to_diff_dict) writes the key whenever its value differs
+  // from that default, so a saved config.json that names a model_type and leaves the key out
+  // ties (the tied GPT-2 and Gemma checkpoints ship no key; every untied Llama-family config writes
+  // false). A text model whose type the reader synthesised ("<wrapper>_text") and a file without
+  // a model_type (trainsim's own model objects) stay untied.
+  m.tied_embeddings = cls ? cls->tied : named_type;
   r.Bool("tie_word_embeddings", m.tied_embeddings);
   if (cls) {
     m.layernorm = cls->layernorm;
@@ -471,22 +481,48 @@ bool LooksLikeHfConfig(const json& j) {
 
 namespace {
 
+// The windowed layers a sliding_window_pattern names, or -1 without one. An integer N windows
+// every layer but each N-th ((i + 1) % N != 0: Gemma3TextConfig, Cohere2Config, Exaone4Config;
+// class defaults 6, 4, 4). EXAONE-4.0 / 4.5 checkpoints write a string of L (local) and G
+// (global) letters repeated over the layers, the last layer global (TensorRT-LLM
+// tensorrt_llm/_torch/models/modeling_exaone4.py check_is_sliding: layer_idx !=
+// num_hidden_layers - 1 and pattern[layer_idx % len(pattern)] == "L"; transformers'
+// Exaone4Config types it `str | int` and, with a string, takes the layers from layer_types).
+int PatternWindowLayers(const json& j, FieldReader& r, const std::string& type, int layers) {
+  const char* key = "sliding_window_pattern";
+  if (j.contains(key) && j[key].is_string()) {
+    r.Ignore(key);
+    const std::string& p = j[key].get_ref<const std::string&>();
+    if (p.empty() || p.find_first_not_of("LG") != std::string::npos) {
+      r.Fail(key,
+             "must be an integer or a string of L (local) and G (global) letters, got '" + p + "'");
+      return -1;
+    }
+    int n = 0;
+    for (int i = 0; i + 1 < layers; ++i) n += p[static_cast<size_t>(i) % p.size()] == 'L';
+    return n;
+  }
+  int pattern = type == "gemma3_text" ? 6 : type == "cohere2" || type == "exaone4" ? 4 : 0;
+  r.Int(key, pattern, 1);
+  return pattern > 0 ? layers - layers / pattern : -1;
+}
+
 // Sliding-window attention. Mistral / Phi-3 / StarCoder2 window every layer when sliding_window
 // is set; Qwen2-family classes only with use_sliding_window, from max_window_layers on
 // (Qwen2Config builds layer_types that way); an explicit layer_types list names each layer.
 // Without layer_types, Gemma2Config and GptOssConfig make the even layers sliding ((i + 1) % 2
-// != 0; GptOssConfig's sliding_window defaults to 128), and Gemma3TextConfig / Cohere2Config
-// every layer but each sliding_window_pattern-th (default 6 / 4).
+// != 0), and Gemma3TextConfig / Cohere2Config / Exaone4Config every layer but each
+// sliding_window_pattern-th (default 6 / 4 / 4). A window a file leaves out takes its class's
+// default (FillClassDefaults); `null` is no window.
 void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::string& type,
                 ModelSpec& m) {
-  int64_t window = type == "gpt_oss" && !r.Has("sliding_window") ? 128 : 0;
+  int64_t window = 0;
   r.Int64("sliding_window", window, 0);
   bool use = !(cls && cls->window_opt_in);
   r.Bool("use_sliding_window", use);
   int max_window_layers = 0;
   r.Int("max_window_layers", max_window_layers, 0);
-  int pattern = type == "gemma3_text" ? 6 : type == "cohere2" ? 4 : 0;
-  r.Int("sliding_window_pattern", pattern, 1);
+  const int pattern_layers = PatternWindowLayers(j, r, type, m.layers);
   r.Ignore("layer_types");
   if (!use || window <= 0) return;
   m.attention.kind = AttentionKind::kSlidingWindow;
@@ -498,8 +534,8 @@ void ReadWindow(const json& j, FieldReader& r, const HfClass* cls, const std::st
     m.attention.window_layers = n;
   } else if (type == "gemma2" || type == "gpt_oss") {
     m.attention.window_layers = (m.layers + 1) / 2;
-  } else if (pattern > 0) {
-    m.attention.window_layers = m.layers - m.layers / pattern;
+  } else if (pattern_layers >= 0) {
+    m.attention.window_layers = pattern_layers;
   } else if (r.Has("max_window_layers")) {
     m.attention.window_layers = std::max(0, m.layers - max_window_layers);
   }
@@ -636,25 +672,48 @@ void ErnieLayers(FieldReader& r, const std::string& type, const ModelSpec& m, Mo
   moe.layer_freq = interval;
 }
 
-// Llama-4 moe_layers (Llama4TextConfig): the indices of the MoE layers, which the modeling code
-// uses (is_moe_layer = layer_idx in moe_layers) over interleave_moe_layer_step, from which the
-// class only derives its default. Representable when it is every freq-th layer from some k on.
-void MoeLayerList(const json& j, FieldReader& r, int layers, MoeSpec& moe) {
-  r.Ignore("moe_layers");
-  if (!j.contains("moe_layers") || !j["moe_layers"].is_array()) return;
-  std::vector<int64_t> v;
-  for (const json& x : j["moe_layers"]) {
-    if (!x.is_number_integer()) return r.Fail("moe_layers", "must be a list of layer indices");
-    v.push_back(x.get<int64_t>());
+// The MoE layers as a list: Llama-4 moe_layers (indices; Llama4TextConfig, whose modeling code
+// uses is_moe_layer = layer_idx in moe_layers over interleave_moe_layer_step, from which the class
+// only derives its default), EXAONE-MoE mlp_layer_types ("dense" / "sparse" per layer:
+// transformers ExaoneMoeConfig) or is_moe_layer (a bool per layer: TensorRT-LLM
+// _torch/models/modeling_exaone_moe.py check_is_moe). Representable when it is every freq-th
+// layer from some k on.
+bool LayerListEntry(const std::string& key, const json& x, int64_t i, std::vector<int64_t>& v) {
+  if (key == "moe_layers") {
+    if (x.is_number_integer()) v.push_back(x.get<int64_t>());
+    return x.is_number_integer();
   }
+  const bool ok = key == "is_moe_layer" ? x.is_boolean() : x == "dense" || x == "sparse";
+  if (ok && (x == true || x == "sparse")) v.push_back(i);
+  return ok;
+}
+
+void MoeLayerList(const json& j, FieldReader& r, int layers, MoeSpec& moe) {
+  const char* key = nullptr;
+  for (const char* k : {"moe_layers", "mlp_layer_types", "is_moe_layer"}) {
+    r.Ignore(k);
+    if (!key && j.contains(k) && j[k].is_array()) key = k;
+  }
+  if (!key) return;
+  std::vector<int64_t> v;
+  int64_t n = 0;
+  for (const json& x : j[key])
+    if (!LayerListEntry(key, x, n++, v))
+      return r.Fail(key, std::string(key) == "moe_layers" ? "must be a list of layer indices"
+                         : std::string(key) == "is_moe_layer"
+                             ? "must be a list of true / false, one per layer"
+                             : "must be a list of \"dense\" / \"sparse\", one per layer");
+  if (std::string(key) != "moe_layers" && n != layers)
+    return r.Fail(key, "has " + std::to_string(n) + " entries for " + std::to_string(layers) +
+                           " layers (num_hidden_layers)");
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   if (v.empty() || v.front() < 0 || v.back() >= layers)
-    return r.Fail("moe_layers", "must name MoE layers in [0, num_hidden_layers)");
+    return r.Fail(key, "must name MoE layers in [0, num_hidden_layers)");
   const int64_t first = v.front(), freq = v.size() > 1 ? v[1] - v[0] : layers - v[0];
   for (size_t i = 0; i < v.size(); ++i)
     if (v[i] != first + static_cast<int64_t>(i) * freq || v.back() + freq < layers)
-      return r.Fail("moe_layers",
+      return r.Fail(key,
                     "is not representable: trainsim takes leading dense layers, then every N-th "
                     "layer MoE to the last");
   moe.first_k_dense = static_cast<int>(first);
@@ -807,7 +866,9 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
 // text_config gives no head counts and Gemma-3-27B's no vocabulary; LLaVA-1.5's gives only a
 // vocabulary. Defaults from Gemma3TextConfig.__init__ (transformers
 // src/transformers/models/gemma3/configuration_gemma3.py @ 008f5c8) and LlamaConfig.__init__
-// (models/llama/configuration_llama.py). Top-level configs keep the error naming a missing key.
+// (models/llama/configuration_llama.py), MistralConfig.__init__ (models/mistral, the
+// text_config of Pixtral / Mistral-3 wrappers; its KV heads and window: FillClassDefaults).
+// Top-level configs keep the error naming a missing key.
 void FillNestedDefaults(const std::string& type, json& j) {
   struct Default {
     const char* type;
@@ -819,14 +880,101 @@ void FillNestedDefaults(const std::string& type, json& j) {
                                           {"gemma3_text", "intermediate_size", 9216},
                                           {"gemma3_text", "num_hidden_layers", 26},
                                           {"gemma3_text", "num_attention_heads", 8},
-                                          {"gemma3_text", "num_key_value_heads", 4},
-                                          {"gemma3_text", "head_dim", 256},
-                                          {"gemma3_text", "sliding_window", 4096},
                                           {"llama", "vocab_size", 32000},
                                           {"llama", "hidden_size", 4096},
                                           {"llama", "intermediate_size", 11008},
                                           {"llama", "num_hidden_layers", 32},
-                                          {"llama", "num_attention_heads", 32}};
+                                          {"llama", "num_attention_heads", 32},
+                                          {"mistral", "vocab_size", 32000},
+                                          {"mistral", "hidden_size", 4096},
+                                          {"mistral", "intermediate_size", 14336},
+                                          {"mistral", "num_hidden_layers", 32},
+                                          {"mistral", "num_attention_heads", 32}};
+  for (const Default& d : kDefaults)
+    if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
+}
+
+// Granite-4.0 (GraniteMoeHybridConfig, transformers models/granitemoehybrid): each layer's mixer
+// is layers_block_type[i] (layer_types, absent = every layer "mamba"), so a model is representable
+// only when every entry is "attention" (granite-4.0-micro, -1b, -350m); Mamba layers are refused.
+// Every layer has a gated shared_mlp of shared_intermediate_size (default 1024) and, when
+// num_local_experts (default 8, top-2) > 0, experts of intermediate_size
+// (modular_granitemoehybrid.py GraniteMoeHybridDecoderLayer). The all-attention file is rewritten
+// to the keys the reader knows: layer_types of full_attention, and the dense MLP width
+// shared_intermediate_size when there are no experts; the mamba_* keys size no layer and are
+// dropped.
+Status NormalizeGraniteHybrid(json& j, const std::string& origin) {
+  const char* key = j.contains("layer_types") ? "layer_types" : "layers_block_type";
+  bool attention_only = j.contains(key) && j[key].is_array() && !j[key].empty();
+  if (attention_only)
+    for (const json& t : j[key]) attention_only = attention_only && t == "attention";
+  if (!attention_only)
+    return Status::Invalid(key,
+                           "Granite-4.0 hybrid Mamba/attention layers are not representable "
+                           "(only a list of \"attention\" is; absent means every layer Mamba)")
+        .WithContext(origin);
+  j["layer_types"] = json::array();
+  for (size_t i = 0; i < j[key].size(); ++i) j["layer_types"].push_back("full_attention");
+  j.erase("layers_block_type");
+  for (auto it = j.begin(); it != j.end();)
+    it = it.key().rfind("mamba_", 0) == 0 ? j.erase(it) : std::next(it);
+  if (!j.contains("num_local_experts")) j["num_local_experts"] = 8;
+  if (!j.contains("num_experts_per_tok")) j["num_experts_per_tok"] = 2;
+  if (!j.contains("shared_intermediate_size")) j["shared_intermediate_size"] = 1024;
+  const json& experts = j["num_local_experts"];
+  if (experts.is_number_integer() && experts.get<int64_t>() == 0 &&
+      j["shared_intermediate_size"].is_number_integer()) {
+    j["intermediate_size"] = j["shared_intermediate_size"];
+    j.erase("shared_intermediate_size");
+    j.erase("num_experts_per_tok");
+  }
+  return Status::Ok();
+}
+
+// Keys that change the architecture's shape, not its size, which a file (top-level or nested) may
+// leave to its class: transformers builds Class(**config), so an absent key takes the class's
+// default, while `null` is Python's None (no window; KV heads = heads). Sizes stay required at
+// the top level (FillNestedDefaults). Defaults of the configuration classes (transformers
+// src/transformers/models/<type>/configuration_<type>.py @ 008e574; mistral @ 001f85b):
+// MistralConfig num_key_value_heads 8, sliding_window 4096; MixtralConfig num_key_value_heads 8,
+// num_local_experts 8, num_experts_per_tok 2 (sliding_window None); Gemma2Config
+// num_key_value_heads 4, head_dim 256, sliding_window 4096; Gemma3TextConfig num_key_value_heads
+// 4, head_dim 256, sliding_window 4096; Cohere2Config and Exaone4Config sliding_window 4096;
+// GptOssConfig sliding_window 128; Qwen2Config / Qwen3Config sliding_window 4096 (applied only
+// with use_sliding_window) and max_window_layers 28, Qwen3Config head_dim 128; Qwen3MoeConfig
+// num_key_value_heads 4, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768.
+// (Qwen2Config's and Qwen3Config's num_key_value_heads 32 is left out: with fewer than 32 heads
+// transformers cannot build the model either, and trainsim keeps MHA.)
+void FillClassDefaults(const std::string& type, json& j) {
+  struct Default {
+    const char* type;
+    const char* key;
+    int64_t value;
+  };
+  static constexpr Default kDefaults[] = {{"mistral", "num_key_value_heads", 8},
+                                          {"mistral", "sliding_window", 4096},
+                                          {"mixtral", "num_key_value_heads", 8},
+                                          {"mixtral", "num_local_experts", 8},
+                                          {"mixtral", "num_experts_per_tok", 2},
+                                          {"gemma2", "num_key_value_heads", 4},
+                                          {"gemma2", "head_dim", 256},
+                                          {"gemma2", "sliding_window", 4096},
+                                          {"gemma3_text", "num_key_value_heads", 4},
+                                          {"gemma3_text", "head_dim", 256},
+                                          {"gemma3_text", "sliding_window", 4096},
+                                          {"cohere2", "sliding_window", 4096},
+                                          {"exaone4", "sliding_window", 4096},
+                                          {"gpt_oss", "sliding_window", 128},
+                                          {"qwen2", "sliding_window", 4096},
+                                          {"qwen2", "max_window_layers", 28},
+                                          {"qwen3", "head_dim", 128},
+                                          {"qwen3", "sliding_window", 4096},
+                                          {"qwen3", "max_window_layers", 28},
+                                          {"qwen3_moe", "num_key_value_heads", 4},
+                                          {"qwen3_moe", "num_experts", 128},
+                                          {"qwen3_moe", "num_experts_per_tok", 8},
+                                          {"qwen3_moe", "moe_intermediate_size", 768},
+                                          {"qwen3_moe", "sliding_window", 4096}};
   for (const Default& d : kDefaults)
     if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
 }
@@ -883,6 +1031,9 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
     j["tie_word_embeddings"] = root["tie_word_embeddings"];
   if (Status s = ScrubNonFinite(j, origin); !s.ok()) return s;
   if (nested) FillNestedDefaults(type, j);
+  FillClassDefaults(type, j);
+  if (type == "granitemoehybrid")
+    if (Status s = NormalizeGraniteHybrid(j, origin); !s.ok()) return s;
   if (Status s = Refusals(j, type, origin); !s.ok()) return s;
   if (Status s = CollapsePerLayerLists(j, origin); !s.ok()) return s;
   if (nested)
@@ -897,7 +1048,8 @@ Status ReadHfConfig(const json& root_in, ModelSpec& m, const std::string& origin
   ReadShape(j, r, cls, m);
   // Qwen-1 (remote code, modeling_qwen.py QWenMLP): each of w1, w2 is intermediate_size / 2 wide.
   if (type == "qwen") m.ffn /= 2;
-  ReadActivationAndFlags(r, cls, type, m);
+  const bool named_type = !type.empty() && j.contains("model_type") && j["model_type"].is_string();
+  ReadActivationAndFlags(r, cls, type, named_type, m);
   ReadWindow(j, r, cls, type, m);
   if (type == "gpt_neo") ReadGptNeoWindow(j, r, m);
   ReadChunk(j, r, type, m);

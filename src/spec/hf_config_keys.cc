@@ -57,6 +57,7 @@ constexpr std::string_view kHarmless[] = {
     "rope_interleaved", "original_rope", "rotary", "rotary_dim", "rotary_pct",
     "partial_rotary_factor", "use_dynamic_ntk", "use_logn_attn", "interpolate_factor", "use_mrope",
     "mrope_section", "alibi", "alibi_bias_max",
+    "position_embedding_type",  // Granite-4.0: "rope" or null (NoPE), no parameters
     // Routing: which experts a token picks, not how many (top-k and the expert sizes are read).
     "norm_topk_prob", "scoring_func", "topk_method", "n_group", "topk_group",
     "routed_scaling_factor", "aux_loss_alpha", "seq_aux", "router_aux_loss_coef",
@@ -64,7 +65,7 @@ constexpr std::string_view kHarmless[] = {
     "ep_size",
     // The same work in another order or norm flavour (a norm's bias is negligible).
     "parallel_attn", "use_parallel_residual", "apply_residual_connection_post_layernorm",
-    "post_layer_norm", "rmsnorm", "norm_type", "qk_norm_type", "mlp_type",
+    "post_layer_norm", "rmsnorm", "norm_type", "qk_norm_type", "mlp_type", "normalization_function",
     "sliding_window_size",  // Gemma-2's older spelling; sliding_window is read
     "full_attn_mod",        // Phi-4-mini (phi3): Phi3Config's modeling code does not read it
     // GPT-2 double-heads summary (not part of a causal LM) and classifier heads.

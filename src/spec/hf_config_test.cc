@@ -229,10 +229,184 @@ TEST(HfConfigKeys, NestedTextConfigTakesItsClassDefaults) {
   EXPECT_EQ(llava->layers, 32);
   EXPECT_EQ(llava->ffn, 11008);
   EXPECT_NEAR(CountParams(llava.value()).total / 6.74e9, 1, 0.01);
+  // A Mistral-3 / Pixtral text_config saved with MistralConfig's defaults left out.
+  auto pixtral = Parse(R"({"model_type": "mistral3", "text_config": {"model_type": "mistral",
+      "hidden_size": 5120, "head_dim": 128, "intermediate_size": 32768, "num_hidden_layers": 40,
+      "vocab_size": 131072, "sliding_window": null}})");
+  ASSERT_TRUE(pixtral.ok()) << pixtral.status().message();
+  EXPECT_EQ(pixtral->heads, 32);
+  EXPECT_EQ(pixtral->kv_heads, 8);
+  EXPECT_EQ(pixtral->attention.window, 0);
+  EXPECT_NEAR(CountParams(pixtral.value()).total / 23.57e9, 1, 0.01);  // Mistral-Small-3.1 text
   // At the top level a missing key is still named, not defaulted.
   EXPECT_FALSE(Parse(R"({"model_type": "gemma3_text", "hidden_size": 2560,
       "intermediate_size": 10240, "num_hidden_layers": 34})")
                    .ok());
+}
+
+// A top-level key that shapes the model without sizing it takes its class's default when absent
+// (transformers builds Class(**config)); `null` is Python's None. Regression: a hand-written
+// Mixtral config without expert keys was costed as a dense model, a Mistral one as MHA without
+// its 4096-token window.
+TEST(HfConfigKeys, TopLevelShapeKeysTakeTheClassDefaults) {
+  auto mistral = Parse(Cfg("mistral"));
+  ASSERT_TRUE(mistral.ok()) << mistral.status().message();
+  EXPECT_EQ(mistral->kv_heads, 8);  // MistralConfig num_key_value_heads
+  EXPECT_EQ(mistral->attention.window, 4096);
+  EXPECT_EQ(mistral->windowed_layers(), 4);
+  auto none = Parse(Cfg("mistral", R"("sliding_window": null, "num_key_value_heads": null)"));
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->attention.window, 0);
+  EXPECT_EQ(none->kv_heads, 16);
+  auto mixtral = Parse(Cfg("mixtral"));
+  ASSERT_TRUE(mixtral.ok()) << mixtral.status().message();
+  EXPECT_EQ(mixtral->moe.num_experts, 8);
+  EXPECT_EQ(mixtral->moe.top_k, 2);
+  EXPECT_EQ(mixtral->attention.window, 0);  // MixtralConfig sliding_window None
+  auto gemma2 = Parse(Cfg("gemma2"));
+  ASSERT_TRUE(gemma2.ok()) << gemma2.status().message();
+  EXPECT_EQ(gemma2->head_dim, 256);
+  EXPECT_EQ(gemma2->kv_heads, 4);
+  EXPECT_EQ(gemma2->windowed_layers(), 2);
+  auto cohere2 = Parse(Cfg("cohere2"));
+  ASSERT_TRUE(cohere2.ok()) << cohere2.status().message();
+  EXPECT_EQ(cohere2->windowed_layers(), 3);  // every 4th layer global
+  // A file's own value wins, and the llama class keeps MHA without a window.
+  auto llama = Parse(Cfg("llama"));
+  ASSERT_TRUE(llama.ok());
+  EXPECT_EQ(llama->kv_heads, 16);
+  EXPECT_EQ(llama->attention.window, 0);
+  EXPECT_EQ(Parse(Cfg("mistral", R"("num_key_value_heads": 2)"))->kv_heads, 2);
+  auto qwen3 = Parse(R"({"model_type": "qwen3", "hidden_size": 1024, "num_attention_heads": 16,
+      "num_hidden_layers": 32, "intermediate_size": 4096, "vocab_size": 32000,
+      "use_sliding_window": true})");
+  ASSERT_TRUE(qwen3.ok()) << qwen3.status().message();
+  EXPECT_EQ(qwen3->head_dim, 128);  // Qwen3Config head_dim, not hidden / heads (64)
+  EXPECT_EQ(qwen3->attention.window, 4096);
+  EXPECT_EQ(qwen3->windowed_layers(), 4);               // layers 28..31 (max_window_layers 28)
+  EXPECT_EQ(Parse(Cfg("qwen2"))->attention.window, 0);  // no use_sliding_window
+  auto qmoe = Parse(Cfg("qwen3_moe"));
+  ASSERT_TRUE(qmoe.ok()) << qmoe.status().message();
+  EXPECT_EQ(qmoe->kv_heads, 4);
+  EXPECT_EQ(qmoe->moe.num_experts, 128);
+  EXPECT_EQ(qmoe->moe.top_k, 8);
+  EXPECT_EQ(qmoe->moe.expert_ffn, 768);
+}
+
+// EXAONE-4.0 / 4.5 checkpoints spell the local/global layout as letters ("LLLG"), beside
+// layer_types; an integer pattern is Exaone4Config's (i + 1) % N. Regression: the published
+// configs were refused ("sliding_window_pattern: must be an integer, got string").
+TEST(HfConfigKeys, ExaoneLetterPatternNamesTheLocalLayers) {
+  const std::string base =
+      R"("hidden_size": 5120, "intermediate_size": 27392, "num_attention_heads": 40,
+         "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 102400, "sliding_window": 4096)";
+  auto lllg = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 64,
+      "sliding_window_pattern": "LLLG", )" +
+                    base + "}");
+  ASSERT_TRUE(lllg.ok()) << lllg.status().message();
+  EXPECT_EQ(lllg->windowed_layers(), 48);
+  // The last layer is global whatever its letter (TensorRT-LLM check_is_sliding).
+  auto llg = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 6,
+      "sliding_window_pattern": "LLG", )" +
+                   base + "}");
+  ASSERT_TRUE(llg.ok()) << llg.status().message();
+  EXPECT_EQ(llg->windowed_layers(), 4);  // L L G L L (G)
+  auto listed = Parse(R"({"model_type": "exaone4", "num_hidden_layers": 4,
+      "sliding_window_pattern": "LLLG", "layer_types": ["sliding_attention",
+      "full_attention", "full_attention", "full_attention"], )" +
+                      base + "}");
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  EXPECT_EQ(listed->windowed_layers(), 1);
+  // Exaone4Config's defaults: a 4096 window on all but every 4th layer.
+  auto dflt = Parse(Cfg("exaone4"));
+  ASSERT_TRUE(dflt.ok()) << dflt.status().message();
+  EXPECT_EQ(dflt->attention.window, 4096);
+  EXPECT_EQ(dflt->windowed_layers(), 3);
+  EXPECT_EQ(Parse(Cfg("exaone4", R"("sliding_window": null)"))->attention.window, 0);
+}
+
+// EXAONE-MoE names its MoE layers per layer: is_moe_layer (TensorRT-LLM's ExaoneMoEConfig
+// fixture, which sets no first_k_dense_replace) or mlp_layer_types (transformers). Regression:
+// without first_k_dense_replace the dense first layer was costed as an MoE layer.
+TEST(HfConfigKeys, ExaoneMoeLayerListsPlaceTheDenseLayer) {
+  const std::string base =
+      R"("model_type": "exaone_moe", "hidden_size": 6144, "intermediate_size": 18432,
+         "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+         "num_hidden_layers": 4, "vocab_size": 153600, "moe_intermediate_size": 2048,
+         "num_experts": 128, "num_experts_per_tok": 8, "num_shared_experts": 1)";
+  for (const char* list : {R"("is_moe_layer": [false, true, true, true])",
+                           R"("mlp_layer_types": ["dense", "sparse", "sparse", "sparse"])"}) {
+    auto m = Parse("{" + base + ", " + list + "}");
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    EXPECT_EQ(m->moe.first_k_dense, 1) << list;
+    EXPECT_EQ(m->moe.layer_freq, 1) << list;
+    EXPECT_EQ(m->moe.dense_ffn, 18432) << list;
+    EXPECT_TRUE(m->qk_norm) << list;  // ExaoneMoeAttention normalises q and k
+  }
+  EXPECT_FALSE(Parse("{" + base + R"(, "mlp_layer_types": ["dense", "sparse", "sparse"]})").ok());
+}
+
+// Granite-4.0 dense models (granite-4.0-micro, -1b, -350m) are GraniteMoeHybrid configs whose
+// layer_types are all "attention"; their MLP is the shared_mlp of shared_intermediate_size.
+// Regression: refused by model_type as a state-space hybrid. Layers from the "4.0-micro" entry of
+// a Granite-4 test's GRANITE4_FULLSIZE table (code index file id 56628895354).
+TEST(HfConfigKeys, GraniteHybridWithOnlyAttentionLayers) {
+  std::string types;
+  for (int i = 0; i < 40; ++i) types += std::string(i ? ", " : "") + "\"attention\"";
+  const std::string micro =
+      R"("model_type": "granitemoehybrid", "vocab_size": 100352, "hidden_size": 2560,
+         "num_hidden_layers": 40, "num_attention_heads": 40, "num_key_value_heads": 8,
+         "intermediate_size": 8192, "shared_intermediate_size": 8192, "num_local_experts": 0,
+         "num_experts_per_tok": 0, "position_embedding_type": "rope", "mamba_d_state": 128,
+         "tie_word_embeddings": true, "layer_types": [)" +
+      types + "]";
+  auto m = Parse("{" + micro + "}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_FALSE(m->is_moe());
+  EXPECT_EQ(m->ffn, 8192);
+  EXPECT_TRUE(m->gated_mlp);
+  EXPECT_TRUE(m->ignored_keys.empty()) << m->ignored_keys[0].key;
+  EXPECT_NEAR(CountParams(m.value()).total / 3.403e9, 1, 0.001);
+  // With experts: routed experts of intermediate_size beside the shared MLP on every layer.
+  auto moe = Parse(R"({"model_type": "granitemoehybrid", "vocab_size": 100352,
+      "hidden_size": 2560, "num_hidden_layers": 2, "num_attention_heads": 40,
+      "intermediate_size": 768, "shared_intermediate_size": 1536, "num_local_experts": 72,
+      "num_experts_per_tok": 10, "layer_types": ["attention", "attention"]})");
+  ASSERT_TRUE(moe.ok()) << moe.status().message();
+  EXPECT_EQ(moe->moe.num_experts, 72);
+  EXPECT_EQ(moe->moe.expert_ffn, 768);
+  EXPECT_EQ(moe->moe.shared_ffn, 1536);
+  // Mamba layers, or no list (every layer Mamba), stay refused naming the key.
+  auto hybrid = Parse(R"({"model_type": "granitemoehybrid", "vocab_size": 100352,
+      "hidden_size": 2560, "num_hidden_layers": 2, "num_attention_heads": 40,
+      "intermediate_size": 768, "layer_types": ["mamba", "attention"]})");
+  ASSERT_FALSE(hybrid.ok());
+  EXPECT_NE(hybrid.status().message().find("layer_types"), std::string::npos);
+  EXPECT_FALSE(Parse(Cfg("granitemoehybrid")).ok());
+}
+
+// A model_type the class table does not know takes PretrainedConfig's tie_word_embeddings
+// default (True): transformers writes the key whenever it is false, so a saved config that names
+// its type and leaves the key out ties. Regression: such files were costed with a separate
+// output layer (vocab x hidden more weights).
+TEST(HfConfigKeys, UnknownClassTiesLikePretrainedConfig) {
+  auto minicpm = Parse(Cfg("minicpm", R"("scale_emb": 12, "dim_model_base": 256)"));
+  ASSERT_TRUE(minicpm.ok()) << minicpm.status().message();
+  EXPECT_TRUE(minicpm->tied_embeddings);
+  EXPECT_FALSE(Parse(Cfg("minicpm", R"("tie_word_embeddings": false)"))->tied_embeddings);
+  // No model_type (trainsim's own model objects), or a nested text model without one: untied.
+  std::string plain_text = "{";
+  plain_text += kBase;
+  plain_text += "}";
+  auto plain = Parse(plain_text);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_FALSE(plain->tied_embeddings);
+  std::string wrapped_text = R"({"model_type": "llava", "text_config": {)";
+  wrapped_text += kBase;
+  wrapped_text += "}}";
+  auto wrapped = Parse(wrapped_text);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.status().message();
+  EXPECT_FALSE(wrapped->tied_embeddings);
 }
 
 TEST(HfConfigKeys, NonFiniteMeansNoLimitOrIsRefused) {

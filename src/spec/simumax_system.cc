@@ -250,13 +250,21 @@ Status ReadNetworks(const json& j, HardwareSpec& hw, const Conv& c) {
   auto inter = ReadTier(Obj(nets, "inter_node"));
   if (!inter)
     return Status::Invalid("networks.inter_node.bandwidth.gbps", kRange).WithContext(c.origin);
-  hw.nic_bw_bytes_per_s = inter->bw_bytes_per_s;
+  // SimuMax's inter_node gbps is the node's: compute_net_op_time divides it by num_per_node for
+  // a pipeline p2p and an EP all-to-all ("bw of the single network card") and by min(8, tp) for
+  // a DP collective ("TP1, each DP group uses 8 IBs; TP2, 4 IBs"), simumax/core/config.py. One
+  // GPU's NIC is gbps / num_per_node; trainsim's cross-node ring runs at local members x NIC
+  // (cost.cc CollectiveTime), which gives back SimuMax's DP figure.
+  hw.nic_bw_bytes_per_s = inter->bw_bytes_per_s / hw.scaleup_domain;
   hw.eff.nic_bus = std::min(1.0, inter->bus);
   hw.eff.a2a_nic = std::min(1.0, inter->a2a);
   hw.nic_latency_s = inter->latency_s;
   hw.nic_hop_latency_s = hw.nic_tree_level_latency_s = 0;
   c.Note("nic_gbps_per_gpu", NumberText(units::BytesPerSToGbps(hw.nic_bw_bytes_per_s)),
-         "SimuMax's inter_node gbps taken per GPU (SimuMax divides it by min(8, tp) for DP)");
+         "SimuMax's inter_node gbps is a node's (" +
+             NumberText(units::BytesPerSToGbps(inter->bw_bytes_per_s)) +
+             " Gb/s): one GPU's NIC is that over num_per_node " +
+             std::to_string(hw.scaleup_domain));
   c.Note("p2p", "ignored", "SimuMax's p2p factors; trainsim sends pipeline p2p at link speed");
   return Status::Ok();
 }
@@ -284,11 +292,15 @@ Result<HardwareSpec> ParseSimuMaxSystem(const json& j, const std::string& origin
   hw.id = "simumax";
   if (j.contains("sys_name") && j["sys_name"].is_string()) hw.id = j["sys_name"].get<std::string>();
   hw.name = "SimuMax system " + hw.id;
+  // SystemConfig.num_per_node defaults to 8 (simumax/core/config.py), not the preset's domain.
+  hw.scaleup_domain = 8;
   if (j.contains("num_per_node")) {
     auto n = Num(j, "num_per_node");
     if (!n || *n != std::floor(*n) || *n > 65536)
       return Status::Invalid("num_per_node", "must be an integer in 1..65536").WithContext(origin);
     hw.scaleup_domain = static_cast<int>(*n);
+  } else {
+    c.Note("num_per_node", "8", "SimuMax SystemConfig's default");
   }
   for (auto read : {ReadCompute, ReadMemory})
     if (Status s = read(acc, hw, c); !s.ok()) return s;

@@ -204,6 +204,27 @@ TEST(SimuMaxSystem, B200FileLoadsAsHardware) {
   EXPECT_TRUE(HardwareFileAssumptions(R"({"id": "x"})", "x").empty());
 }
 
+// SimuMax's inter_node gbps is the node's NICs together: compute_net_op_time divides it by
+// num_per_node for p2p and EP all-to-all and by min(8, tp) for DP. Regression: it was taken as one
+// GPU's NIC (the B200 file's 200 GiB/s became 1,718 Gb/s per GPU, 8x the node's share).
+TEST(SimuMaxSystem, InterNodeBandwidthIsTheNodes) {
+  auto b200 = ParseHardwareJson(Data("system/b200_bf16_ceperm.json"), "b200");
+  ASSERT_TRUE(b200.ok()) << b200.status().message();
+  EXPECT_EQ(b200->scaleup_domain, 8);
+  EXPECT_DOUBLE_EQ(b200->nic_bw_bytes_per_s, 200.0 * 1024 * 1024 * 1024 / 8);
+  auto pcie = ParseHardwareJson(Data("system/a100_pcie.json"), "a100_pcie.json");
+  ASSERT_TRUE(pcie.ok()) << pcie.status().message();
+  EXPECT_DOUBLE_EQ(pcie->nic_bw_bytes_per_s, 25.0 * 1024 * 1024 * 1024 / 8);
+  // Without num_per_node, SystemConfig's 8 GPUs per node (not the nearest preset's domain).
+  json j = json::parse(Data("system/b200_bf16_ceperm.json"));
+  j.erase("num_per_node");
+  j["networks"]["inter_node"]["bandwidth"]["gbps"] = 400;
+  auto dflt = ParseHardwareJson(j.dump(), "b200-no-num");
+  ASSERT_TRUE(dflt.ok()) << dflt.status().message();
+  EXPECT_EQ(dflt->scaleup_domain, 8);
+  EXPECT_DOUBLE_EQ(dflt->nic_bw_bytes_per_s, 400.0 * 1024 * 1024 * 1024 / 8);
+}
+
 TEST(SimuMaxSystem, PcieFileHasAGroupTable) {
   auto hw = ParseHardwareJson(Data("system/a100_pcie.json"), "a100_pcie.json");
   ASSERT_TRUE(hw.ok()) << hw.status().message();
