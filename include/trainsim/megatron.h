@@ -54,7 +54,10 @@ struct MegatronReading {
   // graphs: no per-kernel host launch cost), for the report's `assumed` list.
   std::vector<Assumption> assumed;
   int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
-  bool gave_gbs = false;             // --global-batch-size appeared
+  // --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split given:
+  // the layers Megatron-LM adds to --num-layers before dividing it over the stages.
+  int split_extra_layers = 0;
+  bool gave_gbs = false;  // --global-batch-size appeared
 };
 
 // Reads Megatron-LM arguments onto `s` (Megatron-LM's defaults for sp, ZeRO and the DP overlaps

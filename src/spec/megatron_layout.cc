@@ -84,12 +84,19 @@ Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec
     }
   }
   if (r.layers_per_virtual_stage > 0) {
-    const int per_stage = m.layers / std::max(1, s.pp);
-    if (m.layers % s.pp != 0 || per_stage % r.layers_per_virtual_stage != 0)
-      return Status::Invalid("--num-layers-per-virtual-pipeline-stage",
-                             std::to_string(r.layers_per_virtual_stage) +
-                                 " must divide the layers per pipeline stage (" +
-                                 std::to_string(m.layers) + " / pp " + std::to_string(s.pp) + ")");
+    // validate_args: --num-layers plus one for each --account-for-*-in-pipeline-split, divided
+    // over the stages, then by the layers per virtual stage.
+    const int layers = m.layers + r.split_extra_layers;
+    const int per_stage = layers / std::max(1, s.pp);
+    if (layers % s.pp != 0 || per_stage % r.layers_per_virtual_stage != 0)
+      return Status::Invalid(
+          "--num-layers-per-virtual-pipeline-stage",
+          std::to_string(r.layers_per_virtual_stage) +
+              " must divide the layers per pipeline stage (" + std::to_string(m.layers) +
+              (r.split_extra_layers > 0
+                   ? " + " + std::to_string(r.split_extra_layers) + " for the embedding / loss"
+                   : std::string()) +
+              " / pp " + std::to_string(s.pp) + ")");
     s.vpp = per_stage / r.layers_per_virtual_stage;
   }
   if (!s.pipeline_layout.empty()) {  // the flag's errors name the flag
