@@ -3,7 +3,8 @@
 // framework source it follows. A row gives `args` (and `gpus`, default 8) and what must come
 // out: `strategy` (schema keys of the normalised strategy), `model` (fields of the model built
 // from the arguments), `ignored` (arguments listed as not modelled, in any order: exactly these)
-// and `assumed` (fields the reader says it decided). Refusals are rows of parse_errors.jsonl.
+// and `assumed` (fields the reader says it decided), or `error_field` when the model refuses it.
+// Refusals that need no model are rows of parse_errors.jsonl.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,6 +57,12 @@ TEST_P(MegatronReadings, ReadAsMegatronLmReadsThem) {
   MegatronReading r;
   const Status st = ReadMegatronArgs(cmd->args, s, nullptr, r);
   ASSERT_TRUE(st.ok()) << st.message();
+  if (row.contains("error_field")) {  // refused once the model is known
+    auto m = ResolveMegatronModel(r, nullptr, s);
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.status().field(), row["error_field"].get<std::string>()) << m.status().message();
+    return;
+  }
   if (row.contains("model")) {
     auto m = ResolveMegatronModel(r, nullptr, s);
     ASSERT_TRUE(m.ok()) << m.status().message();

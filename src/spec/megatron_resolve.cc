@@ -321,8 +321,19 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
   if (Status st = CheckLayoutConflicts(seen); !st.ok()) return st;
   if (Status st = CheckRefusedCombinations(seen, s); !st.ok()) return st;
   ResolveRecompute(seen, s, out);
-  out.split_extra_layers = Has(seen, "--account-for-embedding-in-pipeline-split") +
-                           Has(seen, "--account-for-loss-in-pipeline-split");
+  out.split_embedding = Has(seen, "--account-for-embedding-in-pipeline-split");
+  out.split_loss = Has(seen, "--account-for-loss-in-pipeline-split");
+  if ((out.split_embedding || out.split_loss) && s.pp > 1 &&
+      !Has(seen, "--decoder-first-pipeline-num-layers") &&
+      !Has(seen, "--decoder-last-pipeline-num-layers"))
+    out.assumed.push_back(
+        {"pipeline_model_parallel_layout", "Megatron-LM's split",
+         std::string("--account-for-") + (out.split_embedding ? "embedding" : "loss") +
+             (out.split_embedding && out.split_loss ? "/loss" : "") +
+             "-in-pipeline-split: (num_layers + " +
+             std::to_string(out.split_embedding + out.split_loss) +
+             ") / (pp x vpp) layers per chunk, the embedding / loss taking one in the first / "
+             "last; written as the layout"});
   ResolveDType(seen, before, s);
   ResolveSharding(seen, s, out);
   ResolvePrecisionAware(seen, before, s, out);
