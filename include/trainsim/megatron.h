@@ -54,7 +54,12 @@ struct MegatronReading {
   // graphs: no per-kernel host launch cost), for the report's `assumed` list.
   std::vector<Assumption> assumed;
   int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
-  bool gave_gbs = false;             // --global-batch-size appeared
+  // --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split: the
+  // embedding / the loss counted as a layer of the first / last chunk when Megatron-LM divides
+  // the layers over the stages (ResolveMegatronModel writes that split as the layout).
+  bool split_embedding = false;
+  bool split_loss = false;
+  bool gave_gbs = false;  // --global-batch-size appeared
 };
 
 // Reads Megatron-LM arguments onto `s` (Megatron-LM's defaults for sp, ZeRO and the DP overlaps
@@ -66,7 +71,8 @@ Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, Strat
 // The model of a Megatron-LM job. With `preset` (the user's --model), the shape arguments must
 // agree with it (the error names both values); without, the model is built from the shape
 // arguments (the error names the missing required ones). Then resolves what needs the model:
-// --num-layers-per-virtual-pipeline-stage into vpp. (--pipeline-model-parallel-layout is a
+// --num-layers-per-virtual-pipeline-stage into vpp, and --account-for-*-in-pipeline-split into
+// the pipeline layout Megatron-LM builds with them. (--pipeline-model-parallel-layout is a
 // Strategy field, checked against the model by ValidateStrategy.)
 Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec* preset,
                                        Strategy& s);
@@ -92,6 +98,10 @@ struct PipelineLayout {
   int mtp_layers = 0;
   int layers() const;
 };
+// The layout string of a split: chunk i holds chunk_layers[i] decoder layers (chunk j*pp + stage,
+// as PipelineChunkLayers gives them), the embedding in the first chunk, `mtp_layers` MTP
+// modules and the loss in the last: {7, 8, 8, 8}, 0 -> "Et*7|t*8|t*8|t*8L".
+std::string PipelineLayoutOfChunks(const std::vector<int>& chunk_layers, int mtp_layers);
 // The grammar only: the stage list, whatever pp. Errors name `field`.
 inline constexpr char kPipelineLayoutFlag[] = "--pipeline-model-parallel-layout";
 Result<PipelineLayout> ParsePipelineLayoutStages(std::string_view layout,

@@ -105,8 +105,18 @@ std::string ArgLines(const std::string& args, const std::string& indent) {
 }
 
 // The arguments, and the notes of what they do not carry (read back with ApplyMegatronArgs).
-Result<std::string> MegatronArgsAndNotes(const ModelSpec& m, const Strategy& s,
+Result<std::string> MegatronArgsAndNotes(const ModelSpec& m, const Strategy& strategy,
                                          std::vector<std::string>& notes) {
+  // An uneven split that --account-for-embedding/loss-in-pipeline-split cannot give (Megatron-
+  // Core divides num_layers + 2 evenly over pp x vpp chunks and does not count MTP modules,
+  // get_num_layers_to_build; it refuses the rest) is written as the layout of trainsim's split.
+  Strategy s = strategy;
+  if (s.uneven_pipeline && s.pp > 1 && s.pipeline_layout.empty() && s.first_stage_layers == 0 &&
+      s.last_stage_layers == 0 && ((m.layers + 2) % (s.pp * s.vpp) != 0 || m.mtp_layers > 0)) {
+    s.pipeline_layout =
+        PipelineLayoutOfChunks(PipelineChunkLayers(s, m.layers, m.mtp_layers), m.mtp_layers);
+    s.uneven_pipeline = false;
+  }
   std::string args = MegatronModelArgs(m, notes) + " " + FormatMegatronArgs(s);
   // The MoE switches whose absence means off in Megatron-LM (the strategy rows write nothing).
   if (m.is_moe() && s.moe_grouped_gemm) args += " --moe-grouped-gemm";

@@ -479,14 +479,29 @@ TEST(TorchtitanConfig, UnknownFlavorRefusedUnlessModelGiven) {
   EXPECT_EQ(s.recompute, Recompute::kSelective);
 }
 
-// ceil(layers / N) for "every N-th block" once overflowed for N near 2^63 (ASan + UBSan).
-TEST(TorchtitanConfig, HugeSelectiveAcEveryCheckpointsOneBlockPerStage) {
+// "every N-th block" once overflowed for N near 2^63 (ASan + UBSan). torchtitan wraps blocks
+// N, 2N, ... (_apply_layer_sac): none when N exceeds the stage's 32 blocks (it was read as one).
+TEST(TorchtitanConfig, HugeSelectiveAcEveryCheckpointsNoBlock) {
   auto c = ParseTorchtitanToml(
       "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[activation_checkpoint]\n"
       "mode = \"selective\"\nselective_ac_option = \"9223372036854775807\"\n",
       "t.toml");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(Apply(c.value()).recompute_layers, 1);
+  EXPECT_EQ(Apply(c.value()).recompute, Recompute::kNone);
+  // 32 blocks, every 3rd: blocks 3, 6, ..., 30 = 10 (ceil gave 11).
+  auto three = ParseTorchtitanToml(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[activation_checkpoint]\n"
+      "mode = \"selective\"\nselective_ac_option = \"3\"\n",
+      "t.toml");
+  ASSERT_TRUE(three.ok()) << three.status().message();
+  EXPECT_EQ(Apply(three.value()).recompute_layers, 10);
+  // mode memory_budget (torchtitan job_config.py ActivationCheckpoint): read, costed as op SAC.
+  auto budget = ParseTorchtitanToml(
+      "[activation_checkpoint]\nmode = \"memory_budget\"\nmemory_budget = 0.5\n", "t.toml");
+  ASSERT_TRUE(budget.ok()) << budget.status().message();
+  EXPECT_EQ(Apply(budget.value()).recompute_modules, kRecomputeOpSac);
+  ASSERT_EQ(budget->ignored.size(), 1u);
+  EXPECT_EQ(budget->ignored[0].field, "activation_checkpoint.mode");
 }
 
 TEST(TorchtitanConfig, ParallelismAndSchedules) {

@@ -174,6 +174,53 @@ constexpr FlagInfo kFlags[] = {
     {"--encoder-num-layers", kNo, "encoder-decoder models are not modelled"},
     {"--num-layers-per-stage", kNo, "not modelled"},
     {"--fp8-margin", kOk, ""},
+    // megatron/training/arguments.py (NVIDIA/Megatron-LM @ 000c4ac2) arguments that change the
+    // step and are not modelled.
+    {"--no-fp8-wgrad", kNo,
+     "the weight-gradient GEMMs run in BF16 under FP8 (Transformer Engine fp8_wgrad off); "
+     "costed as FP8"},
+    {"--distribute-saved-activations", kNo,
+     "full recompute's saved layer inputs split over the tensor-parallel group are not "
+     "modelled (each TP rank keeps the whole input)"},
+    {"--standalone-embedding-stage", kNo,
+     "the input embedding on a pipeline stage of its own (Megatron-LM 2022) is not modelled: "
+     "the embedding is on the first transformer stage"},
+    {"--moe-extended-tp", kNo,
+     "deprecated Megatron-Core 0.8 expert sharding over tp x ep (every rank holds all "
+     "experts) is not modelled: the experts are distributed over --expert-model-parallel-size"},
+    {"--torch-fsdp2-no-reshard-after-forward", kNo,
+     "FSDP2 without reshard after the forward (gathered weights kept until the backward) is "
+     "costed as FSDP2 resharding after every forward"},
+    {"--overlap-param-gather-with-optimizer-step", kNo,
+     "the first bucket's parameter all-gather overlapped with the optimizer step is not "
+     "modelled"},
+    {"--moe-router-force-load-balancing", kOk, ""},  // balanced routing: what trainsim costs
+    {"--moe-apply-probs-on-input", kOk, ""},
+    {"--apply-query-key-layer-scaling", kOk, ""},  // a scale in the fused softmax
+    {"--cross-entropy-fusion-impl", kOk, ""},      // native or TE: both fused
+    {"--no-rope-freq", kOk, ""},
+    {"--logging-level", kOk, ""},
+    {"--enable-experimental", kOk, ""},  // gates experimental code paths; no cost by itself
+    {"--rotary-interleaved", kOk, ""},
+    {"--qk-l2-norm", kOk, ""},
+    {"--embedding-init-method-std", kOk, ""},
+    {"--no-align-grad-reduce", kOk, ""},
+    {"--no-align-param-gather", kOk, ""},
+    {"--ddp-num-buckets", kNo, "bucket sizes are not modelled"},
+    {"--ddp-average-in-collective", kOk, ""},
+    {"--ddp-pad-buckets-for-high-nccl-busbw", kOk, ""},
+    {"--high-priority-stream-groups", kOk, ""},
+    {"--disable-gloo-process-groups", kOk, ""},
+    {"--train-sync-interval", kOk, ""},
+    {"--no-manual-gc-eval", kOk, ""},
+    {"--disable-bf16-reduced-precision-matmul", kOk, ""},
+    {"--use-te-activation-func", kOk, ""},
+    {"--no-clone-scatter-output-in-embedding", kOk, ""},
+    {"--check-for-spiky-loss", kOk, ""},
+    {"--check-for-large-grads", kOk, ""},
+    {"--dist-ckpt-strictness", kOk, ""},
+    {"--save-retain-interval", kOk, ""},
+    {"--no-ckpt-fully-parallel-save", kOk, ""},
     // Harmless: no effect on a step's time or memory (or already how trainsim models it).
     {"--use-mcore-models", kOk, ""},
     {"--use-legacy-models", kOk, ""},

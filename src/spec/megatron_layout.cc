@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "spec/field_text.h"
 #include "spec/pipeline_split.h"
@@ -51,7 +52,46 @@ Status CheckAgainst(const std::map<std::string, std::string>& shape, const Model
   return Status::Ok();
 }
 
+// --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split as
+// Megatron-Core builds them (get_num_layers_to_build, megatron/core/transformer/
+// transformer_block.py, NVIDIA/Megatron-LM @ 000c4ac2): num_layers plus one per flag, divided
+// evenly over the pp x vpp chunks; the first chunk builds one layer less for the embedding, the
+// last one less for the loss; the MTP modules, not counted, go to the last chunk. Written as the
+// equivalent --pipeline-model-parallel-layout (one flag alone is not trainsim's balanced split).
+Status AccountedSplitLayout(const MegatronReading& r, const ModelSpec& m, Strategy& s) {
+  if (!(r.split_embedding || r.split_loss) || s.pp <= 1 || !s.pipeline_layout.empty() ||
+      s.first_stage_layers > 0 || s.last_stage_layers > 0)
+    return Status::Ok();
+  const int chunks = s.pp * std::max(1, s.vpp);
+  const int total = m.layers + r.split_embedding + r.split_loss;
+  const char* flag = r.split_embedding ? "--account-for-embedding-in-pipeline-split"
+                                       : "--account-for-loss-in-pipeline-split";
+  if (total % chunks != 0 || total / chunks < 1 + (chunks == 1))
+    return Status::Invalid(flag, "--num-layers " + std::to_string(m.layers) + " + " +
+                                     std::to_string(total - m.layers) +
+                                     " must be divisible by pp x vpp (" + std::to_string(chunks) +
+                                     ") (Megatron-LM's rule)");
+  std::vector<int> chunk_layers(static_cast<size_t>(chunks), total / chunks);
+  chunk_layers.front() -= r.split_embedding;
+  chunk_layers.back() -= r.split_loss;
+  s.pipeline_layout = PipelineLayoutOfChunks(chunk_layers, m.mtp_layers);
+  s.uneven_pipeline = false;
+  return Status::Ok();
+}
+
 }  // namespace
+
+std::string PipelineLayoutOfChunks(const std::vector<int>& chunk_layers, int mtp_layers) {
+  std::string layout;
+  for (size_t c = 0; c < chunk_layers.size(); ++c) {
+    if (c > 0) layout += '|';
+    if (c == 0) layout += 'E';
+    if (chunk_layers[c] > 0) layout += "t*" + std::to_string(chunk_layers[c]);
+    if (c + 1 == chunk_layers.size())
+      layout += std::string(static_cast<size_t>(std::max(0, mtp_layers)), 'm') + 'L';
+  }
+  return layout;
+}
 
 Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec* preset,
                                        Strategy& s) {
@@ -83,15 +123,23 @@ Result<ModelSpec> ResolveMegatronModel(const MegatronReading& r, const ModelSpec
       m.vocab = (vocab + multiple - 1) / multiple * multiple;
     }
   }
+  const int extra = r.split_embedding + r.split_loss;
   if (r.layers_per_virtual_stage > 0) {
-    const int per_stage = m.layers / std::max(1, s.pp);
-    if (m.layers % s.pp != 0 || per_stage % r.layers_per_virtual_stage != 0)
-      return Status::Invalid("--num-layers-per-virtual-pipeline-stage",
-                             std::to_string(r.layers_per_virtual_stage) +
-                                 " must divide the layers per pipeline stage (" +
-                                 std::to_string(m.layers) + " / pp " + std::to_string(s.pp) + ")");
+    // validate_args: --num-layers plus one for each --account-for-*-in-pipeline-split, divided
+    // over the stages, then by the layers per virtual stage.
+    const int layers = m.layers + extra;
+    const int per_stage = layers / std::max(1, s.pp);
+    if (layers % s.pp != 0 || per_stage % r.layers_per_virtual_stage != 0)
+      return Status::Invalid(
+          "--num-layers-per-virtual-pipeline-stage",
+          std::to_string(r.layers_per_virtual_stage) +
+              " must divide the layers per pipeline stage (" + std::to_string(m.layers) +
+              (extra > 0 ? " + " + std::to_string(extra) + " for the embedding / loss"
+                         : std::string()) +
+              " / pp " + std::to_string(s.pp) + ")");
     s.vpp = per_stage / r.layers_per_virtual_stage;
   }
+  if (Status st = AccountedSplitLayout(r, m, s); !st.ok()) return st;
   if (!s.pipeline_layout.empty()) {  // the flag's errors name the flag
     auto l = ParsePipelineLayout(s.pipeline_layout, s.pp);
     if (!l.ok()) return l.status();

@@ -223,11 +223,13 @@ Status Attention(const Shape& s, ModelSpec& m) {
     return st;
   m.qk_norm = Has(s, "--qk-layernorm");
   if (!Has(s, "--multi-latent-attention")) return Status::Ok();
-  // MLATransformerConfig defaults: q_lora_rank 512, kv_lora_rank 512, qk_head_dim 128,
-  // qk_pos_emb_head_dim 64, v_head_dim 128 (megatron/core/transformer/transformer_config.py);
-  // the --q-lora-rank argument defaults to None (no query compression).
+  // The argparse defaults of megatron/training/arguments.py (_add_mla_args): --q-lora-rank None
+  // (no query compression), --kv-lora-rank 32, --qk-head-dim 128, --qk-pos-emb-head-dim 64,
+  // --v-head-dim 128. They, not MLATransformerConfig's own defaults (kv_lora_rank 512), reach
+  // the model: core_transformer_config_from_args copies every argument whose name is a config
+  // field (NVIDIA/Megatron-LM @ 000c4ac2).
   if (Status st = Int(s, "--q-lora-rank", 0, m.mla.q_lora_rank); !st.ok()) return st;
-  if (Status st = Int(s, "--kv-lora-rank", 512, m.mla.kv_lora_rank); !st.ok()) return st;
+  if (Status st = Int(s, "--kv-lora-rank", 32, m.mla.kv_lora_rank); !st.ok()) return st;
   // --qk-nope-head-dim / --qk-rope-head-dim: the older spellings (PAI-Megatron-Patch, MindSpeed,
   // which names them deprecated aliases of --qk-head-dim / --qk-pos-emb-head-dim).
   const char* nope = Has(s, "--qk-head-dim") || !Has(s, "--qk-nope-head-dim")

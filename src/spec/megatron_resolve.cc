@@ -41,6 +41,19 @@ void ResolveRecompute(const std::map<std::string, std::string>& seen, Strategy& 
                              "--recompute-activations is given"});
   }
   if (s.recompute == Recompute::kFull && method != "block") s.recompute_layers = -1;
+  // Megatron-Core's TransformerConfig refuses full granularity without a method and a layer
+  // count ("recompute_method must be \"block\" or \"uniform\"", "recompute_num_layers must
+  // be between 1 and num_layers_per_pipeline_rank"); the 2021 --checkpoint-activations had
+  // both defaults. Read as every layer recomputed, and said.
+  const bool old_style =
+      Has(seen, "--checkpoint-activations") || Has(seen, "--activations-checkpoint-method");
+  if (s.recompute == Recompute::kFull && !old_style &&
+      (method.empty() || (method == "block" && !Has(seen, "--recompute-num-layers"))))
+    out.assumed.push_back(
+        {"recompute_layer_num", "every layer",
+         "--recompute-granularity full without " +
+             std::string(method.empty() ? "--recompute-method" : "--recompute-num-layers") +
+             " (Megatron-Core refuses it): read as every layer recomputed"});
   if (s.recompute != Recompute::kFull)
     for (const char* f : {"--recompute-method", "--recompute-num-layers"})
       if (Has(seen, f))
@@ -158,18 +171,21 @@ Status ResolveCpuOffload(const std::map<std::string, std::string>& seen, Strateg
                          MegatronReading& out) {
   const char* kFlag = "--cpu-offloading";
   const char* kLayers = "--cpu-offloading-num-layers";
-  if (!Has(seen, kFlag)) {
-    if (Has(seen, kLayers))
-      out.ignored.push_back({kLayers, Get(seen, kLayers), "acts only with --cpu-offloading"});
-    return Status::Ok();
-  }
+  // validate_args: "if args.cpu_offloading_num_layers > 0: args.cpu_offloading = True"
+  // (NVIDIA/Megatron-LM @ 000c4ac2): the layer count alone turns offloading on.
+  long long given_layers = 0;
+  const bool implied = !Has(seen, kFlag) && Has(seen, kLayers) &&
+                       ParseIntText(Get(seen, kLayers), 0, 1LL << 30, given_layers).ok() &&
+                       given_layers > 0;
+  if (!Has(seen, kFlag) && !implied) return Status::Ok();
+  const char* named = implied ? kLayers : kFlag;
   if (s.pp > 1)
-    return Status::Invalid(kFlag,
+    return Status::Invalid(named,
                            "Megatron-Core refuses CPU offloading with pipeline "
                            "parallelism (pipeline-model-parallel-size " +
                                std::to_string(s.pp) + ")");
   if (s.recompute != Recompute::kNone)
-    return Status::Invalid(kFlag, "Megatron-Core refuses CPU offloading with activation recompute");
+    return Status::Invalid(named, "Megatron-Core refuses CPU offloading with activation recompute");
   int n = 0, layers = 0;
   if (Has(seen, kLayers))
     if (Status st = ParseIntText(Get(seen, kLayers), 0, n); !st.ok())
@@ -226,13 +242,98 @@ void ResolveAttention(const std::map<std::string, std::string>& seen, Strategy& 
                          "Megatron-LM's unfused core attention (the scores are materialised)"});
 }
 
+// Combinations Megatron-LM's validate_args refuses (megatron/training/arguments.py, NVIDIA/
+// Megatron-LM @ 000c4ac2): the job would not start, so neither is it costed.
+Status CheckRefusedCombinations(const std::map<std::string, std::string>& seen, const Strategy& s) {
+  const bool sharded = Has(seen, "--use-distributed-optimizer") ||
+                       Has(seen, "--use-megatron-fsdp") || Has(seen, "--use-custom-fsdp");
+  if (Has(seen, "--overlap-param-gather") && !sharded)
+    return Status::Invalid("--overlap-param-gather",
+                           "needs --use-distributed-optimizer or --use-megatron-fsdp "
+                           "(Megatron-LM: 'only supported with distributed optimizer or "
+                           "megatron fsdp')");
+  if (Has(seen, "--fp8-param-gather") && !sharded && !Has(seen, "--use-torch-fsdp2"))
+    return Status::Invalid("--fp8-param-gather",
+                           "needs --use-distributed-optimizer, --use-torch-fsdp2 or "
+                           "--use-megatron-fsdp (Megatron-LM's rule)");
+  // validate_args turns sequence parallelism off at tensor-parallel size 1, then asserts it.
+  if (Has(seen, "--tp-comm-overlap") && !(s.tp > 1 && Has(seen, "--sequence-parallel")))
+    return Status::Invalid("--tp-comm-overlap",
+                           "needs --sequence-parallel with --tensor-model-parallel-size > 1 "
+                           "(Megatron-LM: 'Tensor parallel communication/GEMM overlap can happen "
+                           "only when sequence parallelism is enabled')");
+  return Status::Ok();
+}
+
+// Arguments that act only with another (megatron/training/arguments.py, NVIDIA/Megatron-LM @
+// 000c4ac2): --num-query-groups only with --group-query-attention
+// (core_transformer_config_from_args sets num_query_groups None otherwise: every head its own
+// K/V); --moe-shared-expert-overlap only with shared experts ('Only effective when
+// moe-shared-expert-intermediate-size is set'), so it hides nothing of the dispatch.
+void NoteInertArguments(const std::map<std::string, std::string>& seen, const Strategy& before,
+                        Strategy& s, MegatronReading& out) {
+  if (Has(seen, "--num-query-groups") && !Has(seen, "--group-query-attention"))
+    out.ignored.push_back({"--num-query-groups", Get(seen, "--num-query-groups"),
+                           "acts only with --group-query-attention: every attention head has "
+                           "its own keys and values"});
+  if (Has(seen, "--moe-shared-expert-overlap") &&
+      !Has(seen, "--moe-shared-expert-intermediate-size")) {
+    out.ignored.push_back({"--moe-shared-expert-overlap", "",
+                           "acts only with shared experts "
+                           "(--moe-shared-expert-intermediate-size)"});
+    if (!Has(seen, "--overlap-moe-expert-parallel-comm"))
+      s.ep_comm_overlap = before.ep_comm_overlap;
+  }
+  // The token dispatcher: Megatron-LM's default is allgather (the tokens gathered over the
+  // EP x TP group, each rank keeping those of its experts); trainsim costs the all-to-all.
+  const std::string dispatcher = Has(seen, "--moe-token-dispatcher-type")
+                                     ? Get(seen, "--moe-token-dispatcher-type")
+                                     : std::string("allgather");
+  if (Has(seen, "--num-experts") && Get(seen, "--num-experts") != "0" && s.ep > 1 &&
+      dispatcher == "allgather")
+    out.ignored.push_back(
+        {"--moe-token-dispatcher-type",
+         Has(seen, "--moe-token-dispatcher-type") ? dispatcher : "allgather (Megatron's default)",
+         "the all-gather dispatcher is costed as the all-to-all one (tokens sent to their "
+         "experts only)"});
+}
+
+// --cp-comm-type takes one type for every layer or one per layer (nargs='+'): p2p, a2a,
+// allgather, a2a+p2p. Mixed lists and the hierarchical type are costed as one kind.
+void NoteCpCommType(const std::map<std::string, std::string>& seen, const Strategy& s,
+                    MegatronReading& out) {
+  const std::string cp = Get(seen, "--cp-comm-type");
+  if (cp.find("a2a+p2p") != std::string::npos)
+    out.ignored.push_back({"--cp-comm-type", cp,
+                           "hierarchical context parallelism (a2a inside, p2p across) is "
+                           "modelled as the p2p ring"});
+  else if (cp.find(',') != std::string::npos && !s.cp_a2a && cp.find("a2a") != std::string::npos)
+    out.ignored.push_back({"--cp-comm-type", cp,
+                           "per-layer communication types are costed as the p2p ring for every "
+                           "layer"});
+}
+
 }  // namespace
 
 Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const Strategy& before,
                            Strategy& s, MegatronReading& out) {
   if (Status st = CheckPrecisionFlags(seen); !st.ok()) return st;
   if (Status st = CheckLayoutConflicts(seen); !st.ok()) return st;
+  if (Status st = CheckRefusedCombinations(seen, s); !st.ok()) return st;
   ResolveRecompute(seen, s, out);
+  out.split_embedding = Has(seen, "--account-for-embedding-in-pipeline-split");
+  out.split_loss = Has(seen, "--account-for-loss-in-pipeline-split");
+  if ((out.split_embedding || out.split_loss) && s.pp > 1 &&
+      !Has(seen, "--decoder-first-pipeline-num-layers") &&
+      !Has(seen, "--decoder-last-pipeline-num-layers"))
+    out.assumed.push_back(
+        {"pipeline_model_parallel_layout", "Megatron-LM's split",
+         std::string("--account-for-") + (out.split_embedding ? "embedding" : "loss") +
+             (out.split_embedding && out.split_loss ? "/loss" : "") +
+             "-in-pipeline-split: (num_layers + " +
+             std::to_string(out.split_embedding + out.split_loss) +
+             ") / (pp x vpp) layers per chunk, the embedding / loss taking one in the first / "
+             "last; written as the layout"});
   ResolveDType(seen, before, s);
   ResolveSharding(seen, s, out);
   ResolvePrecisionAware(seen, before, s, out);
@@ -243,11 +344,8 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
   // bf16 implies fp32 accumulation; --fp16 clears it, whatever the order of the arguments.
   if (Has(seen, "--accumulate-allreduce-grads-in-fp32")) s.main_grad_fp32 = true;
   if (Has(seen, "--grad-reduce-in-bf16")) s.main_grad_fp32 = false;
-  const std::string cp = Get(seen, "--cp-comm-type");
-  if (cp == "a2a+p2p")
-    out.ignored.push_back({"--cp-comm-type", cp,
-                           "hierarchical context parallelism (a2a inside, p2p across) is "
-                           "modelled as the p2p ring"});
+  NoteCpCommType(seen, s, out);
+  NoteInertArguments(seen, before, s, out);
   // Without --global-batch-size Megatron-LM takes one micro-batch per DP rank
   // (megatron/training/arguments.py: global_batch_size = micro_batch_size * data_parallel_size).
   if (Has(seen, "--global-batch-size")) {

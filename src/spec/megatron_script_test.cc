@@ -884,9 +884,9 @@ TEST(MegatronScripts, ModelZooDeepSeekV3UnsetVariablesAndLayout) {
   EXPECT_EQ(s.recompute_modules,
             kRecomputeMlaUpProj | kRecomputeMoe | kRecomputeMlp | kRecomputeLayerNorm);
   EXPECT_EQ(s.pipeline_layout, "Et*2|(tt|)*22t|(tt|)*7mL");
-  EXPECT_EQ(IgnoredNames(r),
-            (std::vector<std::string>{"--cross-entropy-fusion-impl", "--logging-level",
-                                      "--enable-experimental"}));
+  // --cross-entropy-fusion-impl, --logging-level and --enable-experimental are Megatron-LM
+  // arguments without a cost (megatron/training/arguments.py): not listed.
+  EXPECT_TRUE(IgnoredNames(r).empty());
   EXPECT_TRUE(s.moe_router_padding);  // --moe-router-padding-for-fp8 is read, not ignored
   Strategy no_model = s;
   auto shape_only = ResolveMegatronModel(r, nullptr, no_model);

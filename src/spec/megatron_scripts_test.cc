@@ -35,6 +35,37 @@ TEST(MegatronScripts, PaiMtpNeedsItsCount) {
   EXPECT_EQ(m2->mtp_layers, 2);
 }
 
+// NVIDIA's Llama-3-8B FP8 current-scaling recipe for H200: comments inside array literals, FP8
+// with the first and last layers in BF16 (listed: not modelled), --sequence-parallel at TP 1
+// (Megatron-LM turns it off), bf16 gradient reduce and FP8 parameters.
+TEST(MegatronScripts, Llama3_8bH200Fp8CurrentScaling1F1L) {
+  Loaded l = LoadScript("train_llama3_8b_h200_fp8_cs_1F1L.sh");
+  EXPECT_EQ(l.cmd.program, "pretrain_gpt.py");
+  EXPECT_EQ(l.cmd.launcher_gpus, 8);
+  const Strategy s = NormaliseStrategy(l.s);
+  EXPECT_EQ(s.tp, 1);
+  EXPECT_FALSE(s.sp);
+  EXPECT_EQ(s.dtype, DType::kFp8);
+  EXPECT_TRUE(s.fp8_param_gather);
+  EXPECT_FALSE(s.main_grad_fp32);
+  EXPECT_EQ(s.zero, 1);
+  EXPECT_TRUE(s.overlap_grad_reduce && s.overlap_param_gather);
+  EXPECT_TRUE(s.fused_cross_entropy);
+  EXPECT_EQ(s.seq, 8192);
+  EXPECT_EQ(s.gbs, 128);
+  EXPECT_EQ(
+      IgnoredNames(l.r),
+      (std::vector<std::string>{"--empty-unused-memory-level", "--first-last-layers-bf16",
+                                "--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16"}));
+  auto m = ResolveMegatronModel(l.r, nullptr, l.s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->layers, 32);
+  EXPECT_EQ(m->kv_heads, 8);
+  EXPECT_EQ(m->ffn, 14336);
+  EXPECT_FALSE(m->tied_embeddings);
+  EXPECT_TRUE(m->layernorm);  // --apply-layernorm-1p without --normalization: LayerNorm
+}
+
 // BigScience's BLOOM-176B run (Megatron-DeepSpeed under Slurm): the node count is sbatch's
 // (#SBATCH --nodes=48 sets SLURM_NNODES), the launcher runs inside `srun bash -c "..."`, and the
 // padded vocabulary is --pad-vocab-size-to.

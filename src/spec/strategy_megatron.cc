@@ -88,6 +88,46 @@ bool IsFlag(const std::string& t) {
   return t.rfind("--", 0) == 0;
 }
 
+// Older spellings Megatron-LM reads as today's arguments (megatron/training/arguments.py
+// validate_args, NVIDIA/Megatron-LM @ 000c4ac2): --encoder-seq-length and --encoder-num-layers
+// become --seq-length and --num-layers when those are not given (both given: refused); the
+// 2020 arguments --model-parallel-size (tensor parallelism) and --batch-size (per-GPU batch),
+// refused since, are read with the meaning they had. A T5 script (--decoder-num-layers) keeps
+// its encoder arguments.
+Status RenameOldSpellings(std::vector<std::string>& tok, MegatronReading& out) {
+  struct Old {
+    const char* old_name;
+    const char* name;
+    const char* key;
+    const char* why;
+  };
+  static constexpr Old kOld[] = {
+      {"--encoder-seq-length", "--seq-length", "seq_len",
+       "--encoder-seq-length: Megatron-LM's sequence length when --seq-length is not given"},
+      {"--encoder-num-layers", "--num-layers", "", ""},
+      {"--model-parallel-size", "--tensor-model-parallel-size", "tp_size",
+       "--model-parallel-size: the 2020 Megatron-LM argument for the tensor-parallel size "
+       "(refused by later versions)"},
+      {"--batch-size", "--micro-batch-size", "micro_batch_size",
+       "--batch-size: the 2020 Megatron-LM argument for the per-GPU batch (refused by later "
+       "versions)"}};
+  auto find = [&](std::string_view f) { return std::find(tok.begin(), tok.end(), f); };
+  for (const Old& o : kOld) {
+    const auto it = find(o.old_name);
+    if (it == tok.end()) continue;
+    if (o.name == std::string_view("--num-layers") && find("--decoder-num-layers") != tok.end())
+      continue;
+    if (find(o.name) != tok.end())
+      return Status::Invalid(o.old_name, std::string("cannot be given with ") + o.name +
+                                             " (Megatron-LM refuses both)");
+    for (std::string& t : tok)
+      if (t == o.old_name) t = o.name;
+    if (*o.key && std::next(it) != tok.end() && !IsFlag(*std::next(it)))
+      out.assumed.push_back({o.key, *std::next(it), o.why});
+  }
+  return Status::Ok();
+}
+
 Status ApplyArg(Strategy& s, const ArgSpec& a, std::string_view value) {
   const StrategyField& f = *a.field;
   if (a.fixed) return f.set(s, a.value);
@@ -162,7 +202,8 @@ Status ResolveMegatronArgs(const std::map<std::string, std::string>& seen, const
 
 Status ReadMegatronArgs(const std::vector<std::string>& args, Strategy& s, StrategyKeys* given,
                         MegatronReading& out) {
-  const std::vector<std::string> tok = SplitEquals(args);
+  std::vector<std::string> tok = SplitEquals(args);
+  if (Status st = RenameOldSpellings(tok, out); !st.ok()) return st;
   const Strategy before = s;
   // Megatron-LM's own defaults for what the command line does not say.
   s.sp = false;

@@ -231,11 +231,22 @@ void AttentionOut(const Strategy& s, std::string& out) {
     out += " --attention-backend flash";
 }
 
+// --cp-comm-type: one type for all layers, or one per layer (nargs='+', joined with ','):
+// all-to-all only when every layer's is a2a; p2p, allgather, a2a+p2p and mixed lists are
+// modelled as the ring (ResolveMegatronArgs lists what that leaves out).
 Status CpCommIn(Strategy& s, std::string_view, std::string_view value) {
-  if (value != "p2p" && value != "a2a" && value != "allgather" && value != "a2a+p2p")
-    return Status::Invalid("must be p2p, a2a, allgather or a2a+p2p, got '" + std::string(value) +
-                           "'");
-  s.cp_a2a = value == "a2a";  // p2p, allgather, a2a+p2p: modelled as the ring
+  bool all_a2a = true;
+  while (true) {
+    const size_t comma = value.find(',');
+    const std::string_view v = value.substr(0, comma);
+    if (v != "p2p" && v != "a2a" && v != "allgather" && v != "a2a+p2p")
+      return Status::Invalid("must be p2p, a2a, allgather or a2a+p2p, got '" + std::string(v) +
+                             "'");
+    all_a2a = all_a2a && v == "a2a";
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  s.cp_a2a = all_a2a;
   return Status::Ok();
 }
 

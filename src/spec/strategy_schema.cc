@@ -545,6 +545,12 @@ constexpr StrategyField kFields[] = {
      .doc = "TP collectives overlapped with GEMMs",
      .set = SetBool<&Strategy::tp_comm_overlap>,
      .get = GetBool<&Strategy::tp_comm_overlap>,
+     // Megatron-LM refuses it without sequence parallelism (validate_args), which it turns off
+     // at tensor-parallel size 1: not written then.
+     .to_megatron =
+         [](const Strategy& s, std::string& out) {
+           if (s.tp_comm_overlap && s.sp && s.tp > 1) out += " --tp-comm-overlap";
+         },
      .assumed = "off: TE userbuffer overlap is opt-in (--tp-comm-overlap); validate's framework "
                 "profiles turn it on over NVLink",
      .matters = [](const Strategy& s) { return s.tp > 1; }},
@@ -680,7 +686,7 @@ constexpr StrategyField kFields[] = {
     {.key = "cp_comm_type",
      .kind = FieldKind::kText,
      .flag = "--cp-comm-type",
-     .megatron = "--cp-comm-type=",
+     .megatron = "--cp-comm-type=*",
      .rule = "p2p, a2a (also all2all)",
      .example = "a2a",
      .doc = "context parallel by ring p2p or all-to-all (Ulysses)",

@@ -86,6 +86,9 @@ const std::set<std::string> kRead = {
     "activation_checkpoint.mode",
     "activation_checkpoint.selective_ac_option",
     "activation_checkpoint.per_op_sac_force_recompute_mm_shapes_by_fqns",
+    "activation_checkpoint.memory_budget",
+    "activation_checkpoint.early_stop",
+    "activation_checkpoint.preserve_rng_state",
     "model.name",
     "model.flavor",
     "model.tokenizer_path",
@@ -522,10 +525,23 @@ void ReadCheckpointing(Ctx& c, int layers_per_stage) {
     if (layers_per_stage <= 0)
       return c.Fail("activation_checkpoint.selective_ac_option",
                     "needs the model's layer count ([model] name and flavor, or --model)");
-    c.out.settings["recompute"] = "full";
-    c.Set("recompute_layer_num", CeilDiv(layers_per_stage, every));
+    // torchtitan _apply_layer_sac (torchtitan/distributed/activation_checkpoint.py): a counter
+    // incremented per block, the block wrapped when `count % ac_freq == 0`: blocks N, 2N, ...,
+    // floor(layers / N) of them (none when N exceeds the stage's layers).
+    const long long wrapped = layers_per_stage / every;
+    c.out.settings["recompute"] = wrapped > 0 ? "full" : "none";
+    if (wrapped > 0) c.Set("recompute_layer_num", wrapped);
+  } else if (mode == "memory_budget") {
+    // torchtitan's compiler-chosen recompute for activation_checkpoint.memory_budget (a fraction
+    // of the activations kept, default 0.5; torch._functorch activation_memory_budget): costed
+    // as per-op SAC, the policy nearest a half budget.
+    c.out.settings["recompute"] = "selective";
+    c.out.settings["recompute_modules"] = "op_sac";
+    c.out.ignored.push_back({key, mode,
+                             "the compiler's min-cut recompute under a memory budget is not "
+                             "modelled: costed as per-op selective recompute (op_sac)"});
   } else {
-    c.Fail(key, "must be none, full or selective, got '" + mode + "'");
+    c.Fail(key, "must be none, full or selective (or memory_budget), got '" + mode + "'");
   }
 }
 
