@@ -861,6 +861,19 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
   return root;
 }
 
+// A configuration class's default for a key its file leaves out (transformers builds the class
+// from the file, so an absent key takes the class's value; an explicit null stays None).
+struct ClassDefault {
+  const char* type;
+  const char* key;
+  int64_t value;
+};
+template <size_t N>
+void FillAbsent(const ClassDefault (&defaults)[N], const std::string& type, json& j) {
+  for (const ClassDefault& d : defaults)
+    if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
+}
+
 // The size keys a multimodal checkpoint's text_config may leave to its class (transformers builds
 // the sub-config as Class(**text_config), so absent keys take the class defaults): Gemma-3-4B's
 // text_config gives no head counts and Gemma-3-27B's no vocabulary; LLaVA-1.5's gives only a
@@ -870,28 +883,22 @@ const json& TextModel(const json& root, std::string& type, bool& nested) {
 // text_config of Pixtral / Mistral-3 wrappers; its KV heads and window: FillClassDefaults).
 // Top-level configs keep the error naming a missing key.
 void FillNestedDefaults(const std::string& type, json& j) {
-  struct Default {
-    const char* type;
-    const char* key;
-    int64_t value;
-  };
-  static constexpr Default kDefaults[] = {{"gemma3_text", "vocab_size", 262208},
-                                          {"gemma3_text", "hidden_size", 2304},
-                                          {"gemma3_text", "intermediate_size", 9216},
-                                          {"gemma3_text", "num_hidden_layers", 26},
-                                          {"gemma3_text", "num_attention_heads", 8},
-                                          {"llama", "vocab_size", 32000},
-                                          {"llama", "hidden_size", 4096},
-                                          {"llama", "intermediate_size", 11008},
-                                          {"llama", "num_hidden_layers", 32},
-                                          {"llama", "num_attention_heads", 32},
-                                          {"mistral", "vocab_size", 32000},
-                                          {"mistral", "hidden_size", 4096},
-                                          {"mistral", "intermediate_size", 14336},
-                                          {"mistral", "num_hidden_layers", 32},
-                                          {"mistral", "num_attention_heads", 32}};
-  for (const Default& d : kDefaults)
-    if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
+  static constexpr ClassDefault kDefaults[] = {{"gemma3_text", "vocab_size", 262208},
+                                               {"gemma3_text", "hidden_size", 2304},
+                                               {"gemma3_text", "intermediate_size", 9216},
+                                               {"gemma3_text", "num_hidden_layers", 26},
+                                               {"gemma3_text", "num_attention_heads", 8},
+                                               {"llama", "vocab_size", 32000},
+                                               {"llama", "hidden_size", 4096},
+                                               {"llama", "intermediate_size", 11008},
+                                               {"llama", "num_hidden_layers", 32},
+                                               {"llama", "num_attention_heads", 32},
+                                               {"mistral", "vocab_size", 32000},
+                                               {"mistral", "hidden_size", 4096},
+                                               {"mistral", "intermediate_size", 14336},
+                                               {"mistral", "num_hidden_layers", 32},
+                                               {"mistral", "num_attention_heads", 32}};
+  FillAbsent(kDefaults, type, j);
 }
 
 // Granite-4.0 (GraniteMoeHybridConfig, transformers models/granitemoehybrid): each layer's mixer
@@ -946,37 +953,31 @@ Status NormalizeGraniteHybrid(json& j, const std::string& origin) {
 // (Qwen2Config's and Qwen3Config's num_key_value_heads 32 is left out: with fewer than 32 heads
 // transformers cannot build the model either, and trainsim keeps MHA.)
 void FillClassDefaults(const std::string& type, json& j) {
-  struct Default {
-    const char* type;
-    const char* key;
-    int64_t value;
-  };
-  static constexpr Default kDefaults[] = {{"mistral", "num_key_value_heads", 8},
-                                          {"mistral", "sliding_window", 4096},
-                                          {"mixtral", "num_key_value_heads", 8},
-                                          {"mixtral", "num_local_experts", 8},
-                                          {"mixtral", "num_experts_per_tok", 2},
-                                          {"gemma2", "num_key_value_heads", 4},
-                                          {"gemma2", "head_dim", 256},
-                                          {"gemma2", "sliding_window", 4096},
-                                          {"gemma3_text", "num_key_value_heads", 4},
-                                          {"gemma3_text", "head_dim", 256},
-                                          {"gemma3_text", "sliding_window", 4096},
-                                          {"cohere2", "sliding_window", 4096},
-                                          {"exaone4", "sliding_window", 4096},
-                                          {"gpt_oss", "sliding_window", 128},
-                                          {"qwen2", "sliding_window", 4096},
-                                          {"qwen2", "max_window_layers", 28},
-                                          {"qwen3", "head_dim", 128},
-                                          {"qwen3", "sliding_window", 4096},
-                                          {"qwen3", "max_window_layers", 28},
-                                          {"qwen3_moe", "num_key_value_heads", 4},
-                                          {"qwen3_moe", "num_experts", 128},
-                                          {"qwen3_moe", "num_experts_per_tok", 8},
-                                          {"qwen3_moe", "moe_intermediate_size", 768},
-                                          {"qwen3_moe", "sliding_window", 4096}};
-  for (const Default& d : kDefaults)
-    if (type == d.type && !j.contains(d.key)) j[d.key] = d.value;
+  static constexpr ClassDefault kDefaults[] = {{"mistral", "num_key_value_heads", 8},
+                                               {"mistral", "sliding_window", 4096},
+                                               {"mixtral", "num_key_value_heads", 8},
+                                               {"mixtral", "num_local_experts", 8},
+                                               {"mixtral", "num_experts_per_tok", 2},
+                                               {"gemma2", "num_key_value_heads", 4},
+                                               {"gemma2", "head_dim", 256},
+                                               {"gemma2", "sliding_window", 4096},
+                                               {"gemma3_text", "num_key_value_heads", 4},
+                                               {"gemma3_text", "head_dim", 256},
+                                               {"gemma3_text", "sliding_window", 4096},
+                                               {"cohere2", "sliding_window", 4096},
+                                               {"exaone4", "sliding_window", 4096},
+                                               {"gpt_oss", "sliding_window", 128},
+                                               {"qwen2", "sliding_window", 4096},
+                                               {"qwen2", "max_window_layers", 28},
+                                               {"qwen3", "head_dim", 128},
+                                               {"qwen3", "sliding_window", 4096},
+                                               {"qwen3", "max_window_layers", 28},
+                                               {"qwen3_moe", "num_key_value_heads", 4},
+                                               {"qwen3_moe", "num_experts", 128},
+                                               {"qwen3_moe", "num_experts_per_tok", 8},
+                                               {"qwen3_moe", "moe_intermediate_size", 768},
+                                               {"qwen3_moe", "sliding_window", 4096}};
+  FillAbsent(kDefaults, type, j);
 }
 
 // Keys the reader examines outside its FieldReader (the model class, the refusals, the nested
